@@ -1,0 +1,27 @@
+//! The model every rvmon layer shares.
+//!
+//! Readers produce [`TimePoint`]s, engines consume them through the [`Monitor`] trait and emit
+//! [`Verdict`]s, sinks print verdicts. Errors that point into user input carry a [`SourcePos`] so
+//! that every layer reports `file:line:col: what was expected` the same way.
+
+mod error;
+mod intern;
+mod timepoint;
+mod verdict;
+
+pub use error::{Error, SourcePos};
+pub use intern::{Interner, Sym};
+pub use timepoint::{EventRef, TimePoint, Timestamp, Value};
+pub use verdict::{Truth, Verdict};
+
+/// An online monitor: fed time points in order, it reports each verdict as soon as it is decided.
+///
+/// Engines never buffer verdicts for the caller's convenience: `step` hands over everything that
+/// became decided with this time point, so an online user sees a verdict as early as the engine
+/// knows it.
+pub trait Monitor {
+    /// Feeds the next time point; decided verdicts are pushed to `out` in time-point order.
+    fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>);
+    /// Signals the end of the trace; verdicts that the end decides are pushed to `out`.
+    fn finish(&mut self, out: &mut Vec<Verdict>);
+}

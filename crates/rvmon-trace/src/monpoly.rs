@@ -1,0 +1,415 @@
+//! MonPoly's log format, read incrementally:
+//!
+//! ```text
+//! @100 P (2) (3)      # a time point with timestamp 100; P holds for the tuples (2) and (3)
+//!      Q ("a b", 1.5)  # events may continue on the following lines
+//! @100 ;              # equal timestamps are allowed; `;` ends a time point explicitly
+//! @105                # an empty time point
+//! ```
+//!
+//! A time point ends at the next `@`, at `;` or at the end of the input. Reading never looks
+//! further ahead than needed to finish the current time point, so a live producer that ends each
+//! time point with `;` (or starts the next one) gets its verdicts immediately.
+
+use std::io::BufRead;
+
+use rvmon_core::{Error, Interner, SourcePos, TimePoint, Timestamp, Value};
+
+use crate::sig::{Signature, Type};
+use crate::TraceReader;
+
+pub struct MonpolyLogReader<R> {
+    src: R,
+    file: String,
+    line: Vec<u8>,
+    next_line: Vec<u8>,
+    line_no: usize,
+    pos: usize,
+    eof: bool,
+    sig: Option<Signature>,
+    interner: Interner,
+    next_index: u64,
+    last_ts: Option<Timestamp>,
+    values: Vec<Value>,
+    scratch: Vec<u8>,
+    /// Set once `>terminate<` or the end of input is reached.
+    done: bool,
+}
+
+impl<R: BufRead> MonpolyLogReader<R> {
+    /// `sig`, when given, types the values and rejects undeclared predicates and wrong arities.
+    pub fn new(src: R, file: impl Into<String>, sig: Option<Signature>) -> Self {
+        MonpolyLogReader {
+            src,
+            file: file.into(),
+            line: Vec::new(),
+            next_line: Vec::new(),
+            line_no: 0,
+            pos: 0,
+            eof: false,
+            sig,
+            interner: Interner::new(),
+            next_index: 0,
+            last_ts: None,
+            values: Vec::new(),
+            scratch: Vec::new(),
+            done: false,
+        }
+    }
+
+    fn here(&self) -> SourcePos {
+        let content = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+        let content = content.strip_suffix(b"\r").unwrap_or(content);
+        let col = String::from_utf8_lossy(&content[..self.pos.min(content.len())]).chars().count() + 1;
+        SourcePos { file: self.file.clone(), line: self.line_no.max(1), col }
+    }
+
+    fn err(&self, msg: impl Into<String>) -> Error {
+        Error::at(self.here(), msg)
+    }
+
+    fn found(&self) -> String {
+        match self.line.get(self.pos) {
+            None => "found the end of the input".into(),
+            Some(b'\n') | Some(b'\r') => "found the end of the line".into(),
+            Some(_) => {
+                let rest = String::from_utf8_lossy(&self.line[self.pos..]);
+                let c = rest.chars().next().unwrap_or('?');
+                format!("found `{c}`")
+            }
+        }
+    }
+
+    fn fill(&mut self) -> Result<bool, Error> {
+        if self.eof {
+            return Ok(false);
+        }
+        self.next_line.clear();
+        let n = self
+            .src
+            .read_until(b'\n', &mut self.next_line)
+            .map_err(|e| Error::msg(format!("{}: cannot read: {e}", self.file)))?;
+        if n == 0 {
+            // Keep the last line so that an error at the end of the input points at its end.
+            self.eof = true;
+            self.pos = self.line.len();
+            return Ok(false);
+        }
+        std::mem::swap(&mut self.line, &mut self.next_line);
+        self.pos = 0;
+        self.line_no += 1;
+        Ok(true)
+    }
+
+    /// Skips whitespace and comments, across lines; returns the next byte without consuming it.
+    fn peek(&mut self) -> Result<Option<u8>, Error> {
+        loop {
+            while let Some(&b) = self.line.get(self.pos) {
+                match b {
+                    b' ' | b'\t' | b'\r' | b'\n' => self.pos += 1,
+                    b'#' => self.pos = self.line.len(),
+                    _ => return Ok(Some(b)),
+                }
+            }
+            if !self.fill()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Reads a bare word (predicate name, number, unquoted string) at the current position.
+    fn word(&mut self) -> std::ops::Range<usize> {
+        let start = self.pos;
+        while let Some(&b) = self.line.get(self.pos) {
+            if b.is_ascii_whitespace() || matches!(b, b'(' | b')' | b',' | b';' | b'@' | b'"' | b'#' | b'<' | b'>') {
+                break;
+            }
+            self.pos += 1;
+        }
+        start..self.pos
+    }
+
+    fn timestamp(&mut self) -> Result<Timestamp, Error> {
+        let start = self.pos;
+        let w = self.word();
+        let ts = std::str::from_utf8(&self.line[w]).ok().and_then(|s| s.parse::<Timestamp>().ok());
+        match ts {
+            Some(ts) if ts >= 0 => Ok(ts),
+            _ => {
+                self.pos = start;
+                Err(self.err(format!("expected a timestamp (a non-negative integer) after `@`, {}", self.found())))
+            }
+        }
+    }
+
+    /// Reads one value (quoted string or bare word) into `self.scratch`; returns whether quoted.
+    fn value_text(&mut self) -> Result<bool, Error> {
+        self.scratch.clear();
+        if self.line.get(self.pos) == Some(&b'"') {
+            let open = self.pos;
+            self.pos += 1;
+            loop {
+                match self.line.get(self.pos) {
+                    Some(b'"') => {
+                        self.pos += 1;
+                        return Ok(true);
+                    }
+                    Some(b'\n') | None => {
+                        self.pos = open;
+                        return Err(self.err("unterminated string: expected a closing `\"` on the same line"));
+                    }
+                    Some(&b) => {
+                        self.scratch.push(b);
+                        self.pos += 1;
+                    }
+                }
+            }
+        }
+        let w = self.word();
+        if w.is_empty() {
+            let found = self.found();
+            return Err(self.err(format!("expected a value, {found}")));
+        }
+        self.scratch.extend_from_slice(&self.line[w]);
+        Ok(false)
+    }
+
+    fn typed_value(&mut self, ty: Option<Type>, quoted: bool, at: usize) -> Result<Value, Error> {
+        let text = String::from_utf8_lossy(&self.scratch).into_owned();
+        let bad = |me: &mut Self, what: &str| {
+            me.pos = at;
+            Err(me.err(format!("expected {what}, found `{text}`")))
+        };
+        match ty {
+            Some(Type::Int) => match text.parse::<i64>() {
+                Ok(v) if !quoted => Ok(Value::Int(v)),
+                _ => bad(self, "an integer"),
+            },
+            Some(Type::Float) => match text.parse::<f64>() {
+                Ok(v) if !quoted => Ok(Value::Float(v)),
+                _ => bad(self, "a float"),
+            },
+            Some(Type::Str) | Some(Type::Regexp) => Ok(Value::Str(self.interner.intern(&text))),
+            None if quoted => Ok(Value::Str(self.interner.intern(&text))),
+            None => Ok(if let Ok(i) = text.parse::<i64>() {
+                Value::Int(i)
+            } else if let Ok(f) = text.parse::<f64>() {
+                Value::Float(f)
+            } else {
+                Value::Str(self.interner.intern(&text))
+            }),
+        }
+    }
+
+    /// Reads the tuples following predicate `name` and adds one event per tuple to `tp`.
+    fn tuples(&mut self, name: &str, name_at: (usize, usize), tp: &mut TimePoint) -> Result<(), Error> {
+        let sym = self.interner.intern(name);
+        let decl_types: Option<Vec<Type>> = match &self.sig {
+            Some(sig) => match sig.get(name) {
+                Some(d) => Some(d.args.iter().map(|a| a.1).collect()),
+                None => {
+                    return Err(Error::at(
+                        SourcePos { file: self.file.clone(), line: name_at.0, col: name_at.1 },
+                        format!("predicate `{name}` is not declared in the signature"),
+                    ))
+                }
+            },
+            None => None,
+        };
+        while self.peek()? == Some(b'(') {
+            let open = self.here();
+            self.pos += 1;
+            self.values.clear();
+            if self.peek()? == Some(b')') {
+                self.pos += 1;
+            } else {
+                loop {
+                    self.peek()?;
+                    let at = self.pos;
+                    let quoted = self.value_text()?;
+                    let ty = decl_types.as_ref().map(|t| t.get(self.values.len()).copied());
+                    let v = match ty {
+                        Some(None) => {
+                            let arity = decl_types.as_ref().map_or(0, |t| t.len());
+                            self.pos = at;
+                            return Err(self.err(format!("too many values: `{name}` has arity {arity}")));
+                        }
+                        Some(t) => self.typed_value(t, quoted, at)?,
+                        None => self.typed_value(None, quoted, at)?,
+                    };
+                    self.values.push(v);
+                    match self.peek()? {
+                        Some(b',') => self.pos += 1,
+                        Some(b')') => {
+                            self.pos += 1;
+                            break;
+                        }
+                        _ => {
+                            let found = self.found();
+                            return Err(self.err(format!("expected `,` or `)` in a tuple, {found}")));
+                        }
+                    }
+                }
+            }
+            if let Some(types) = &decl_types {
+                if types.len() != self.values.len() {
+                    return Err(Error::at(
+                        open,
+                        format!("`{name}` has arity {}, this tuple has {} values", types.len(), self.values.len()),
+                    ));
+                }
+            }
+            tp.push_event(sym, &self.values);
+        }
+        Ok(())
+    }
+}
+
+impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
+    fn next_time_point(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
+        tp.clear();
+        if self.done {
+            return Ok(false);
+        }
+        // Find the `@` that starts the time point, executing commands on the way.
+        loop {
+            match self.peek()? {
+                None => {
+                    self.done = true;
+                    return Ok(false);
+                }
+                Some(b'@') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(b'>') => {
+                    if self.command()? {
+                        self.done = true;
+                        return Ok(false);
+                    }
+                }
+                Some(_) => {
+                    let found = self.found();
+                    return Err(self.err(format!("expected `@` and a timestamp to start a time point, {found}")));
+                }
+            }
+        }
+        let ts_pos = self.here();
+        let ts = self.timestamp()?;
+        if let Some(last) = self.last_ts {
+            if ts < last {
+                return Err(Error::at(
+                    ts_pos,
+                    format!("timestamps must not decrease: {ts} comes after {last}"),
+                ));
+            }
+        }
+        self.last_ts = Some(ts);
+        tp.index = self.next_index;
+        tp.ts = ts;
+        self.next_index += 1;
+        loop {
+            match self.peek()? {
+                None | Some(b'@') | Some(b'>') => break,
+                Some(b';') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(b) if b.is_ascii_alphanumeric() || b == b'_' || b == b'"' => {
+                    let at = (self.line_no, self.here().col);
+                    let name = if b == b'"' {
+                        self.value_text()?;
+                        String::from_utf8_lossy(&self.scratch).into_owned()
+                    } else {
+                        {
+                        let w = self.word();
+                        String::from_utf8_lossy(&self.line[w]).into_owned()
+                    }
+                    };
+                    self.tuples(&name, at, tp)?;
+                }
+                Some(_) => {
+                    let found = self.found();
+                    return Err(self.err(format!("expected a predicate name, `@` or `;`, {found}")));
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    fn interner(&self) -> &Interner {
+        &self.interner
+    }
+
+    fn interner_mut(&mut self) -> &mut Interner {
+        &mut self.interner
+    }
+}
+
+impl<R: BufRead> MonpolyLogReader<R> {
+    /// Executes a `>command args<`; returns true when the command ends the trace.
+    fn command(&mut self) -> Result<bool, Error> {
+        let start = self.here();
+        self.pos += 1;
+        let end = memchr::memchr(b'<', &self.line[self.pos..])
+            .ok_or_else(|| Error::at(start.clone(), "unterminated command: expected `<` on the same line"))?;
+        let body = String::from_utf8_lossy(&self.line[self.pos..self.pos + end]).trim().to_string();
+        self.pos += end + 1;
+        let verb = body.split_whitespace().next().unwrap_or("");
+        match verb {
+            "terminate" => Ok(true),
+            _ => Err(Error::at(start, format!("unsupported log command `>{body}<` (rvmon supports `>terminate<`)"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(text: &str, sig: Option<&str>) -> Result<Vec<(i64, Vec<(String, Vec<Value>)>)>, Error> {
+        let sig = sig.map(|s| Signature::parse("sig", s).unwrap());
+        let mut r = MonpolyLogReader::new(text.as_bytes(), "log", sig);
+        let mut tp = TimePoint::default();
+        let mut out = Vec::new();
+        while r.next_time_point(&mut tp)? {
+            let evs = tp
+                .events
+                .iter()
+                .map(|e| (r.interner().resolve(e.name).to_string(), tp.args_of(e).to_vec()))
+                .collect();
+            out.push((tp.ts, evs));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn several_tuples_continuation_lines_and_empty_points() {
+        let t = read_all("@100 P (2) (3)\n  Q (1,\"a b\")\n@100;@105\n@106 T () () U\n", None).unwrap();
+        assert_eq!(t.len(), 4);
+        assert_eq!(t[0].1.len(), 3);
+        assert_eq!(t[1], (100, vec![]));
+        assert_eq!(t[2], (105, vec![]));
+        assert_eq!(t[3].1.len(), 2, "U without a tuple is no event");
+    }
+
+    #[test]
+    fn typed_by_signature() {
+        let t = read_all("@0 p(1, 2.5, x)", Some("p(int, float, string)")).unwrap();
+        assert!(matches!(t[0].1[0].1[..], [Value::Int(1), Value::Float(f), Value::Str(_)] if f == 2.5));
+    }
+
+    #[test]
+    fn errors_point_at_the_problem() {
+        let e = read_all("@0 p(1)\n@1 p(x)", Some("p(int)")).unwrap_err();
+        assert_eq!(e.to_string(), "log:2:6: expected an integer, found `x`");
+        let e = read_all("@0 p(1\n", None).unwrap_err();
+        assert_eq!(e.to_string(), "log:1:7: expected `,` or `)` in a tuple, found the end of the input");
+        let e = read_all("@5 p()\n@4 p()", None).unwrap_err();
+        assert_eq!(e.to_string(), "log:2:2: timestamps must not decrease: 4 comes after 5");
+        let e = read_all("@x", None).unwrap_err();
+        assert!(e.to_string().starts_with("log:1:2: expected a timestamp"), "{e}");
+        let e = read_all("@1 q()", Some("p()")).unwrap_err();
+        assert_eq!(e.to_string(), "log:1:4: predicate `q` is not declared in the signature");
+    }
+}
