@@ -1,0 +1,163 @@
+//! What kind of formula is this? The answer picks the engine and its memory plan, and is what
+//! `rvmon check --explain` prints.
+
+use std::fmt;
+
+use rvmon_core::Error;
+
+use crate::ast::*;
+use crate::free_vars;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TemporalClass {
+    /// Only past operators: every verdict is decided at its own time point.
+    PastOnly,
+    /// Future operators, all with finite upper bounds: verdicts are delayed by at most the
+    /// future horizon.
+    BoundedFuture,
+    /// Some future operator has no upper bound: verdicts are three-valued (⊤/⊥/?).
+    UnboundedFuture,
+}
+
+/// The result of analysing a formula.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// No variables, quantifiers or predicate arguments: the propositional engine applies.
+    pub propositional: bool,
+    pub temporal: TemporalClass,
+    /// How far into the past (in time units) a verdict can look; `None` = unbounded.
+    pub past_horizon: Option<u64>,
+    /// How far into the future a verdict can look; `None` = unbounded.
+    pub future_horizon: Option<u64>,
+    /// Largest number of `NEXT` operators nested along one path: a verdict may wait for this
+    /// many later time points even when their timestamps are equal.
+    pub next_depth: u32,
+    pub free_vars: Vec<String>,
+    /// A reason the formula is first-order, pointing into the text, if it is.
+    pub first_order_at: Option<(Span, String)>,
+}
+
+impl fmt::Display for TemporalClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TemporalClass::PastOnly => "past-only",
+            TemporalClass::BoundedFuture => "bounded future",
+            TemporalClass::UnboundedFuture => "unbounded future",
+        })
+    }
+}
+
+fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    Some(a?.saturating_add(b?))
+}
+
+fn max(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    Some(a?.max(b?))
+}
+
+/// Analyses `f`. Fails only on intervals that no distance satisfies (`[3,2]`), which MonPoly
+/// also rejects.
+pub fn analyze(file: &str, text: &str, f: &Formula) -> Result<Analysis, Error> {
+    let mut first_order_at = None;
+    check(file, text, f, &mut first_order_at)?;
+    let (past, future, next_depth) = horizons(f);
+    let temporal = if future == Some(0) && next_depth == 0 && !has_future(f) {
+        TemporalClass::PastOnly
+    } else if future.is_some() {
+        TemporalClass::BoundedFuture
+    } else {
+        TemporalClass::UnboundedFuture
+    };
+    Ok(Analysis {
+        propositional: first_order_at.is_none(),
+        temporal,
+        past_horizon: past,
+        future_horizon: future,
+        next_depth,
+        free_vars: free_vars(f),
+        first_order_at,
+    })
+}
+
+fn has_future(f: &Formula) -> bool {
+    match &f.kind {
+        FormulaKind::Unary { op, .. } if op.is_future() => true,
+        FormulaKind::Binary { op: BinaryTemporal::Until, .. } => true,
+        _ => f.children().into_iter().any(has_future),
+    }
+}
+
+fn term_is_ground(t: &Term) -> bool {
+    match t {
+        Term::Var(_) => false,
+        Term::Int(_) | Term::Float(_) | Term::Str(_) => true,
+        Term::Neg(a) => term_is_ground(a),
+        Term::Arith(_, a, b) => term_is_ground(a) && term_is_ground(b),
+    }
+}
+
+fn check(file: &str, text: &str, f: &Formula, fo: &mut Option<(Span, String)>) -> Result<(), Error> {
+    let mut note = |span: Span, why: String| {
+        if fo.is_none() {
+            *fo = Some((span, why));
+        }
+    };
+    match &f.kind {
+        FormulaKind::Pred { name, args } if !args.is_empty() => {
+            note(f.span, format!("predicate `{name}` has arguments"));
+        }
+        FormulaKind::Cmp { lhs, rhs, .. } if !(term_is_ground(lhs) && term_is_ground(rhs)) => {
+            note(f.span, "the comparison mentions variables".into());
+        }
+        FormulaKind::Quant { .. } => note(f.span, "it quantifies over variables".into()),
+        FormulaKind::Let { params, .. } if !params.is_empty() => note(f.span, "LET defines a predicate with parameters".into()),
+        FormulaKind::Unary { interval, .. } | FormulaKind::Binary { interval, .. } if interval.is_empty() => {
+            return Err(Error::at_offset(
+                file,
+                text,
+                f.span.start,
+                format!("the interval {} is empty: no time distance satisfies it", crate::monpoly::interval_string(interval)),
+            ));
+        }
+        _ => {}
+    }
+    for c in f.children() {
+        check(file, text, c, fo)?;
+    }
+    Ok(())
+}
+
+/// (past horizon, future horizon, NEXT depth) of a formula.
+fn horizons(f: &Formula) -> (Option<u64>, Option<u64>, u32) {
+    match &f.kind {
+        FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. } => (Some(0), Some(0), 0),
+        FormulaKind::Let { def, body, .. } => {
+            // Conservative: a use of the defined predicate may add the definition's horizons.
+            let (dp, df, dn) = horizons(def);
+            let (bp, bf, bn) = horizons(body);
+            (add(dp, bp), add(df, bf), dn + bn)
+        }
+        FormulaKind::Unary { op, interval, body } => {
+            let (p, fu, n) = horizons(body);
+            let reach = interval.max();
+            match op {
+                UnaryTemporal::Previous | UnaryTemporal::Once | UnaryTemporal::PastAlways => (add(p, reach), fu, n),
+                UnaryTemporal::Next => (p, add(fu, reach), n + 1),
+                UnaryTemporal::Eventually | UnaryTemporal::Always => (p, add(fu, reach), n),
+            }
+        }
+        FormulaKind::Binary { op, interval, lhs, rhs } => {
+            let (lp, lf, ln) = horizons(lhs);
+            let (rp, rf, rn) = horizons(rhs);
+            let (p, fu, n) = (max(lp, rp), max(lf, rf), ln.max(rn));
+            match op {
+                BinaryTemporal::Since => (add(p, interval.max()), fu, n),
+                BinaryTemporal::Until => (p, add(fu, interval.max()), n),
+            }
+        }
+        _ => {
+            let hs: Vec<_> = f.children().into_iter().map(horizons).collect();
+            hs.into_iter().fold((Some(0), Some(0), 0), |acc, h| (max(acc.0, h.0), max(acc.1, h.1), acc.2.max(h.2)))
+        }
+    }
+}

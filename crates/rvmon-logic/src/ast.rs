@@ -1,0 +1,192 @@
+//! The abstract syntax of temporal formulas: MonPoly's MFOTL, which contains propositional MTL.
+
+/// A byte range in the formula text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// One end of an interval, as written: MonPoly prints intervals back the way they were given
+/// (`[0,*)`, `(1,5]`), so the bracket kind is kept, not normalised away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Closed(u64),
+    Open(u64),
+    Infinite,
+}
+
+/// A metric interval on timestamp differences.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Interval {
+    pub lo: Bound,
+    pub hi: Bound,
+}
+
+impl Interval {
+    /// `[0,*)`, the interval of an operator written without one.
+    pub const UNBOUNDED: Interval = Interval { lo: Bound::Closed(0), hi: Bound::Infinite };
+
+    pub fn closed(lo: u64, hi: Option<u64>) -> Interval {
+        Interval { lo: Bound::Closed(lo), hi: hi.map_or(Bound::Infinite, Bound::Closed) }
+    }
+
+    /// The smallest distance in the interval (timestamps are integers, so `(a,` means `a+1`).
+    pub fn min(&self) -> u64 {
+        match self.lo {
+            Bound::Closed(a) => a,
+            Bound::Open(a) => a.saturating_add(1),
+            Bound::Infinite => u64::MAX,
+        }
+    }
+
+    /// The largest distance in the interval; `None` when unbounded.
+    pub fn max(&self) -> Option<u64> {
+        match self.hi {
+            Bound::Closed(b) => Some(b),
+            Bound::Open(b) => Some(b.wrapping_sub(1)).filter(|_| b > 0),
+            Bound::Infinite => None,
+        }
+    }
+
+    pub fn is_bounded(&self) -> bool {
+        !matches!(self.hi, Bound::Infinite)
+    }
+
+    /// True when no distance satisfies the interval (e.g. `[3,2]`, `(1,2)`).
+    pub fn is_empty(&self) -> bool {
+        match (self.lo, self.max()) {
+            (Bound::Infinite, _) => true,
+            (_, None) => matches!(self.hi, Bound::Open(0)),
+            (_, Some(hi)) => self.min() > hi,
+        }
+    }
+
+    pub fn contains(&self, d: u64) -> bool {
+        d >= self.min() && self.max().is_none_or(|hi| d <= hi)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoolOp {
+    And,
+    Or,
+    Implies,
+    Equiv,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quant {
+    Exists,
+    Forall,
+}
+
+/// Unary temporal operators. `PastAlways`/`Always` are kept (not desugared) so that formulas
+/// print back as written and error messages name what the user wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryTemporal {
+    Previous,
+    Next,
+    Once,
+    Eventually,
+    PastAlways,
+    Always,
+}
+
+impl UnaryTemporal {
+    pub fn is_future(self) -> bool {
+        matches!(self, UnaryTemporal::Next | UnaryTemporal::Eventually | UnaryTemporal::Always)
+    }
+
+    pub fn keyword(self) -> &'static str {
+        match self {
+            UnaryTemporal::Previous => "PREVIOUS",
+            UnaryTemporal::Next => "NEXT",
+            UnaryTemporal::Once => "ONCE",
+            UnaryTemporal::Eventually => "EVENTUALLY",
+            UnaryTemporal::PastAlways => "PAST_ALWAYS",
+            UnaryTemporal::Always => "ALWAYS",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryTemporal {
+    Since,
+    Until,
+}
+
+impl BinaryTemporal {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            BinaryTemporal::Since => "SINCE",
+            BinaryTemporal::Until => "UNTIL",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+}
+
+/// A term: an argument of a predicate or a side of a comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    Var(String),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Neg(Box<Term>),
+    Arith(ArithOp, Box<Term>, Box<Term>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FormulaKind {
+    /// `TRUE` / `FALSE`.
+    Bool(bool),
+    Pred { name: String, args: Vec<Term> },
+    Cmp { op: CmpOp, lhs: Term, rhs: Term },
+    Not(Box<Formula>),
+    Bool2 { op: BoolOp, lhs: Box<Formula>, rhs: Box<Formula> },
+    Quant { q: Quant, vars: Vec<String>, body: Box<Formula> },
+    Unary { op: UnaryTemporal, interval: Interval, body: Box<Formula> },
+    Binary { op: BinaryTemporal, interval: Interval, lhs: Box<Formula>, rhs: Box<Formula> },
+    /// `LET name(params) = def IN body`.
+    Let { name: String, params: Vec<String>, def: Box<Formula>, body: Box<Formula> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Formula {
+    pub kind: FormulaKind,
+    pub span: Span,
+}
+
+impl Formula {
+    pub fn new(kind: FormulaKind, span: Span) -> Formula {
+        Formula { kind, span }
+    }
+
+    /// The direct subformulas, left to right.
+    pub fn children(&self) -> Vec<&Formula> {
+        match &self.kind {
+            FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. } => vec![],
+            FormulaKind::Not(f) | FormulaKind::Quant { body: f, .. } | FormulaKind::Unary { body: f, .. } => vec![f],
+            FormulaKind::Bool2 { lhs, rhs, .. } | FormulaKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            FormulaKind::Let { def, body, .. } => vec![def, body],
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Tokens of the formula language. MonPoly's upper-case keywords, plus lower-case aliases for
+//! people coming from rtamt/Reelay-style syntax (`historically` = `PAST_ALWAYS`).
+
+use logos::Logos;
+
+#[derive(Logos, Clone, Debug, PartialEq)]
+#[logos(skip r"[ \t\r\n\f]+")]
+#[logos(skip r"#[^\n]*")]
+#[logos(skip r"\(\*([^*]|\*+[^*)])*\*+\)")]
+pub enum Tok {
+    #[token("NOT")]
+    #[token("not")]
+    Not,
+    #[token("AND")]
+    #[token("and")]
+    And,
+    #[token("OR")]
+    #[token("or")]
+    Or,
+    #[token("IMPLIES")]
+    #[token("implies")]
+    Implies,
+    #[token("EQUIV")]
+    #[token("equiv")]
+    Equiv,
+    #[token("EXISTS")]
+    #[token("exists")]
+    Exists,
+    #[token("FORALL")]
+    #[token("forall")]
+    Forall,
+    #[token("PREV")]
+    #[token("PREVIOUS")]
+    #[token("prev")]
+    #[token("previous")]
+    Previous,
+    #[token("NEXT")]
+    #[token("next")]
+    Next,
+    #[token("ONCE")]
+    #[token("once")]
+    Once,
+    #[token("EVENTUALLY")]
+    #[token("SOMETIMES")]
+    #[token("eventually")]
+    Eventually,
+    #[token("PAST_ALWAYS")]
+    #[token("HISTORICALLY")]
+    #[token("past_always")]
+    #[token("historically")]
+    PastAlways,
+    #[token("ALWAYS")]
+    #[token("always")]
+    Always,
+    #[token("SINCE")]
+    #[token("since")]
+    Since,
+    #[token("UNTIL")]
+    #[token("until")]
+    Until,
+    #[token("TRUE")]
+    True,
+    #[token("FALSE")]
+    False,
+    #[token("LET")]
+    Let,
+    #[token("IN")]
+    In,
+    #[token("MOD")]
+    Mod,
+    #[regex(r"[A-Za-z_][A-Za-z0-9_']*", |lex| lex.slice().to_string())]
+    Ident(String),
+    #[regex(r"[0-9]+", |lex| lex.slice().to_string())]
+    Int(String),
+    #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?", |lex| lex.slice().to_string())]
+    #[regex(r"[0-9]+[eE][+-]?[0-9]+", |lex| lex.slice().to_string())]
+    Float(String),
+    #[regex(r#""[^"\n]*""#, |lex| { let s = lex.slice(); s[1..s.len() - 1].to_string() })]
+    Str(String),
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token(",")]
+    Comma,
+    #[token(".")]
+    Dot,
+    #[token("=")]
+    Eq,
+    #[token("<")]
+    Lt,
+    #[token("<=")]
+    Le,
+    #[token(">")]
+    Gt,
+    #[token(">=")]
+    Ge,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("*")]
+    Star,
+    #[token("/")]
+    Slash,
+}
+
+impl Tok {
+    /// How the token is named in "expected …, found …" messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Ident(s) => format!("identifier `{s}`"),
+            Tok::Int(s) | Tok::Float(s) => format!("number `{s}`"),
+            Tok::Str(s) => format!("string \"{s}\""),
+            other => {
+                let text = match other {
+                    Tok::Not => "NOT",
+                    Tok::And => "AND",
+                    Tok::Or => "OR",
+                    Tok::Implies => "IMPLIES",
+                    Tok::Equiv => "EQUIV",
+                    Tok::Exists => "EXISTS",
+                    Tok::Forall => "FORALL",
+                    Tok::Previous => "PREVIOUS",
+                    Tok::Next => "NEXT",
+                    Tok::Once => "ONCE",
+                    Tok::Eventually => "EVENTUALLY",
+                    Tok::PastAlways => "PAST_ALWAYS",
+                    Tok::Always => "ALWAYS",
+                    Tok::Since => "SINCE",
+                    Tok::Until => "UNTIL",
+                    Tok::True => "TRUE",
+                    Tok::False => "FALSE",
+                    Tok::Let => "LET",
+                    Tok::In => "IN",
+                    Tok::Mod => "MOD",
+                    Tok::LParen => "(",
+                    Tok::RParen => ")",
+                    Tok::LBracket => "[",
+                    Tok::RBracket => "]",
+                    Tok::Comma => ",",
+                    Tok::Dot => ".",
+                    Tok::Eq => "=",
+                    Tok::Lt => "<",
+                    Tok::Le => "<=",
+                    Tok::Gt => ">",
+                    Tok::Ge => ">=",
+                    Tok::Plus => "+",
+                    Tok::Minus => "-",
+                    Tok::Star => "*",
+                    Tok::Slash => "/",
+                    Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) => unreachable!(),
+                };
+                format!("`{text}`")
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! rvmon's temporal-formula language.
+//!
+//! One language for propositional and first-order, past and future, metric and unbounded
+//! properties: MonPoly's concrete syntax ([`parse_formula`]) plus lower-case aliases. The
+//! [`analysis`] classifies a formula so that the front door can pick an engine; [`reference`]
+//! is the brute-force semantics every engine is property-tested against; [`monpoly`] reproduces
+//! MonPoly's normalisation and printing for drop-in compatibility.
+
+pub mod analysis;
+pub mod ast;
+mod lexer;
+pub mod monpoly;
+mod parser;
+pub mod reference;
+
+pub use analysis::{analyze, Analysis, TemporalClass};
+pub use ast::*;
+pub use parser::parse_formula;
+
+use std::collections::BTreeSet;
+
+/// Free variables in order of first occurrence (MonPoly prints result tuples in this order).
+pub fn free_vars(f: &Formula) -> Vec<String> {
+    fn term_vars(t: &Term, bound: &BTreeSet<String>, out: &mut Vec<String>) {
+        match t {
+            Term::Var(v) => {
+                if !bound.contains(v) && !out.contains(v) {
+                    out.push(v.clone());
+                }
+            }
+            Term::Int(_) | Term::Float(_) | Term::Str(_) => {}
+            Term::Neg(a) => term_vars(a, bound, out),
+            Term::Arith(_, a, b) => {
+                term_vars(a, bound, out);
+                term_vars(b, bound, out);
+            }
+        }
+    }
+    fn go(f: &Formula, bound: &BTreeSet<String>, out: &mut Vec<String>) {
+        match &f.kind {
+            FormulaKind::Pred { args, .. } => args.iter().for_each(|a| term_vars(a, bound, out)),
+            FormulaKind::Cmp { lhs, rhs, .. } => {
+                term_vars(lhs, bound, out);
+                term_vars(rhs, bound, out);
+            }
+            FormulaKind::Quant { vars, body, .. } => {
+                let mut inner = bound.clone();
+                inner.extend(vars.iter().cloned());
+                go(body, &inner, out);
+            }
+            FormulaKind::Let { body, .. } => go(body, bound, out),
+            _ => f.children().into_iter().for_each(|c| go(c, bound, out)),
+        }
+    }
+    let mut out = Vec::new();
+    go(f, &BTreeSet::new(), &mut out);
+    out
+}

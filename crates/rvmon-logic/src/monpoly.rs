@@ -1,0 +1,360 @@
+//! MonPoly compatibility of the formula layer: its normalisation (what `-verbose` calls "the
+//! analyzed formula") and its pretty-printer, reproduced rule for rule so that
+//! `rvmon monpoly -verbose` prints the same header as MonPoly.
+
+use crate::ast::*;
+use crate::free_vars;
+
+/// MonPoly's `Rewriting.normalize`: eliminate `IMPLIES`, `EQUIV`, `FORALL`, `ALWAYS` and
+/// `PAST_ALWAYS`, drop quantified variables that do not occur, push negations through
+/// `AND`/`OR`, and remove double negations.
+pub fn normalize(f: &Formula) -> Formula {
+    elim_double_negation(&push_negation(&elim_sugar(f)))
+}
+
+fn mk(kind: FormulaKind, span: Span) -> Formula {
+    Formula::new(kind, span)
+}
+
+fn not(f: Formula) -> Formula {
+    let span = f.span;
+    mk(FormulaKind::Not(Box::new(f)), span)
+}
+
+fn map_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
+    let kind = match &f.kind {
+        k @ (FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. }) => k.clone(),
+        FormulaKind::Not(b) => FormulaKind::Not(Box::new(g(b))),
+        FormulaKind::Bool2 { op, lhs, rhs } => FormulaKind::Bool2 { op: *op, lhs: Box::new(g(lhs)), rhs: Box::new(g(rhs)) },
+        FormulaKind::Quant { q, vars, body } => FormulaKind::Quant { q: *q, vars: vars.clone(), body: Box::new(g(body)) },
+        FormulaKind::Unary { op, interval, body } => {
+            FormulaKind::Unary { op: *op, interval: *interval, body: Box::new(g(body)) }
+        }
+        FormulaKind::Binary { op, interval, lhs, rhs } => FormulaKind::Binary {
+            op: *op,
+            interval: *interval,
+            lhs: Box::new(g(lhs)),
+            rhs: Box::new(g(rhs)),
+        },
+        FormulaKind::Let { name, params, def, body } => FormulaKind::Let {
+            name: name.clone(),
+            params: params.clone(),
+            def: Box::new(g(def)),
+            body: Box::new(g(body)),
+        },
+    };
+    mk(kind, f.span)
+}
+
+fn elim_sugar(f: &Formula) -> Formula {
+    let span = f.span;
+    let bool2 = |op, l, r| mk(FormulaKind::Bool2 { op, lhs: Box::new(l), rhs: Box::new(r) }, span);
+    match &f.kind {
+        FormulaKind::Bool2 { op: BoolOp::Implies, lhs, rhs } => bool2(BoolOp::Or, elim_sugar(&not((**lhs).clone())), elim_sugar(rhs)),
+        FormulaKind::Bool2 { op: BoolOp::Equiv, lhs, rhs } => bool2(
+            BoolOp::And,
+            bool2(BoolOp::Or, elim_sugar(&not((**lhs).clone())), elim_sugar(rhs)),
+            bool2(BoolOp::Or, elim_sugar(lhs), elim_sugar(&not((**rhs).clone()))),
+        ),
+        FormulaKind::Quant { q: Quant::Forall, vars, body } => {
+            let inner = mk(FormulaKind::Quant { q: Quant::Exists, vars: vars.clone(), body: Box::new(not((**body).clone())) }, span);
+            elim_sugar(&not(inner))
+        }
+        FormulaKind::Quant { q: Quant::Exists, vars, body } => {
+            let nb = elim_sugar(body);
+            let fv = free_vars(&nb);
+            let kept: Vec<String> = vars.iter().filter(|v| fv.contains(v)).cloned().collect();
+            if kept.is_empty() {
+                nb
+            } else {
+                mk(FormulaKind::Quant { q: Quant::Exists, vars: kept, body: Box::new(nb) }, span)
+            }
+        }
+        FormulaKind::Unary { op: op @ (UnaryTemporal::Always | UnaryTemporal::PastAlways), interval, body } => {
+            let dual = if *op == UnaryTemporal::Always { UnaryTemporal::Eventually } else { UnaryTemporal::Once };
+            not(mk(
+                FormulaKind::Unary { op: dual, interval: *interval, body: Box::new(elim_sugar(&not((**body).clone()))) },
+                span,
+            ))
+        }
+        _ => map_children(f, &mut elim_sugar),
+    }
+}
+
+fn push_negation(f: &Formula) -> Formula {
+    let span = f.span;
+    match &f.kind {
+        FormulaKind::Not(inner) => match &inner.kind {
+            FormulaKind::Bool2 { op: op @ (BoolOp::And | BoolOp::Or), lhs, rhs } => {
+                let dual = if *op == BoolOp::And { BoolOp::Or } else { BoolOp::And };
+                mk(
+                    FormulaKind::Bool2 {
+                        op: dual,
+                        lhs: Box::new(push_negation(&not((**lhs).clone()))),
+                        rhs: Box::new(push_negation(&not((**rhs).clone()))),
+                    },
+                    span,
+                )
+            }
+            FormulaKind::Unary { op: op @ (UnaryTemporal::Always | UnaryTemporal::PastAlways), interval, body } => {
+                let dual = if *op == UnaryTemporal::Always { UnaryTemporal::Eventually } else { UnaryTemporal::Once };
+                mk(FormulaKind::Unary { op: dual, interval: *interval, body: Box::new(push_negation(&not((**body).clone()))) }, span)
+            }
+            FormulaKind::Bool2 { op: BoolOp::Implies | BoolOp::Equiv, .. } => push_negation(&not(push_negation(inner))),
+            FormulaKind::Let { name, params, def, body } => mk(
+                FormulaKind::Let {
+                    name: name.clone(),
+                    params: params.clone(),
+                    def: def.clone(),
+                    body: Box::new(push_negation(&not((**body).clone()))),
+                },
+                span,
+            ),
+            _ => not(push_negation(inner)),
+        },
+        // MonPoly does not descend into LET definitions here.
+        FormulaKind::Let { name, params, def, body } => mk(
+            FormulaKind::Let { name: name.clone(), params: params.clone(), def: def.clone(), body: Box::new(push_negation(body)) },
+            span,
+        ),
+        _ => map_children(f, &mut push_negation),
+    }
+}
+
+fn elim_double_negation(f: &Formula) -> Formula {
+    match &f.kind {
+        FormulaKind::Not(inner) => match &inner.kind {
+            FormulaKind::Not(g) => elim_double_negation(g),
+            _ => not(elim_double_negation(inner)),
+        },
+        _ => map_children(f, &mut elim_double_negation),
+    }
+}
+
+/// Prints a formula the way MonPoly's `MFOTL.string_of_formula` does: binary operators are
+/// parenthesised unless at the top, unary ones only on the left of a binary operator (and on
+/// the right of `AND`).
+pub fn to_monpoly_string(f: &Formula) -> String {
+    let mut out = String::new();
+    print_rec(f, true, false, &mut out);
+    out
+}
+
+fn print_rec(f: &Formula, top: bool, par: bool, out: &mut String) {
+    match &f.kind {
+        FormulaKind::Bool(b) => out.push_str(if *b { "0 = 0" } else { "0 = 1" }),
+        FormulaKind::Cmp { op, lhs, rhs } => {
+            // MonPoly parses `a > b` as `b < a` and `a >= b` as `b <= a`.
+            let (l, sym, r) = match op {
+                CmpOp::Eq => (lhs, "=", rhs),
+                CmpOp::Lt => (lhs, "<", rhs),
+                CmpOp::Le => (lhs, "<=", rhs),
+                CmpOp::Gt => (rhs, "<", lhs),
+                CmpOp::Ge => (rhs, "<=", lhs),
+            };
+            out.push_str(&term_string(l));
+            out.push(' ');
+            out.push_str(sym);
+            out.push(' ');
+            out.push_str(&term_string(r));
+        }
+        FormulaKind::Pred { name, args } => {
+            out.push_str(name);
+            out.push('(');
+            for (i, a) in args.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&term_string(a));
+            }
+            out.push(')');
+        }
+        _ => {
+            let outer = par && !top;
+            if outer {
+                out.push('(');
+            }
+            match &f.kind {
+                FormulaKind::Not(b) => {
+                    out.push_str("NOT ");
+                    print_rec(b, false, false, out);
+                }
+                FormulaKind::Quant { q, vars, body } => {
+                    out.push_str(if *q == Quant::Exists { "EXISTS " } else { "FORALL " });
+                    out.push_str(&vars.join(", "));
+                    out.push_str(". ");
+                    print_rec(body, false, false, out);
+                }
+                FormulaKind::Unary { op, interval, body } => {
+                    out.push_str(if *op == UnaryTemporal::Previous { "PREVIOUS" } else { op.keyword() });
+                    out.push_str(&interval_string(interval));
+                    out.push(' ');
+                    print_rec(body, false, false, out);
+                }
+                _ => {
+                    let inner = !par && !top;
+                    if inner {
+                        out.push('(');
+                    }
+                    match &f.kind {
+                        FormulaKind::Bool2 { op, lhs, rhs } => {
+                            print_rec(lhs, false, true, out);
+                            out.push_str(match op {
+                                BoolOp::And => " AND ",
+                                BoolOp::Or => " OR ",
+                                BoolOp::Implies => " IMPLIES ",
+                                BoolOp::Equiv => " EQUIV ",
+                            });
+                            print_rec(rhs, false, *op == BoolOp::And, out);
+                        }
+                        FormulaKind::Binary { op, interval, lhs, rhs } => {
+                            print_rec(lhs, false, true, out);
+                            out.push(' ');
+                            out.push_str(op.keyword());
+                            out.push_str(&interval_string(interval));
+                            out.push(' ');
+                            print_rec(rhs, false, false, out);
+                        }
+                        FormulaKind::Let { name, params, def, body } => {
+                            out.push_str("LET ");
+                            out.push_str(name);
+                            out.push('(');
+                            out.push_str(&params.join(","));
+                            out.push_str(") = ");
+                            print_rec(def, false, true, out);
+                            // MonPoly pads the IN line to the width of the print prefix,
+                            // which is two spaces in its `-verbose` header.
+                            out.push_str("\n  IN ");
+                            print_rec(body, false, false, out);
+                        }
+                        _ => unreachable!("atoms and unary operators are handled above"),
+                    }
+                    if inner {
+                        out.push(')');
+                    }
+                }
+            }
+            if outer {
+                out.push(')');
+            }
+        }
+    }
+}
+
+pub fn interval_string(i: &Interval) -> String {
+    let lo = match i.lo {
+        Bound::Open(a) => format!("({a},"),
+        Bound::Closed(a) => format!("[{a},"),
+        Bound::Infinite => "(*,".to_string(),
+    };
+    let hi = match i.hi {
+        Bound::Open(b) => format!("{b})"),
+        Bound::Closed(b) => format!("{b}]"),
+        Bound::Infinite => "*)".to_string(),
+    };
+    lo + &hi
+}
+
+/// MonPoly's `Predicate.string_of_term`: operators parenthesised except at the top.
+pub fn term_string(t: &Term) -> String {
+    fn go(t: &Term, top: bool) -> String {
+        let (atomic, s) = match t {
+            Term::Var(v) => (true, v.clone()),
+            Term::Int(i) => (true, i.to_string()),
+            Term::Float(f) => (true, format_g(*f)),
+            Term::Str(s) => (true, format!("\"{s}\"")),
+            Term::Neg(a) => (false, format!("-{}", go(a, false))),
+            Term::Arith(op, a, b) => {
+                let sym = match op {
+                    ArithOp::Add => "+",
+                    ArithOp::Sub => "-",
+                    ArithOp::Mul => "*",
+                    ArithOp::Div => "/",
+                    ArithOp::Mod => "mod",
+                };
+                (false, format!("{} {sym} {}", go(a, false), go(b, false)))
+            }
+        };
+        if top || atomic {
+            s
+        } else {
+            format!("({s})")
+        }
+    }
+    go(t, true)
+}
+
+/// C's `%g`: six significant digits, trailing zeros removed, exponent form for very large or
+/// small magnitudes. MonPoly prints floats with it.
+pub fn format_g(f: f64) -> String {
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0".into() } else { "0".into() };
+    }
+    if !f.is_finite() {
+        return if f.is_nan() { "nan".into() } else if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let exp = f.abs().log10().floor() as i32;
+    // Rounding to 6 significant digits can bump the exponent (999999.5 -> 1e+06).
+    let rounded: f64 = format!("{:.5e}", f).parse().unwrap_or(f);
+    let exp = if rounded.abs() >= 10f64.powi(exp + 1) { exp + 1 } else { exp };
+    if !(-4..6).contains(&exp) {
+        let s = format!("{:.5e}", f);
+        let (mant, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let mant = trim_zeros(mant);
+        let e: i32 = e.parse().unwrap_or(0);
+        format!("{mant}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+    } else {
+        let decimals = (5 - exp).max(0) as usize;
+        trim_zeros(&format!("{:.*}", decimals, f)).to_string()
+    }
+}
+
+fn trim_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_formula;
+
+    fn analyzed(src: &str) -> String {
+        to_monpoly_string(&normalize(&parse_formula("f", src).unwrap()))
+    }
+
+    #[test]
+    fn prints_like_monpoly() {
+        assert_eq!(analyzed("T() AND NOT ( 0 =  0)"), "T() AND (NOT 0 = 0)");
+        assert_eq!(analyzed("NOT TRUE UNTIL[0,0] r()"), "(NOT 0 = 0) UNTIL[0,0] r()");
+        assert_eq!(analyzed("PREVIOUS T()"), "PREVIOUS[0,*) T()");
+        assert_eq!(
+            analyzed("(NEXT[0,0] (NEXT[0,0] (PREVIOUS (EVENTUALLY[0,0] FALSE))))"),
+            "NEXT[0,0] NEXT[0,0] PREVIOUS[0,*) EVENTUALLY[0,0] 0 = 1"
+        );
+        assert_eq!(
+            analyzed("NOT ((NEXT[0,0] r()) OR NEXT[0,0] s()) UNTIL[0,0] r()"),
+            "((NOT NEXT[0,0] r()) AND (NOT NEXT[0,0] s())) UNTIL[0,0] r()"
+        );
+        assert_eq!(
+            analyzed("NOT (NEXT[0,0] s() OR NEXT[0,0] r()) UNTIL[0,0] r()"),
+            "(NOT NEXT[0,0] (s() OR NEXT[0,0] r())) UNTIL[0,0] r()"
+        );
+        assert_eq!(analyzed("x > 5 AND P(x)"), "5 < x AND P(x)");
+    }
+
+    #[test]
+    fn percent_g() {
+        assert_eq!(format_g(0.5), "0.5");
+        assert_eq!(format_g(1.1), "1.1");
+        assert_eq!(format_g(-42.0), "-42");
+        assert_eq!(format_g(9.87654321e30), "9.87654e+30");
+        assert_eq!(format_g(123456789.0), "1.23457e+08");
+        assert_eq!(format_g(0.0001), "0.0001");
+        assert_eq!(format_g(0.00001), "1e-05");
+        assert_eq!(format_g(999999.5), "1e+06");
+    }
+}

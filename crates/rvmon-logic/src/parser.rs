@@ -1,0 +1,424 @@
+//! A recursive-descent (Pratt) parser for MonPoly's concrete syntax.
+//!
+//! Precedence follows MonPoly's `formula_parser.mly`, from loosest to tightest:
+//! `LET … IN`, `SINCE`/`UNTIL` (right-assoc.), prefix temporal operators, `EXISTS`/`FORALL`,
+//! `EQUIV` (left), `IMPLIES` (right), `OR` (left), `AND` (left), `NOT`. A prefix operator's
+//! operand therefore extends over every tighter binary operator to its right:
+//! `ONCE p() AND q()` is `ONCE (p() AND q())`, while `ONCE p() SINCE q()` is
+//! `(ONCE p()) SINCE q()`. Getting this exactly right matters: the timescales benchmark
+//! formulas rely on it.
+
+use logos::Logos;
+use rvmon_core::Error;
+
+use crate::ast::*;
+use crate::lexer::Tok;
+
+const BP_TEMPORAL_BINARY: u8 = 10;
+const BP_TEMPORAL_PREFIX: u8 = 20;
+const BP_QUANTIFIER: u8 = 30;
+const BP_EQUIV: u8 = 40;
+const BP_IMPLIES: u8 = 50;
+const BP_OR: u8 = 60;
+const BP_AND: u8 = 70;
+const BP_NOT: u8 = 80;
+
+/// Parses a whole formula; `file` names the text in error messages.
+pub fn parse_formula(file: &str, text: &str) -> Result<Formula, Error> {
+    let mut toks = Vec::new();
+    let mut lex = Tok::lexer(text);
+    while let Some(t) = lex.next() {
+        let span = Span { start: lex.span().start, end: lex.span().end };
+        match t {
+            Ok(t) => toks.push((t, span)),
+            Err(()) => {
+                let what = if lex.slice().starts_with("(*") {
+                    "unterminated comment: expected `*)`".to_string()
+                } else if lex.slice().starts_with('"') {
+                    "unterminated string: expected a closing `\"` on the same line".to_string()
+                } else {
+                    format!("unexpected character `{}`", lex.slice().chars().next().unwrap_or('?'))
+                };
+                return Err(Error::at_offset(file, text, span.start, what));
+            }
+        }
+    }
+    let mut p = Parser { file, text, toks, pos: 0 };
+    let f = p.formula(0)?;
+    if p.pos < p.toks.len() {
+        return Err(p.error("expected an operator or the end of the formula"));
+    }
+    Ok(f)
+}
+
+struct Parser<'a> {
+    file: &'a str,
+    text: &'a str,
+    toks: Vec<(Tok, Span)>,
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|t| &t.0)
+    }
+
+    fn peek_at(&self, k: usize) -> Option<&Tok> {
+        self.toks.get(self.pos + k).map(|t| &t.0)
+    }
+
+    fn span_here(&self) -> Span {
+        match self.toks.get(self.pos) {
+            Some(t) => t.1,
+            None => Span { start: self.text.len(), end: self.text.len() },
+        }
+    }
+
+    fn prev_end(&self) -> usize {
+        if self.pos == 0 {
+            0
+        } else {
+            self.toks[self.pos - 1].1.end
+        }
+    }
+
+    fn error(&self, expected: &str) -> Error {
+        let found = match self.peek() {
+            Some(t) => t.describe(),
+            None => "the end of the formula".to_string(),
+        };
+        Error::at_offset(self.file, self.text, self.span_here().start, format!("{expected}, found {found}"))
+    }
+
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.peek() == Some(t) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, t: &Tok, expected: &str) -> Result<Span, Error> {
+        let span = self.span_here();
+        if self.eat(t) {
+            Ok(span)
+        } else {
+            Err(self.error(expected))
+        }
+    }
+
+    fn formula(&mut self, min_bp: u8) -> Result<Formula, Error> {
+        let mut lhs = self.prefix()?;
+        loop {
+            // (left binding power, right operand's minimum binding power)
+            let (lbp, rbp) = match self.peek() {
+                Some(Tok::Since) | Some(Tok::Until) => (BP_TEMPORAL_BINARY, BP_TEMPORAL_BINARY),
+                Some(Tok::Equiv) => (BP_EQUIV, BP_EQUIV + 1),
+                Some(Tok::Implies) => (BP_IMPLIES, BP_IMPLIES),
+                Some(Tok::Or) => (BP_OR, BP_OR + 1),
+                Some(Tok::And) => (BP_AND, BP_AND + 1),
+                _ => break,
+            };
+            if lbp < min_bp {
+                break;
+            }
+            let op_tok = self.toks[self.pos].0.clone();
+            self.pos += 1;
+            let start = lhs.span.start;
+            let kind = match op_tok {
+                Tok::Since | Tok::Until => {
+                    let interval = self.opt_interval()?;
+                    let rhs = self.formula(rbp)?;
+                    let op = if op_tok == Tok::Since { BinaryTemporal::Since } else { BinaryTemporal::Until };
+                    FormulaKind::Binary { op, interval, lhs: Box::new(lhs), rhs: Box::new(rhs) }
+                }
+                _ => {
+                    let rhs = self.formula(rbp)?;
+                    let op = match op_tok {
+                        Tok::Equiv => BoolOp::Equiv,
+                        Tok::Implies => BoolOp::Implies,
+                        Tok::Or => BoolOp::Or,
+                        _ => BoolOp::And,
+                    };
+                    FormulaKind::Bool2 { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }
+                }
+            };
+            lhs = Formula::new(kind, Span { start, end: self.prev_end() });
+        }
+        Ok(lhs)
+    }
+
+    fn prefix(&mut self) -> Result<Formula, Error> {
+        let start = self.span_here().start;
+        let finish = |p: &Self, kind| Formula::new(kind, Span { start, end: p.prev_end() });
+        let unary = match self.peek() {
+            Some(Tok::Previous) => Some(UnaryTemporal::Previous),
+            Some(Tok::Next) => Some(UnaryTemporal::Next),
+            Some(Tok::Once) => Some(UnaryTemporal::Once),
+            Some(Tok::Eventually) => Some(UnaryTemporal::Eventually),
+            Some(Tok::PastAlways) => Some(UnaryTemporal::PastAlways),
+            Some(Tok::Always) => Some(UnaryTemporal::Always),
+            _ => None,
+        };
+        if let Some(op) = unary {
+            self.pos += 1;
+            let interval = self.opt_interval()?;
+            let body = self.formula(BP_TEMPORAL_PREFIX + 1)?;
+            return Ok(finish(self, FormulaKind::Unary { op, interval, body: Box::new(body) }));
+        }
+        match self.peek() {
+            None => Err(self.error("expected a formula")),
+            Some(Tok::Not) => {
+                self.pos += 1;
+                let body = self.formula(BP_NOT)?;
+                Ok(finish(self, FormulaKind::Not(Box::new(body))))
+            }
+            Some(Tok::Exists) | Some(Tok::Forall) => {
+                let q = if self.peek() == Some(&Tok::Exists) { Quant::Exists } else { Quant::Forall };
+                self.pos += 1;
+                let mut vars = vec![self.ident("expected a variable name after the quantifier")?];
+                while self.eat(&Tok::Comma) {
+                    vars.push(self.ident("expected a variable name after `,`")?);
+                }
+                self.expect(&Tok::Dot, "expected `.` after the quantified variables")?;
+                let body = self.formula(BP_QUANTIFIER + 1)?;
+                Ok(finish(self, FormulaKind::Quant { q, vars, body: Box::new(body) }))
+            }
+            Some(Tok::Let) => {
+                self.pos += 1;
+                let name = self.ident("expected the name of the predicate that LET defines")?;
+                self.expect(&Tok::LParen, "expected `(` after the LET predicate name")?;
+                let mut params = Vec::new();
+                if !self.eat(&Tok::RParen) {
+                    loop {
+                        params.push(self.ident("expected a parameter name")?);
+                        if self.eat(&Tok::RParen) {
+                            break;
+                        }
+                        self.expect(&Tok::Comma, "expected `,` or `)` in the parameter list")?;
+                    }
+                }
+                self.expect(&Tok::Eq, "expected `=` after the LET predicate")?;
+                let def = self.formula(0)?;
+                self.expect(&Tok::In, "expected IN after the LET definition")?;
+                let body = self.formula(0)?;
+                Ok(finish(self, FormulaKind::Let { name, params, def: Box::new(def), body: Box::new(body) }))
+            }
+            Some(Tok::True) => {
+                self.pos += 1;
+                Ok(finish(self, FormulaKind::Bool(true)))
+            }
+            Some(Tok::False) => {
+                self.pos += 1;
+                Ok(finish(self, FormulaKind::Bool(false)))
+            }
+            Some(Tok::Ident(_)) if self.peek_at(1) == Some(&Tok::LParen) => self.predicate(),
+            _ => self.comparison_or_parenthesised(),
+        }
+    }
+
+    fn ident(&mut self, expected: &str) -> Result<String, Error> {
+        match self.peek() {
+            Some(Tok::Ident(s)) => {
+                let s = s.clone();
+                self.pos += 1;
+                Ok(s)
+            }
+            _ => Err(self.error(expected)),
+        }
+    }
+
+    fn predicate(&mut self) -> Result<Formula, Error> {
+        let start = self.span_here().start;
+        let name = self.ident("expected a predicate name")?;
+        self.expect(&Tok::LParen, "expected `(`")?;
+        let mut args = Vec::new();
+        if !self.eat(&Tok::RParen) {
+            loop {
+                args.push(self.term(0)?);
+                if self.eat(&Tok::RParen) {
+                    break;
+                }
+                self.expect(&Tok::Comma, "expected `,` or `)` in the argument list")?;
+            }
+        }
+        Ok(Formula::new(FormulaKind::Pred { name, args }, Span { start, end: self.prev_end() }))
+    }
+
+    /// At `(` the text is either a parenthesised formula or the start of a comparison whose
+    /// left term is parenthesised (`(a / b) - c = 8`); try the comparison first and fall back.
+    fn comparison_or_parenthesised(&mut self) -> Result<Formula, Error> {
+        let start_pos = self.pos;
+        let start = self.span_here().start;
+        let as_comparison = (|| {
+            let lhs = self.term(0)?;
+            let op = match self.peek() {
+                Some(Tok::Eq) => CmpOp::Eq,
+                Some(Tok::Lt) => CmpOp::Lt,
+                Some(Tok::Le) => CmpOp::Le,
+                Some(Tok::Gt) => CmpOp::Gt,
+                Some(Tok::Ge) => CmpOp::Ge,
+                _ => return Err(self.error("expected a comparison (`=`, `<`, `<=`, `>`, `>=`) after the term")),
+            };
+            self.pos += 1;
+            let rhs = self.term(0)?;
+            Ok(Formula::new(FormulaKind::Cmp { op, lhs, rhs }, Span { start, end: self.prev_end() }))
+        })();
+        match as_comparison {
+            Ok(f) => Ok(f),
+            Err(e) => {
+                let term_end = self.pos;
+                self.pos = start_pos;
+                if self.eat(&Tok::LParen) {
+                    let inner = self.formula(0);
+                    match inner {
+                        Ok(inner) => {
+                            self.expect(&Tok::RParen, "expected `)`")?;
+                            let mut f = inner;
+                            f.span = Span { start, end: self.prev_end() };
+                            Ok(f)
+                        }
+                        // Report whichever reading got further: that is where the user's
+                        // formula most plausibly goes wrong.
+                        Err(e2) => {
+                            let formula_end = self.pos;
+                            Err(if formula_end >= term_end { e2 } else { e })
+                        }
+                    }
+                } else if start_pos == term_end || self.peek().is_none() {
+                    self.pos = start_pos;
+                    Err(self.error("expected a formula"))
+                } else {
+                    Err(e)
+                }
+            }
+        }
+    }
+
+    fn term(&mut self, min_bp: u8) -> Result<Term, Error> {
+        let mut lhs = match self.peek().cloned() {
+            Some(Tok::Ident(s)) => {
+                self.pos += 1;
+                Term::Var(s)
+            }
+            Some(Tok::Int(s)) => {
+                self.pos += 1;
+                match s.parse::<i64>() {
+                    Ok(v) => Term::Int(v),
+                    Err(_) => {
+                        self.pos -= 1;
+                        return Err(self.error("expected an integer that fits in 64 bits"));
+                    }
+                }
+            }
+            Some(Tok::Float(s)) => {
+                self.pos += 1;
+                Term::Float(s.parse().unwrap_or(f64::NAN))
+            }
+            Some(Tok::Str(s)) => {
+                self.pos += 1;
+                Term::Str(s)
+            }
+            Some(Tok::Minus) => {
+                self.pos += 1;
+                let t = self.term(30)?;
+                match t {
+                    Term::Int(v) => Term::Int(-v),
+                    Term::Float(v) => Term::Float(-v),
+                    t => Term::Neg(Box::new(t)),
+                }
+            }
+            Some(Tok::LParen) => {
+                self.pos += 1;
+                let t = self.term(0)?;
+                self.expect(&Tok::RParen, "expected `)` after the term")?;
+                t
+            }
+            _ => return Err(self.error("expected a term (a variable, a constant or `(`)")),
+        };
+        loop {
+            let (bp, op) = match self.peek() {
+                Some(Tok::Plus) => (10, ArithOp::Add),
+                Some(Tok::Minus) => (10, ArithOp::Sub),
+                Some(Tok::Star) => (20, ArithOp::Mul),
+                Some(Tok::Slash) => (20, ArithOp::Div),
+                Some(Tok::Mod) => (20, ArithOp::Mod),
+                _ => break,
+            };
+            if bp < min_bp {
+                break;
+            }
+            self.pos += 1;
+            let rhs = self.term(bp + 1)?;
+            lhs = Term::Arith(op, Box::new(lhs), Box::new(rhs));
+        }
+        Ok(lhs)
+    }
+
+    /// An optional interval after a temporal operator; absent means `[0,*)`.
+    fn opt_interval(&mut self) -> Result<Interval, Error> {
+        let opens_interval = match self.peek() {
+            Some(Tok::LBracket) => true,
+            // `(` starts an interval only when followed by a bound and a comma: `(1,5]`.
+            Some(Tok::LParen) => {
+                matches!(self.peek_at(1), Some(Tok::Int(_)))
+                    && (self.peek_at(2) == Some(&Tok::Comma)
+                        || (matches!(self.peek_at(2), Some(Tok::Ident(_))) && self.peek_at(3) == Some(&Tok::Comma)))
+            }
+            _ => false,
+        };
+        if !opens_interval {
+            return Ok(Interval::UNBOUNDED);
+        }
+        let open_lo = self.peek() == Some(&Tok::LParen);
+        self.pos += 1;
+        let lo = self.bound_value()?;
+        self.expect(&Tok::Comma, "expected `,` between the interval's bounds")?;
+        let hi_val = if self.eat(&Tok::Star) { None } else { Some(self.bound_value()?) };
+        let hi_open = match self.peek() {
+            Some(Tok::RParen) => true,
+            Some(Tok::RBracket) => false,
+            _ => return Err(self.error("expected `]` or `)` to close the interval")),
+        };
+        self.pos += 1;
+        let lo = if open_lo { Bound::Open(lo) } else { Bound::Closed(lo) };
+        let hi = match hi_val {
+            None => Bound::Infinite,
+            Some(v) if hi_open => Bound::Open(v),
+            Some(v) => Bound::Closed(v),
+        };
+        Ok(Interval { lo, hi })
+    }
+
+    /// A bound: an integer with an optional unit directly attached (`5`, `7d`, `30m`).
+    fn bound_value(&mut self) -> Result<u64, Error> {
+        let span = self.span_here();
+        let n = match self.peek() {
+            Some(Tok::Int(s)) => s.parse::<u64>().map_err(|_| self.error("expected a bound that fits in 64 bits"))?,
+            _ => return Err(self.error("expected a non-negative integer bound")),
+        };
+        self.pos += 1;
+        if let Some((Tok::Ident(unit), uspan)) = self.toks.get(self.pos) {
+            if uspan.start == span.end {
+                let factor = match unit.as_str() {
+                    "s" => 1,
+                    "m" => 60,
+                    "h" => 3600,
+                    "d" => 86_400,
+                    _ => {
+                        return Err(Error::at_offset(
+                            self.file,
+                            self.text,
+                            uspan.start,
+                            format!("unknown time unit `{unit}`: expected s, m, h or d"),
+                        ))
+                    }
+                };
+                self.pos += 1;
+                return n.checked_mul(factor).ok_or_else(|| self.error("the bound is too large"));
+            }
+        }
+        Ok(n)
+    }
+}
