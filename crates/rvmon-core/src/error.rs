@@ -24,11 +24,17 @@ pub struct Error {
 
 impl Error {
     pub fn at(pos: SourcePos, message: impl Into<String>) -> Self {
-        Error { pos: Some(pos), message: message.into() }
+        Error {
+            pos: Some(pos),
+            message: message.into(),
+        }
     }
 
     pub fn msg(message: impl Into<String>) -> Self {
-        Error { pos: None, message: message.into() }
+        Error {
+            pos: None,
+            message: message.into(),
+        }
     }
 
     /// Computes line and column of byte `offset` in `text` and attaches them with `file`.
@@ -36,9 +42,22 @@ impl Error {
         let offset = offset.min(text.len());
         let before = &text.as_bytes()[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-        let col = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
-        Error::at(SourcePos { file: file.to_string(), line, col }, message)
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let col = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
+        Error::at(
+            SourcePos {
+                file: file.to_string(),
+                line,
+                col,
+            },
+            message,
+        )
     }
 }
 
@@ -66,7 +85,14 @@ mod tests {
     #[test]
     fn offset_to_line_and_column() {
         let e = Error::at_offset("f", "ab\ncdé\nx", 7, "m");
-        assert_eq!(e.pos, Some(SourcePos { file: "f".into(), line: 2, col: 4 }));
+        assert_eq!(
+            e.pos,
+            Some(SourcePos {
+                file: "f".into(),
+                line: 2,
+                col: 4
+            })
+        );
         assert_eq!(e.to_string(), "f:2:4: m");
     }
 }

@@ -61,12 +61,12 @@ pub fn analyze(file: &str, text: &str, f: &Formula) -> Result<Analysis, Error> {
     let mut first_order_at = None;
     check(file, text, f, &mut first_order_at)?;
     let (past, future, next_depth) = horizons(f);
-    let temporal = if future == Some(0) && next_depth == 0 && !has_future(f) {
+    let temporal = if !has_future(f) {
         TemporalClass::PastOnly
-    } else if future.is_some() {
-        TemporalClass::BoundedFuture
-    } else {
+    } else if has_unbounded_future(f) {
         TemporalClass::UnboundedFuture
+    } else {
+        TemporalClass::BoundedFuture
     };
     Ok(Analysis {
         propositional: first_order_at.is_none(),
@@ -82,8 +82,29 @@ pub fn analyze(file: &str, text: &str, f: &Formula) -> Result<Analysis, Error> {
 fn has_future(f: &Formula) -> bool {
     match &f.kind {
         FormulaKind::Unary { op, .. } if op.is_future() => true,
-        FormulaKind::Binary { op: BinaryTemporal::Until, .. } => true,
+        FormulaKind::Binary {
+            op: BinaryTemporal::Until,
+            ..
+        } => true,
         _ => f.children().into_iter().any(has_future),
+    }
+}
+
+/// An `EVENTUALLY`, `ALWAYS` or `UNTIL` without an upper bound (`NEXT[0,*)` is not one: it
+/// is decided by the next time point).
+fn has_unbounded_future(f: &Formula) -> bool {
+    match &f.kind {
+        FormulaKind::Unary {
+            op: UnaryTemporal::Eventually | UnaryTemporal::Always,
+            interval,
+            ..
+        }
+        | FormulaKind::Binary {
+            op: BinaryTemporal::Until,
+            interval,
+            ..
+        } if !interval.is_bounded() => true,
+        _ => f.children().into_iter().any(has_unbounded_future),
     }
 }
 
@@ -96,7 +117,12 @@ fn term_is_ground(t: &Term) -> bool {
     }
 }
 
-fn check(file: &str, text: &str, f: &Formula, fo: &mut Option<(Span, String)>) -> Result<(), Error> {
+fn check(
+    file: &str,
+    text: &str,
+    f: &Formula,
+    fo: &mut Option<(Span, String)>,
+) -> Result<(), Error> {
     let mut note = |span: Span, why: String| {
         if fo.is_none() {
             *fo = Some((span, why));
@@ -110,13 +136,20 @@ fn check(file: &str, text: &str, f: &Formula, fo: &mut Option<(Span, String)>) -
             note(f.span, "the comparison mentions variables".into());
         }
         FormulaKind::Quant { .. } => note(f.span, "it quantifies over variables".into()),
-        FormulaKind::Let { params, .. } if !params.is_empty() => note(f.span, "LET defines a predicate with parameters".into()),
-        FormulaKind::Unary { interval, .. } | FormulaKind::Binary { interval, .. } if interval.is_empty() => {
+        FormulaKind::Let { params, .. } if !params.is_empty() => {
+            note(f.span, "LET defines a predicate with parameters".into())
+        }
+        FormulaKind::Unary { interval, .. } | FormulaKind::Binary { interval, .. }
+            if interval.is_empty() =>
+        {
             return Err(Error::at_offset(
                 file,
                 text,
                 f.span.start,
-                format!("the interval {} is empty: no time distance satisfies it", crate::monpoly::interval_string(interval)),
+                format!(
+                    "the interval {} is empty: no time distance satisfies it",
+                    crate::monpoly::interval_string(interval)
+                ),
             ));
         }
         _ => {}
@@ -130,7 +163,9 @@ fn check(file: &str, text: &str, f: &Formula, fo: &mut Option<(Span, String)>) -
 /// (past horizon, future horizon, NEXT depth) of a formula.
 fn horizons(f: &Formula) -> (Option<u64>, Option<u64>, u32) {
     match &f.kind {
-        FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. } => (Some(0), Some(0), 0),
+        FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. } => {
+            (Some(0), Some(0), 0)
+        }
         FormulaKind::Let { def, body, .. } => {
             // Conservative: a use of the defined predicate may add the definition's horizons.
             let (dp, df, dn) = horizons(def);
@@ -141,12 +176,19 @@ fn horizons(f: &Formula) -> (Option<u64>, Option<u64>, u32) {
             let (p, fu, n) = horizons(body);
             let reach = interval.max();
             match op {
-                UnaryTemporal::Previous | UnaryTemporal::Once | UnaryTemporal::PastAlways => (add(p, reach), fu, n),
+                UnaryTemporal::Previous | UnaryTemporal::Once | UnaryTemporal::PastAlways => {
+                    (add(p, reach), fu, n)
+                }
                 UnaryTemporal::Next => (p, add(fu, reach), n + 1),
                 UnaryTemporal::Eventually | UnaryTemporal::Always => (p, add(fu, reach), n),
             }
         }
-        FormulaKind::Binary { op, interval, lhs, rhs } => {
+        FormulaKind::Binary {
+            op,
+            interval,
+            lhs,
+            rhs,
+        } => {
             let (lp, lf, ln) = horizons(lhs);
             let (rp, rf, rn) = horizons(rhs);
             let (p, fu, n) = (max(lp, rp), max(lf, rf), ln.max(rn));
@@ -157,7 +199,9 @@ fn horizons(f: &Formula) -> (Option<u64>, Option<u64>, u32) {
         }
         _ => {
             let hs: Vec<_> = f.children().into_iter().map(horizons).collect();
-            hs.into_iter().fold((Some(0), Some(0), 0), |acc, h| (max(acc.0, h.0), max(acc.1, h.1), acc.2.max(h.2)))
+            hs.into_iter().fold((Some(0), Some(0), 0), |acc, h| {
+                (max(acc.0, h.0), max(acc.1, h.1), acc.2.max(h.2))
+            })
         }
     }
 }

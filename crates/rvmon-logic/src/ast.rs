@@ -25,10 +25,16 @@ pub struct Interval {
 
 impl Interval {
     /// `[0,*)`, the interval of an operator written without one.
-    pub const UNBOUNDED: Interval = Interval { lo: Bound::Closed(0), hi: Bound::Infinite };
+    pub const UNBOUNDED: Interval = Interval {
+        lo: Bound::Closed(0),
+        hi: Bound::Infinite,
+    };
 
     pub fn closed(lo: u64, hi: Option<u64>) -> Interval {
-        Interval { lo: Bound::Closed(lo), hi: hi.map_or(Bound::Infinite, Bound::Closed) }
+        Interval {
+            lo: Bound::Closed(lo),
+            hi: hi.map_or(Bound::Infinite, Bound::Closed),
+        }
     }
 
     /// The smallest distance in the interval (timestamps are integers, so `(a,` means `a+1`).
@@ -104,7 +110,10 @@ pub enum UnaryTemporal {
 
 impl UnaryTemporal {
     pub fn is_future(self) -> bool {
-        matches!(self, UnaryTemporal::Next | UnaryTemporal::Eventually | UnaryTemporal::Always)
+        matches!(
+            self,
+            UnaryTemporal::Next | UnaryTemporal::Eventually | UnaryTemporal::Always
+        )
     }
 
     pub fn keyword(self) -> &'static str {
@@ -158,15 +167,44 @@ pub enum Term {
 pub enum FormulaKind {
     /// `TRUE` / `FALSE`.
     Bool(bool),
-    Pred { name: String, args: Vec<Term> },
-    Cmp { op: CmpOp, lhs: Term, rhs: Term },
+    Pred {
+        name: String,
+        args: Vec<Term>,
+    },
+    Cmp {
+        op: CmpOp,
+        lhs: Term,
+        rhs: Term,
+    },
     Not(Box<Formula>),
-    Bool2 { op: BoolOp, lhs: Box<Formula>, rhs: Box<Formula> },
-    Quant { q: Quant, vars: Vec<String>, body: Box<Formula> },
-    Unary { op: UnaryTemporal, interval: Interval, body: Box<Formula> },
-    Binary { op: BinaryTemporal, interval: Interval, lhs: Box<Formula>, rhs: Box<Formula> },
+    Bool2 {
+        op: BoolOp,
+        lhs: Box<Formula>,
+        rhs: Box<Formula>,
+    },
+    Quant {
+        q: Quant,
+        vars: Vec<String>,
+        body: Box<Formula>,
+    },
+    Unary {
+        op: UnaryTemporal,
+        interval: Interval,
+        body: Box<Formula>,
+    },
+    Binary {
+        op: BinaryTemporal,
+        interval: Interval,
+        lhs: Box<Formula>,
+        rhs: Box<Formula>,
+    },
     /// `LET name(params) = def IN body`.
-    Let { name: String, params: Vec<String>, def: Box<Formula>, body: Box<Formula> },
+    Let {
+        name: String,
+        params: Vec<String>,
+        def: Box<Formula>,
+        body: Box<Formula>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -184,8 +222,12 @@ impl Formula {
     pub fn children(&self) -> Vec<&Formula> {
         match &self.kind {
             FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. } => vec![],
-            FormulaKind::Not(f) | FormulaKind::Quant { body: f, .. } | FormulaKind::Unary { body: f, .. } => vec![f],
-            FormulaKind::Bool2 { lhs, rhs, .. } | FormulaKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            FormulaKind::Not(f)
+            | FormulaKind::Quant { body: f, .. }
+            | FormulaKind::Unary { body: f, .. } => vec![f],
+            FormulaKind::Bool2 { lhs, rhs, .. } | FormulaKind::Binary { lhs, rhs, .. } => {
+                vec![lhs, rhs]
+            }
             FormulaKind::Let { def, body, .. } => vec![def, body],
         }
     }

@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod ast;
 mod lexer;
+pub mod monitorable;
 pub mod monpoly;
 mod parser;
 pub mod reference;

@@ -23,20 +23,42 @@ fn not(f: Formula) -> Formula {
 
 fn map_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
     let kind = match &f.kind {
-        k @ (FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. }) => k.clone(),
-        FormulaKind::Not(b) => FormulaKind::Not(Box::new(g(b))),
-        FormulaKind::Bool2 { op, lhs, rhs } => FormulaKind::Bool2 { op: *op, lhs: Box::new(g(lhs)), rhs: Box::new(g(rhs)) },
-        FormulaKind::Quant { q, vars, body } => FormulaKind::Quant { q: *q, vars: vars.clone(), body: Box::new(g(body)) },
-        FormulaKind::Unary { op, interval, body } => {
-            FormulaKind::Unary { op: *op, interval: *interval, body: Box::new(g(body)) }
+        k @ (FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. }) => {
+            k.clone()
         }
-        FormulaKind::Binary { op, interval, lhs, rhs } => FormulaKind::Binary {
+        FormulaKind::Not(b) => FormulaKind::Not(Box::new(g(b))),
+        FormulaKind::Bool2 { op, lhs, rhs } => FormulaKind::Bool2 {
+            op: *op,
+            lhs: Box::new(g(lhs)),
+            rhs: Box::new(g(rhs)),
+        },
+        FormulaKind::Quant { q, vars, body } => FormulaKind::Quant {
+            q: *q,
+            vars: vars.clone(),
+            body: Box::new(g(body)),
+        },
+        FormulaKind::Unary { op, interval, body } => FormulaKind::Unary {
+            op: *op,
+            interval: *interval,
+            body: Box::new(g(body)),
+        },
+        FormulaKind::Binary {
+            op,
+            interval,
+            lhs,
+            rhs,
+        } => FormulaKind::Binary {
             op: *op,
             interval: *interval,
             lhs: Box::new(g(lhs)),
             rhs: Box::new(g(rhs)),
         },
-        FormulaKind::Let { name, params, def, body } => FormulaKind::Let {
+        FormulaKind::Let {
+            name,
+            params,
+            def,
+            body,
+        } => FormulaKind::Let {
             name: name.clone(),
             params: params.clone(),
             def: Box::new(g(def)),
@@ -48,32 +70,95 @@ fn map_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula 
 
 fn elim_sugar(f: &Formula) -> Formula {
     let span = f.span;
-    let bool2 = |op, l, r| mk(FormulaKind::Bool2 { op, lhs: Box::new(l), rhs: Box::new(r) }, span);
+    let bool2 = |op, l, r| {
+        mk(
+            FormulaKind::Bool2 {
+                op,
+                lhs: Box::new(l),
+                rhs: Box::new(r),
+            },
+            span,
+        )
+    };
     match &f.kind {
-        FormulaKind::Bool2 { op: BoolOp::Implies, lhs, rhs } => bool2(BoolOp::Or, elim_sugar(&not((**lhs).clone())), elim_sugar(rhs)),
-        FormulaKind::Bool2 { op: BoolOp::Equiv, lhs, rhs } => bool2(
-            BoolOp::And,
-            bool2(BoolOp::Or, elim_sugar(&not((**lhs).clone())), elim_sugar(rhs)),
-            bool2(BoolOp::Or, elim_sugar(lhs), elim_sugar(&not((**rhs).clone()))),
+        FormulaKind::Bool2 {
+            op: BoolOp::Implies,
+            lhs,
+            rhs,
+        } => bool2(
+            BoolOp::Or,
+            elim_sugar(&not((**lhs).clone())),
+            elim_sugar(rhs),
         ),
-        FormulaKind::Quant { q: Quant::Forall, vars, body } => {
-            let inner = mk(FormulaKind::Quant { q: Quant::Exists, vars: vars.clone(), body: Box::new(not((**body).clone())) }, span);
+        FormulaKind::Bool2 {
+            op: BoolOp::Equiv,
+            lhs,
+            rhs,
+        } => bool2(
+            BoolOp::And,
+            bool2(
+                BoolOp::Or,
+                elim_sugar(&not((**lhs).clone())),
+                elim_sugar(rhs),
+            ),
+            bool2(
+                BoolOp::Or,
+                elim_sugar(lhs),
+                elim_sugar(&not((**rhs).clone())),
+            ),
+        ),
+        FormulaKind::Quant {
+            q: Quant::Forall,
+            vars,
+            body,
+        } => {
+            let inner = mk(
+                FormulaKind::Quant {
+                    q: Quant::Exists,
+                    vars: vars.clone(),
+                    body: Box::new(not((**body).clone())),
+                },
+                span,
+            );
             elim_sugar(&not(inner))
         }
-        FormulaKind::Quant { q: Quant::Exists, vars, body } => {
+        FormulaKind::Quant {
+            q: Quant::Exists,
+            vars,
+            body,
+        } => {
             let nb = elim_sugar(body);
             let fv = free_vars(&nb);
             let kept: Vec<String> = vars.iter().filter(|v| fv.contains(v)).cloned().collect();
             if kept.is_empty() {
                 nb
             } else {
-                mk(FormulaKind::Quant { q: Quant::Exists, vars: kept, body: Box::new(nb) }, span)
+                mk(
+                    FormulaKind::Quant {
+                        q: Quant::Exists,
+                        vars: kept,
+                        body: Box::new(nb),
+                    },
+                    span,
+                )
             }
         }
-        FormulaKind::Unary { op: op @ (UnaryTemporal::Always | UnaryTemporal::PastAlways), interval, body } => {
-            let dual = if *op == UnaryTemporal::Always { UnaryTemporal::Eventually } else { UnaryTemporal::Once };
+        FormulaKind::Unary {
+            op: op @ (UnaryTemporal::Always | UnaryTemporal::PastAlways),
+            interval,
+            body,
+        } => {
+            let dual = if *op == UnaryTemporal::Always {
+                UnaryTemporal::Eventually
+            } else {
+                UnaryTemporal::Once
+            };
             not(mk(
-                FormulaKind::Unary { op: dual, interval: *interval, body: Box::new(elim_sugar(&not((**body).clone()))) },
+                FormulaKind::Unary {
+                    op: dual,
+                    interval: *interval,
+                    body: Box::new(elim_sugar(&not((**body).clone()))),
+                },
                 span,
             ))
         }
@@ -85,8 +170,16 @@ fn push_negation(f: &Formula) -> Formula {
     let span = f.span;
     match &f.kind {
         FormulaKind::Not(inner) => match &inner.kind {
-            FormulaKind::Bool2 { op: op @ (BoolOp::And | BoolOp::Or), lhs, rhs } => {
-                let dual = if *op == BoolOp::And { BoolOp::Or } else { BoolOp::And };
+            FormulaKind::Bool2 {
+                op: op @ (BoolOp::And | BoolOp::Or),
+                lhs,
+                rhs,
+            } => {
+                let dual = if *op == BoolOp::And {
+                    BoolOp::Or
+                } else {
+                    BoolOp::And
+                };
                 mk(
                     FormulaKind::Bool2 {
                         op: dual,
@@ -96,12 +189,35 @@ fn push_negation(f: &Formula) -> Formula {
                     span,
                 )
             }
-            FormulaKind::Unary { op: op @ (UnaryTemporal::Always | UnaryTemporal::PastAlways), interval, body } => {
-                let dual = if *op == UnaryTemporal::Always { UnaryTemporal::Eventually } else { UnaryTemporal::Once };
-                mk(FormulaKind::Unary { op: dual, interval: *interval, body: Box::new(push_negation(&not((**body).clone()))) }, span)
+            FormulaKind::Unary {
+                op: op @ (UnaryTemporal::Always | UnaryTemporal::PastAlways),
+                interval,
+                body,
+            } => {
+                let dual = if *op == UnaryTemporal::Always {
+                    UnaryTemporal::Eventually
+                } else {
+                    UnaryTemporal::Once
+                };
+                mk(
+                    FormulaKind::Unary {
+                        op: dual,
+                        interval: *interval,
+                        body: Box::new(push_negation(&not((**body).clone()))),
+                    },
+                    span,
+                )
             }
-            FormulaKind::Bool2 { op: BoolOp::Implies | BoolOp::Equiv, .. } => push_negation(&not(push_negation(inner))),
-            FormulaKind::Let { name, params, def, body } => mk(
+            FormulaKind::Bool2 {
+                op: BoolOp::Implies | BoolOp::Equiv,
+                ..
+            } => push_negation(&not(push_negation(inner))),
+            FormulaKind::Let {
+                name,
+                params,
+                def,
+                body,
+            } => mk(
                 FormulaKind::Let {
                     name: name.clone(),
                     params: params.clone(),
@@ -113,8 +229,18 @@ fn push_negation(f: &Formula) -> Formula {
             _ => not(push_negation(inner)),
         },
         // MonPoly does not descend into LET definitions here.
-        FormulaKind::Let { name, params, def, body } => mk(
-            FormulaKind::Let { name: name.clone(), params: params.clone(), def: def.clone(), body: Box::new(push_negation(body)) },
+        FormulaKind::Let {
+            name,
+            params,
+            def,
+            body,
+        } => mk(
+            FormulaKind::Let {
+                name: name.clone(),
+                params: params.clone(),
+                def: def.clone(),
+                body: Box::new(push_negation(body)),
+            },
             span,
         ),
         _ => map_children(f, &mut push_negation),
@@ -180,13 +306,21 @@ fn print_rec(f: &Formula, top: bool, par: bool, out: &mut String) {
                     print_rec(b, false, false, out);
                 }
                 FormulaKind::Quant { q, vars, body } => {
-                    out.push_str(if *q == Quant::Exists { "EXISTS " } else { "FORALL " });
+                    out.push_str(if *q == Quant::Exists {
+                        "EXISTS "
+                    } else {
+                        "FORALL "
+                    });
                     out.push_str(&vars.join(", "));
                     out.push_str(". ");
                     print_rec(body, false, false, out);
                 }
                 FormulaKind::Unary { op, interval, body } => {
-                    out.push_str(if *op == UnaryTemporal::Previous { "PREVIOUS" } else { op.keyword() });
+                    out.push_str(if *op == UnaryTemporal::Previous {
+                        "PREVIOUS"
+                    } else {
+                        op.keyword()
+                    });
                     out.push_str(&interval_string(interval));
                     out.push(' ');
                     print_rec(body, false, false, out);
@@ -207,7 +341,12 @@ fn print_rec(f: &Formula, top: bool, par: bool, out: &mut String) {
                             });
                             print_rec(rhs, false, *op == BoolOp::And, out);
                         }
-                        FormulaKind::Binary { op, interval, lhs, rhs } => {
+                        FormulaKind::Binary {
+                            op,
+                            interval,
+                            lhs,
+                            rhs,
+                        } => {
                             print_rec(lhs, false, true, out);
                             out.push(' ');
                             out.push_str(op.keyword());
@@ -215,7 +354,12 @@ fn print_rec(f: &Formula, top: bool, par: bool, out: &mut String) {
                             out.push(' ');
                             print_rec(rhs, false, false, out);
                         }
-                        FormulaKind::Let { name, params, def, body } => {
+                        FormulaKind::Let {
+                            name,
+                            params,
+                            def,
+                            body,
+                        } => {
                             out.push_str("LET ");
                             out.push_str(name);
                             out.push('(');
@@ -288,15 +432,29 @@ pub fn term_string(t: &Term) -> String {
 /// small magnitudes. MonPoly prints floats with it.
 pub fn format_g(f: f64) -> String {
     if f == 0.0 {
-        return if f.is_sign_negative() { "-0".into() } else { "0".into() };
+        return if f.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
     }
     if !f.is_finite() {
-        return if f.is_nan() { "nan".into() } else if f > 0.0 { "inf".into() } else { "-inf".into() };
+        return if f.is_nan() {
+            "nan".into()
+        } else if f > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
     let exp = f.abs().log10().floor() as i32;
     // Rounding to 6 significant digits can bump the exponent (999999.5 -> 1e+06).
     let rounded: f64 = format!("{:.5e}", f).parse().unwrap_or(f);
-    let exp = if rounded.abs() >= 10f64.powi(exp + 1) { exp + 1 } else { exp };
+    let exp = if rounded.abs() >= 10f64.powi(exp + 1) {
+        exp + 1
+    } else {
+        exp
+    };
     if !(-4..6).contains(&exp) {
         let s = format!("{:.5e}", f);
         let (mant, e) = s.split_once('e').unwrap_or((&s, "0"));
@@ -317,6 +475,98 @@ fn trim_zeros(s: &str) -> &str {
     }
 }
 
+/// MonPoly's `Filter_empty_tp.is_filterable_empty_tp`: may time points without any event of the
+/// formula's predicates be skipped? Only when the (normalised) formula is false at every such
+/// time point, whatever the history, and no `PREVIOUS`/`NEXT` counts positions.
+pub fn is_filterable_empty_tp(f: &Formula) -> bool {
+    fn has_prev_next(f: &Formula) -> bool {
+        matches!(
+            &f.kind,
+            FormulaKind::Unary {
+                op: UnaryTemporal::Previous | UnaryTemporal::Next,
+                ..
+            }
+        ) || f.children().into_iter().any(has_prev_next)
+    }
+    let l = empty_tp_labels(f);
+    l.falsified && l.event_relative && !has_prev_next(f)
+}
+
+/// MonPoly's labels of a subformula at a time point without events: always true, always false,
+/// and "event-relative" (its value there depends only on events, not on the empty point).
+#[derive(Clone, Copy, Default)]
+struct EmptyTpLabels {
+    verified: bool,
+    falsified: bool,
+    event_relative: bool,
+}
+
+fn empty_tp_labels(f: &Formula) -> EmptyTpLabels {
+    let ev = |event_relative| EmptyTpLabels {
+        event_relative,
+        ..Default::default()
+    };
+    match &f.kind {
+        FormulaKind::Pred { .. } => EmptyTpLabels {
+            falsified: true,
+            event_relative: true,
+            verified: false,
+        },
+        FormulaKind::Cmp { .. } | FormulaKind::Bool(_) => ev(true),
+        FormulaKind::Not(g) => {
+            let l = empty_tp_labels(g);
+            EmptyTpLabels {
+                verified: l.falsified,
+                falsified: l.verified,
+                event_relative: l.event_relative,
+            }
+        }
+        FormulaKind::Bool2 {
+            op: BoolOp::And,
+            lhs,
+            rhs,
+        } => {
+            let (a, b) = (empty_tp_labels(lhs), empty_tp_labels(rhs));
+            EmptyTpLabels {
+                verified: a.verified && b.verified,
+                falsified: a.falsified || b.falsified,
+                event_relative: a.event_relative && b.event_relative,
+            }
+        }
+        FormulaKind::Bool2 {
+            op: BoolOp::Or,
+            lhs,
+            rhs,
+        } => {
+            let (a, b) = (empty_tp_labels(lhs), empty_tp_labels(rhs));
+            EmptyTpLabels {
+                verified: a.verified || b.verified,
+                falsified: a.falsified && b.falsified,
+                event_relative: a.event_relative && b.event_relative,
+            }
+        }
+        FormulaKind::Quant {
+            q: Quant::Exists,
+            body,
+            ..
+        } => empty_tp_labels(body),
+        FormulaKind::Unary {
+            op: UnaryTemporal::Once | UnaryTemporal::Eventually,
+            body,
+            ..
+        } => {
+            let l = empty_tp_labels(body);
+            ev(l.event_relative && l.falsified)
+        }
+        FormulaKind::Binary { lhs, rhs, .. } => {
+            let (a, b) = (empty_tp_labels(lhs), empty_tp_labels(rhs));
+            ev(a.event_relative && a.verified && b.event_relative && b.falsified)
+        }
+        // Sugar is gone after normalisation; PREVIOUS, NEXT and LET get no labels.
+        _ => EmptyTpLabels::default(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,7 +579,10 @@ mod tests {
     #[test]
     fn prints_like_monpoly() {
         assert_eq!(analyzed("T() AND NOT ( 0 =  0)"), "T() AND (NOT 0 = 0)");
-        assert_eq!(analyzed("NOT TRUE UNTIL[0,0] r()"), "(NOT 0 = 0) UNTIL[0,0] r()");
+        assert_eq!(
+            analyzed("NOT TRUE UNTIL[0,0] r()"),
+            "(NOT 0 = 0) UNTIL[0,0] r()"
+        );
         assert_eq!(analyzed("PREVIOUS T()"), "PREVIOUS[0,*) T()");
         assert_eq!(
             analyzed("(NEXT[0,0] (NEXT[0,0] (PREVIOUS (EVENTUALLY[0,0] FALSE))))"),

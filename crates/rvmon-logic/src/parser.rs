@@ -28,7 +28,10 @@ pub fn parse_formula(file: &str, text: &str) -> Result<Formula, Error> {
     let mut toks = Vec::new();
     let mut lex = Tok::lexer(text);
     while let Some(t) = lex.next() {
-        let span = Span { start: lex.span().start, end: lex.span().end };
+        let span = Span {
+            start: lex.span().start,
+            end: lex.span().end,
+        };
         match t {
             Ok(t) => toks.push((t, span)),
             Err(()) => {
@@ -37,13 +40,21 @@ pub fn parse_formula(file: &str, text: &str) -> Result<Formula, Error> {
                 } else if lex.slice().starts_with('"') {
                     "unterminated string: expected a closing `\"` on the same line".to_string()
                 } else {
-                    format!("unexpected character `{}`", lex.slice().chars().next().unwrap_or('?'))
+                    format!(
+                        "unexpected character `{}`",
+                        lex.slice().chars().next().unwrap_or('?')
+                    )
                 };
                 return Err(Error::at_offset(file, text, span.start, what));
             }
         }
     }
-    let mut p = Parser { file, text, toks, pos: 0 };
+    let mut p = Parser {
+        file,
+        text,
+        toks,
+        pos: 0,
+    };
     let f = p.formula(0)?;
     if p.pos < p.toks.len() {
         return Err(p.error("expected an operator or the end of the formula"));
@@ -70,7 +81,10 @@ impl Parser<'_> {
     fn span_here(&self) -> Span {
         match self.toks.get(self.pos) {
             Some(t) => t.1,
-            None => Span { start: self.text.len(), end: self.text.len() },
+            None => Span {
+                start: self.text.len(),
+                end: self.text.len(),
+            },
         }
     }
 
@@ -87,7 +101,12 @@ impl Parser<'_> {
             Some(t) => t.describe(),
             None => "the end of the formula".to_string(),
         };
-        Error::at_offset(self.file, self.text, self.span_here().start, format!("{expected}, found {found}"))
+        Error::at_offset(
+            self.file,
+            self.text,
+            self.span_here().start,
+            format!("{expected}, found {found}"),
+        )
     }
 
     fn eat(&mut self, t: &Tok) -> bool {
@@ -130,8 +149,17 @@ impl Parser<'_> {
                 Tok::Since | Tok::Until => {
                     let interval = self.opt_interval()?;
                     let rhs = self.formula(rbp)?;
-                    let op = if op_tok == Tok::Since { BinaryTemporal::Since } else { BinaryTemporal::Until };
-                    FormulaKind::Binary { op, interval, lhs: Box::new(lhs), rhs: Box::new(rhs) }
+                    let op = if op_tok == Tok::Since {
+                        BinaryTemporal::Since
+                    } else {
+                        BinaryTemporal::Until
+                    };
+                    FormulaKind::Binary {
+                        op,
+                        interval,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(rhs),
+                    }
                 }
                 _ => {
                     let rhs = self.formula(rbp)?;
@@ -141,17 +169,35 @@ impl Parser<'_> {
                         Tok::Or => BoolOp::Or,
                         _ => BoolOp::And,
                     };
-                    FormulaKind::Bool2 { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }
+                    FormulaKind::Bool2 {
+                        op,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(rhs),
+                    }
                 }
             };
-            lhs = Formula::new(kind, Span { start, end: self.prev_end() });
+            lhs = Formula::new(
+                kind,
+                Span {
+                    start,
+                    end: self.prev_end(),
+                },
+            );
         }
         Ok(lhs)
     }
 
     fn prefix(&mut self) -> Result<Formula, Error> {
         let start = self.span_here().start;
-        let finish = |p: &Self, kind| Formula::new(kind, Span { start, end: p.prev_end() });
+        let finish = |p: &Self, kind| {
+            Formula::new(
+                kind,
+                Span {
+                    start,
+                    end: p.prev_end(),
+                },
+            )
+        };
         let unary = match self.peek() {
             Some(Tok::Previous) => Some(UnaryTemporal::Previous),
             Some(Tok::Next) => Some(UnaryTemporal::Next),
@@ -165,7 +211,14 @@ impl Parser<'_> {
             self.pos += 1;
             let interval = self.opt_interval()?;
             let body = self.formula(BP_TEMPORAL_PREFIX + 1)?;
-            return Ok(finish(self, FormulaKind::Unary { op, interval, body: Box::new(body) }));
+            return Ok(finish(
+                self,
+                FormulaKind::Unary {
+                    op,
+                    interval,
+                    body: Box::new(body),
+                },
+            ));
         }
         match self.peek() {
             None => Err(self.error("expected a formula")),
@@ -175,7 +228,11 @@ impl Parser<'_> {
                 Ok(finish(self, FormulaKind::Not(Box::new(body))))
             }
             Some(Tok::Exists) | Some(Tok::Forall) => {
-                let q = if self.peek() == Some(&Tok::Exists) { Quant::Exists } else { Quant::Forall };
+                let q = if self.peek() == Some(&Tok::Exists) {
+                    Quant::Exists
+                } else {
+                    Quant::Forall
+                };
                 self.pos += 1;
                 let mut vars = vec![self.ident("expected a variable name after the quantifier")?];
                 while self.eat(&Tok::Comma) {
@@ -183,7 +240,14 @@ impl Parser<'_> {
                 }
                 self.expect(&Tok::Dot, "expected `.` after the quantified variables")?;
                 let body = self.formula(BP_QUANTIFIER + 1)?;
-                Ok(finish(self, FormulaKind::Quant { q, vars, body: Box::new(body) }))
+                Ok(finish(
+                    self,
+                    FormulaKind::Quant {
+                        q,
+                        vars,
+                        body: Box::new(body),
+                    },
+                ))
             }
             Some(Tok::Let) => {
                 self.pos += 1;
@@ -203,7 +267,15 @@ impl Parser<'_> {
                 let def = self.formula(0)?;
                 self.expect(&Tok::In, "expected IN after the LET definition")?;
                 let body = self.formula(0)?;
-                Ok(finish(self, FormulaKind::Let { name, params, def: Box::new(def), body: Box::new(body) }))
+                Ok(finish(
+                    self,
+                    FormulaKind::Let {
+                        name,
+                        params,
+                        def: Box::new(def),
+                        body: Box::new(body),
+                    },
+                ))
             }
             Some(Tok::True) => {
                 self.pos += 1;
@@ -243,7 +315,13 @@ impl Parser<'_> {
                 self.expect(&Tok::Comma, "expected `,` or `)` in the argument list")?;
             }
         }
-        Ok(Formula::new(FormulaKind::Pred { name, args }, Span { start, end: self.prev_end() }))
+        Ok(Formula::new(
+            FormulaKind::Pred { name, args },
+            Span {
+                start,
+                end: self.prev_end(),
+            },
+        ))
     }
 
     /// At `(` the text is either a parenthesised formula or the start of a comparison whose
@@ -259,11 +337,20 @@ impl Parser<'_> {
                 Some(Tok::Le) => CmpOp::Le,
                 Some(Tok::Gt) => CmpOp::Gt,
                 Some(Tok::Ge) => CmpOp::Ge,
-                _ => return Err(self.error("expected a comparison (`=`, `<`, `<=`, `>`, `>=`) after the term")),
+                _ => {
+                    return Err(self
+                        .error("expected a comparison (`=`, `<`, `<=`, `>`, `>=`) after the term"))
+                }
             };
             self.pos += 1;
             let rhs = self.term(0)?;
-            Ok(Formula::new(FormulaKind::Cmp { op, lhs, rhs }, Span { start, end: self.prev_end() }))
+            Ok(Formula::new(
+                FormulaKind::Cmp { op, lhs, rhs },
+                Span {
+                    start,
+                    end: self.prev_end(),
+                },
+            ))
         })();
         match as_comparison {
             Ok(f) => Ok(f),
@@ -276,7 +363,10 @@ impl Parser<'_> {
                         Ok(inner) => {
                             self.expect(&Tok::RParen, "expected `)`")?;
                             let mut f = inner;
-                            f.span = Span { start, end: self.prev_end() };
+                            f.span = Span {
+                                start,
+                                end: self.prev_end(),
+                            };
                             Ok(f)
                         }
                         // Report whichever reading got further: that is where the user's
@@ -364,7 +454,8 @@ impl Parser<'_> {
             Some(Tok::LParen) => {
                 matches!(self.peek_at(1), Some(Tok::Int(_)))
                     && (self.peek_at(2) == Some(&Tok::Comma)
-                        || (matches!(self.peek_at(2), Some(Tok::Ident(_))) && self.peek_at(3) == Some(&Tok::Comma)))
+                        || (matches!(self.peek_at(2), Some(Tok::Ident(_)))
+                            && self.peek_at(3) == Some(&Tok::Comma)))
             }
             _ => false,
         };
@@ -375,14 +466,22 @@ impl Parser<'_> {
         self.pos += 1;
         let lo = self.bound_value()?;
         self.expect(&Tok::Comma, "expected `,` between the interval's bounds")?;
-        let hi_val = if self.eat(&Tok::Star) { None } else { Some(self.bound_value()?) };
+        let hi_val = if self.eat(&Tok::Star) {
+            None
+        } else {
+            Some(self.bound_value()?)
+        };
         let hi_open = match self.peek() {
             Some(Tok::RParen) => true,
             Some(Tok::RBracket) => false,
             _ => return Err(self.error("expected `]` or `)` to close the interval")),
         };
         self.pos += 1;
-        let lo = if open_lo { Bound::Open(lo) } else { Bound::Closed(lo) };
+        let lo = if open_lo {
+            Bound::Open(lo)
+        } else {
+            Bound::Closed(lo)
+        };
         let hi = match hi_val {
             None => Bound::Infinite,
             Some(v) if hi_open => Bound::Open(v),
@@ -395,7 +494,9 @@ impl Parser<'_> {
     fn bound_value(&mut self) -> Result<u64, Error> {
         let span = self.span_here();
         let n = match self.peek() {
-            Some(Tok::Int(s)) => s.parse::<u64>().map_err(|_| self.error("expected a bound that fits in 64 bits"))?,
+            Some(Tok::Int(s)) => s
+                .parse::<u64>()
+                .map_err(|_| self.error("expected a bound that fits in 64 bits"))?,
             _ => return Err(self.error("expected a non-negative integer bound")),
         };
         self.pos += 1;
@@ -416,7 +517,9 @@ impl Parser<'_> {
                     }
                 };
                 self.pos += 1;
-                return n.checked_mul(factor).ok_or_else(|| self.error("the bound is too large"));
+                return n
+                    .checked_mul(factor)
+                    .ok_or_else(|| self.error("the bound is too large"));
             }
         }
         Ok(n)

@@ -89,13 +89,18 @@ fn sat(f: &Formula, tr: &[RefTimePoint], i: usize, lets: &HashMap<String, &Formu
     match &f.kind {
         FormulaKind::Bool(b) => *b,
         FormulaKind::Pred { name, args } => {
-            assert!(args.is_empty(), "reference evaluator: propositional formulas only");
+            assert!(
+                args.is_empty(),
+                "reference evaluator: propositional formulas only"
+            );
             match lets.get(name) {
                 Some(def) => sat(def, tr, i, lets),
                 None => tr[i].1.iter().any(|p| p == name),
             }
         }
-        FormulaKind::Cmp { op, lhs, rhs } => eval_ground_cmp(*op, lhs, rhs).expect("ground comparison"),
+        FormulaKind::Cmp { op, lhs, rhs } => {
+            eval_ground_cmp(*op, lhs, rhs).expect("ground comparison")
+        }
         FormulaKind::Not(g) => !sat(g, tr, i, lets),
         FormulaKind::Bool2 { op, lhs, rhs } => {
             let (a, b) = (sat(lhs, tr, i, lets), sat(rhs, tr, i, lets));
@@ -107,8 +112,16 @@ fn sat(f: &Formula, tr: &[RefTimePoint], i: usize, lets: &HashMap<String, &Formu
             }
         }
         FormulaKind::Quant { .. } => panic!("reference evaluator: propositional formulas only"),
-        FormulaKind::Let { name, params, def, body } => {
-            assert!(params.is_empty(), "reference evaluator: propositional formulas only");
+        FormulaKind::Let {
+            name,
+            params,
+            def,
+            body,
+        } => {
+            assert!(
+                params.is_empty(),
+                "reference evaluator: propositional formulas only"
+            );
             // The definition is evaluated in the scope outside the LET.
             let mut inner = lets.clone();
             let def_closure: &Formula = def;
@@ -116,23 +129,42 @@ fn sat(f: &Formula, tr: &[RefTimePoint], i: usize, lets: &HashMap<String, &Formu
             let _ = def_closure;
             sat(body, tr, i, &inner)
         }
-        FormulaKind::Unary { op, interval: iv, body } => {
+        FormulaKind::Unary {
+            op,
+            interval: iv,
+            body,
+        } => {
             let s = |j| sat(body, tr, j, lets);
             match op {
                 UnaryTemporal::Previous => i > 0 && iv.contains(dist(tr, i - 1, i)) && s(i - 1),
-                UnaryTemporal::Next => i + 1 < tr.len() && iv.contains(dist(tr, i, i + 1)) && s(i + 1),
+                UnaryTemporal::Next => {
+                    i + 1 < tr.len() && iv.contains(dist(tr, i, i + 1)) && s(i + 1)
+                }
                 UnaryTemporal::Once => (0..=i).any(|j| iv.contains(dist(tr, j, i)) && s(j)),
                 UnaryTemporal::PastAlways => (0..=i).all(|j| !iv.contains(dist(tr, j, i)) || s(j)),
-                UnaryTemporal::Eventually => (i..tr.len()).any(|j| iv.contains(dist(tr, i, j)) && s(j)),
-                UnaryTemporal::Always => (i..tr.len()).all(|j| !iv.contains(dist(tr, i, j)) || s(j)),
+                UnaryTemporal::Eventually => {
+                    (i..tr.len()).any(|j| iv.contains(dist(tr, i, j)) && s(j))
+                }
+                UnaryTemporal::Always => {
+                    (i..tr.len()).all(|j| !iv.contains(dist(tr, i, j)) || s(j))
+                }
             }
         }
-        FormulaKind::Binary { op, interval: iv, lhs, rhs } => match op {
+        FormulaKind::Binary {
+            op,
+            interval: iv,
+            lhs,
+            rhs,
+        } => match op {
             BinaryTemporal::Since => (0..=i).any(|j| {
-                iv.contains(dist(tr, j, i)) && sat(rhs, tr, j, lets) && (j + 1..=i).all(|k| sat(lhs, tr, k, lets))
+                iv.contains(dist(tr, j, i))
+                    && sat(rhs, tr, j, lets)
+                    && (j + 1..=i).all(|k| sat(lhs, tr, k, lets))
             }),
             BinaryTemporal::Until => (i..tr.len()).any(|j| {
-                iv.contains(dist(tr, i, j)) && sat(rhs, tr, j, lets) && (i..j).all(|k| sat(lhs, tr, k, lets))
+                iv.contains(dist(tr, i, j))
+                    && sat(rhs, tr, j, lets)
+                    && (i..j).all(|k| sat(lhs, tr, k, lets))
             }),
         },
     }

@@ -149,7 +149,12 @@ impl Engine {
                 Op::Until(..) => State::Until(UntilState::default()),
             })
             .collect();
-        let max_sym = program.props.iter().map(|s| s.0 as usize + 1).max().unwrap_or(0);
+        let max_sym = program
+            .props
+            .iter()
+            .map(|s| s.0 as usize + 1)
+            .max()
+            .unwrap_or(0);
         let mut prop_of_sym = vec![u32::MAX; max_sym];
         for (p, s) in program.props.iter().enumerate() {
             prop_of_sym[s.0 as usize] = p as u32;
@@ -193,7 +198,11 @@ impl Engine {
         while let Some(v) = s.get(self.emitted) {
             let (index, ts) = self.timeline.points[(self.emitted - self.timeline.head) as usize];
             if ts != CLOSING_TS {
-                out.push(Verdict { tp: index, ts, value: v.into() });
+                out.push(Verdict {
+                    tp: index,
+                    ts,
+                    value: v.into(),
+                });
             }
             self.emitted += 1;
         }
@@ -305,7 +314,8 @@ impl Engine {
             }
             (Op::Since(w, l, r), State::Since(st)) => {
                 let (l, r) = (*l, *r);
-                while let (Some(a), Some(b)) = (children[l].get(st.next), children[r].get(st.next)) {
+                while let (Some(a), Some(b)) = (children[l].get(st.next), children[r].get(st.next))
+                {
                     let t = tl.ts(st.next);
                     if !a {
                         st.cands.clear();
@@ -321,7 +331,9 @@ impl Engine {
             }
             (Op::Until(w, l, r), State::Until(st)) => {
                 let (l, r) = (*l, *r);
-                while let (Some(a), Some(b)) = (children[l].get(st.absorbed), children[r].get(st.absorbed)) {
+                while let (Some(a), Some(b)) =
+                    (children[l].get(st.absorbed), children[r].get(st.absorbed))
+                {
                     if !a {
                         st.left_false.push_back(st.absorbed);
                     }
@@ -370,7 +382,11 @@ impl Engine {
         for pos in self.emitted..self.timeline.end() {
             let (index, ts) = self.timeline.points[(pos - self.timeline.head) as usize];
             if ts != CLOSING_TS {
-                out.push(Verdict { tp: index, ts, value: Truth::Unknown });
+                out.push(Verdict {
+                    tp: index,
+                    ts,
+                    value: Truth::Unknown,
+                });
             }
         }
         self.emitted = self.timeline.end();
@@ -411,7 +427,13 @@ fn since_holds(w: &Window, cands: &mut VecDeque<Timestamp>, t: Timestamp) -> boo
 
 /// Tries to decide `UNTIL` at its oldest undecided position; `pos` is the newest fed position.
 #[inline]
-fn until_decide(w: &Window, st: &mut UntilState, tl: &Timeline, pos: u64, at_end: bool) -> Option<bool> {
+fn until_decide(
+    w: &Window,
+    st: &mut UntilState,
+    tl: &Timeline,
+    pos: u64,
+    at_end: bool,
+) -> Option<bool> {
     let i = st.next;
     let ti = tl.ts(i);
     let lo = ti.saturating_add(w.lo);
@@ -420,7 +442,11 @@ fn until_decide(w: &Window, st: &mut UntilState, tl: &Timeline, pos: u64, at_end
     }
     // Witnesses before position i, or earlier than ts_i + lo, are useless for i and for every
     // later position (timestamps do not decrease).
-    while st.right_true.front().is_some_and(|&(j, tj)| j < i || tj < lo) {
+    while st
+        .right_true
+        .front()
+        .is_some_and(|&(j, tj)| j < i || tj < lo)
+    {
         st.right_true.pop_front();
     }
     let first_false = st.left_false.front().copied();

@@ -18,7 +18,10 @@ pub struct Window {
 impl Window {
     fn from_interval(i: &Interval) -> Window {
         let clamp = |v: u64| v.min(i64::MAX as u64 / 4) as i64;
-        Window { lo: clamp(i.min()), hi: i.max().map(clamp) }
+        Window {
+            lo: clamp(i.min()),
+            hi: i.max().map(clamp),
+        }
     }
 
     #[inline]
@@ -59,20 +62,41 @@ impl Program {
     /// True when some operator looks into the future (the program needs a closing time point
     /// at the end of a finite trace to decide its last verdicts).
     pub fn has_future(&self) -> bool {
-        self.ops.iter().any(|o| matches!(o, Op::Next(..) | Op::Until(..)))
+        self.ops
+            .iter()
+            .any(|o| matches!(o, Op::Next(..) | Op::Until(..)))
     }
 
     /// True when some future operator has no upper bound: verdicts may stay `?` forever.
     pub fn has_unbounded_future(&self) -> bool {
-        self.ops.iter().any(|o| matches!(o, Op::Until(w, _, _) if w.hi.is_none()))
+        self.ops
+            .iter()
+            .any(|o| matches!(o, Op::Until(w, _, _) if w.hi.is_none()))
     }
 
     /// Compiles `f`; `interner` maps proposition names to the trace's event-name symbols.
     /// `file`/`text` locate errors.
-    pub fn compile(f: &Formula, interner: &mut Interner, file: &str, text: &str) -> Result<Program, Error> {
-        let mut c = Compiler { ops: Vec::new(), props: Vec::new(), prop_names: Vec::new(), interner, file, text, lets: Vec::new() };
+    pub fn compile(
+        f: &Formula,
+        interner: &mut Interner,
+        file: &str,
+        text: &str,
+    ) -> Result<Program, Error> {
+        let mut c = Compiler {
+            ops: Vec::new(),
+            props: Vec::new(),
+            prop_names: Vec::new(),
+            interner,
+            file,
+            text,
+            lets: Vec::new(),
+        };
         c.compile(f)?;
-        Ok(Program { ops: c.ops, props: c.props, prop_names: c.prop_names })
+        Ok(Program {
+            ops: c.ops,
+            props: c.props,
+            prop_names: c.prop_names,
+        })
     }
 }
 
@@ -159,8 +183,15 @@ impl<'f> Compiler<'_, 'f> {
                     }
                 }
             }
-            FormulaKind::Quant { .. } => return Err(self.error(f, "first-order formulas are not supported yet".into())),
-            FormulaKind::Let { name, params, def, body } => {
+            FormulaKind::Quant { .. } => {
+                return Err(self.error(f, "first-order formulas are not supported yet".into()))
+            }
+            FormulaKind::Let {
+                name,
+                params,
+                def,
+                body,
+            } => {
                 if !params.is_empty() {
                     return Err(self.error(f, "first-order formulas are not supported yet".into()));
                 }
@@ -184,19 +215,31 @@ impl<'f> Compiler<'_, 'f> {
                     UnaryTemporal::Once | UnaryTemporal::Eventually => {
                         let t = self.push(Op::Const(true));
                         let c = self.compile(body)?;
-                        self.push(if *op == UnaryTemporal::Once { Op::Since(w, t, c) } else { Op::Until(w, t, c) })
+                        self.push(if *op == UnaryTemporal::Once {
+                            Op::Since(w, t, c)
+                        } else {
+                            Op::Until(w, t, c)
+                        })
                     }
                     UnaryTemporal::PastAlways | UnaryTemporal::Always => {
                         let t = self.push(Op::Const(true));
                         let c = self.compile(body)?;
                         let nc = self.not(c);
-                        let inner =
-                            self.push(if *op == UnaryTemporal::PastAlways { Op::Since(w, t, nc) } else { Op::Until(w, t, nc) });
+                        let inner = self.push(if *op == UnaryTemporal::PastAlways {
+                            Op::Since(w, t, nc)
+                        } else {
+                            Op::Until(w, t, nc)
+                        });
                         self.not(inner)
                     }
                 }
             }
-            FormulaKind::Binary { op, interval, lhs, rhs } => {
+            FormulaKind::Binary {
+                op,
+                interval,
+                lhs,
+                rhs,
+            } => {
                 let w = Window::from_interval(interval);
                 let l = self.compile(lhs)?;
                 let r = self.compile(rhs)?;

@@ -61,7 +61,13 @@ pub struct MonpolyTiming {
 impl MonpolyTiming {
     pub fn new(program: &Program) -> MonpolyTiming {
         let n = program.ops.len();
-        MonpolyTiming { ops: program.ops.clone(), streams: vec![ReadyStream::default(); n], scan: vec![0; n], times: VecDeque::new(), times_head: 0 }
+        MonpolyTiming {
+            ops: program.ops.clone(),
+            streams: vec![ReadyStream::default(); n],
+            scan: vec![0; n],
+            times: VecDeque::new(),
+            times_head: 0,
+        }
     }
 
     /// Feeds the next position's timestamp.
@@ -107,7 +113,9 @@ impl MonpolyTiming {
                 children[*c].drop_before(out.end());
             }
             Op::And(l, r) | Op::Or(l, r) => {
-                while let (Some(a), Some(b)) = (children[*l].get(out.end()), children[*r].get(out.end())) {
+                while let (Some(a), Some(b)) =
+                    (children[*l].get(out.end()), children[*r].get(out.end()))
+                {
                     out.vals.push_back(a.max(b));
                 }
                 children[*l].drop_before(out.end());
@@ -137,7 +145,9 @@ impl MonpolyTiming {
                 children[*c].drop_before(out.end() + 1);
             }
             Op::Since(_, l, r) => {
-                while let (Some(a), Some(b)) = (children[*l].get(out.end()), children[*r].get(out.end())) {
+                while let (Some(a), Some(b)) =
+                    (children[*l].get(out.end()), children[*r].get(out.end()))
+                {
                     let prev = out.vals.back().copied().unwrap_or(0);
                     out.vals.push_back(a.max(b).max(out.end()).max(prev));
                 }

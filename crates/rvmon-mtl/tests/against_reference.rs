@@ -15,11 +15,16 @@ use rvmon_mtl::{Engine, Program, CLOSING_TS};
 const PROPS: [&str; 3] = ["p", "q", "r"];
 
 fn interval(bounded: bool) -> impl Strategy<Value = String> {
-    let b = (0u64..4, 0u64..5, any::<bool>(), any::<bool>()).prop_map(|(a, len, lo_open, hi_open)| {
-        // Keep the interval non-empty after opening its ends.
-        let hi = a + len + u64::from(lo_open) + u64::from(hi_open);
-        format!("{}{a},{hi}{}", if lo_open { "(" } else { "[" }, if hi_open { ")" } else { "]" })
-    });
+    let b =
+        (0u64..4, 0u64..5, any::<bool>(), any::<bool>()).prop_map(|(a, len, lo_open, hi_open)| {
+            // Keep the interval non-empty after opening its ends.
+            let hi = a + len + u64::from(lo_open) + u64::from(hi_open);
+            format!(
+                "{}{a},{hi}{}",
+                if lo_open { "(" } else { "[" },
+                if hi_open { ")" } else { "]" }
+            )
+        });
     if bounded {
         b.boxed()
     } else {
@@ -37,20 +42,41 @@ fn formula(future_bounded: bool) -> impl Strategy<Value = String> {
     leaf.prop_recursive(4, 16, 2, move |inner| {
         prop_oneof![
             inner.clone().prop_map(|a| format!("(NOT {a})")),
-            (inner.clone(), inner.clone(), prop::sample::select(&["AND", "OR", "IMPLIES", "EQUIV"][..]))
+            (
+                inner.clone(),
+                inner.clone(),
+                prop::sample::select(&["AND", "OR", "IMPLIES", "EQUIV"][..])
+            )
                 .prop_map(|(a, b, op)| format!("({a} {op} {b})")),
-            (inner.clone(), interval(false), prop::sample::select(&["PREVIOUS", "ONCE", "PAST_ALWAYS"][..]))
+            (
+                inner.clone(),
+                interval(false),
+                prop::sample::select(&["PREVIOUS", "ONCE", "PAST_ALWAYS"][..])
+            )
                 .prop_map(|(a, i, op)| format!("({op}{i} {a})")),
-            (inner.clone(), interval(future_bounded), prop::sample::select(&["NEXT", "EVENTUALLY", "ALWAYS"][..]))
+            (
+                inner.clone(),
+                interval(future_bounded),
+                prop::sample::select(&["NEXT", "EVENTUALLY", "ALWAYS"][..])
+            )
                 .prop_map(|(a, i, op)| format!("({op}{i} {a})")),
-            (inner.clone(), inner.clone(), interval(false)).prop_map(|(a, b, i)| format!("({a} SINCE{i} {b})")),
-            (inner.clone(), inner, interval(future_bounded)).prop_map(|(a, b, i)| format!("({a} UNTIL{i} {b})")),
+            (inner.clone(), inner.clone(), interval(false))
+                .prop_map(|(a, b, i)| format!("({a} SINCE{i} {b})")),
+            (inner.clone(), inner, interval(future_bounded))
+                .prop_map(|(a, b, i)| format!("({a} UNTIL{i} {b})")),
         ]
     })
 }
 
 fn trace() -> impl Strategy<Value = Vec<RefTimePoint>> {
-    prop::collection::vec((0i64..3, prop::collection::vec(prop::sample::select(&PROPS[..]), 0..3)), 0..25).prop_map(|steps| {
+    prop::collection::vec(
+        (
+            0i64..3,
+            prop::collection::vec(prop::sample::select(&PROPS[..]), 0..3),
+        ),
+        0..25,
+    )
+    .prop_map(|steps| {
         let mut ts = 0;
         steps
             .into_iter()
@@ -91,11 +117,21 @@ fn check_early_verdicts(text: &str, tr: &[RefTimePoint], cut: usize) -> Result<(
     let expected = evaluate(&parse_formula("f", text).unwrap(), &closed(tr));
     let cut = cut.min(tr.len());
     let verdicts = run(text, tr, cut, false);
-    let mut next = 0;
-    for v in verdicts {
-        prop_assert_eq!(v.tp, next, "verdicts in order, none skipped: {}", text);
-        next += 1;
-        prop_assert_eq!(v.value, Truth::from(expected[v.tp as usize]), "{} at tp {} (prefix of {})", text, v.tp, cut);
+    for (next, v) in verdicts.into_iter().enumerate() {
+        prop_assert_eq!(
+            v.tp,
+            next as u64,
+            "verdicts in order, none skipped: {}",
+            text
+        );
+        prop_assert_eq!(
+            v.value,
+            Truth::from(expected[v.tp as usize]),
+            "{} at tp {} (prefix of {})",
+            text,
+            v.tp,
+            cut
+        );
     }
     Ok(())
 }

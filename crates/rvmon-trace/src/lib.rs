@@ -2,13 +2,127 @@
 //! `TimePoint`, so memory does not grow with the length of the trace and a live stream is read
 //! only as far as the current time point.
 
+pub mod csrv_csv;
+mod event;
+pub mod json;
 pub mod monpoly;
 pub mod sig;
+pub mod signal;
+pub mod xml;
+
+use std::io::BufRead;
+use std::path::Path;
 
 use rvmon_core::{Error, Interner, TimePoint};
 
+pub use csrv_csv::CsrvCsvReader;
+pub use event::type_value;
+pub use json::JsonReader;
 pub use monpoly::MonpolyLogReader;
 pub use sig::{PredDecl, Signature, Type};
+pub use signal::SignalCsvReader;
+pub use xml::XmlReader;
+
+/// The trace formats rvmon reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceFormat {
+    /// MonPoly's log format (`@ts p(1,2) q()`), several events per time point.
+    Monpoly,
+    /// CSRV CSV (`name, field = value, …`), or signal CSV when the header names a `time` column.
+    Csv,
+    /// CSRV CSV, forced.
+    CsrvCsv,
+    /// Signal CSV (`time,x,y`), forced.
+    Signal,
+    /// JSON: a stream or an array of event objects.
+    Json,
+    /// JSON Lines: one event object per line.
+    Jsonl,
+    /// CSRV XML.
+    Xml,
+}
+
+impl TraceFormat {
+    pub const NAMES: &'static [&'static str] = &[
+        "monpoly", "csv", "csrv-csv", "signal", "json", "jsonl", "xml",
+    ];
+
+    pub fn from_path(path: &Path) -> Option<TraceFormat> {
+        Some(match path.extension()?.to_str()? {
+            "log" => TraceFormat::Monpoly,
+            "csv" => TraceFormat::Csv,
+            "json" => TraceFormat::Json,
+            "jsonl" | "ndjson" => TraceFormat::Jsonl,
+            "xml" => TraceFormat::Xml,
+            _ => return None,
+        })
+    }
+}
+
+impl std::str::FromStr for TraceFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "monpoly" | "log" => TraceFormat::Monpoly,
+            "csv" => TraceFormat::Csv,
+            "csrv-csv" => TraceFormat::CsrvCsv,
+            "signal" => TraceFormat::Signal,
+            "json" => TraceFormat::Json,
+            "jsonl" => TraceFormat::Jsonl,
+            "xml" => TraceFormat::Xml,
+            _ => {
+                return Err(format!(
+                    "unknown trace format `{s}`; expected one of {}",
+                    TraceFormat::NAMES.join(", ")
+                ))
+            }
+        })
+    }
+}
+
+/// Options that apply across formats.
+#[derive(Clone, Debug, Default)]
+pub struct TraceOptions {
+    /// MonPoly signature (MonPoly logs).
+    pub sig: Option<Signature>,
+    /// Field holding the timestamp (CSRV formats, signal CSV; default `time` for signals).
+    pub time_field: Option<String>,
+}
+
+/// Opens a reader for `format`. For `Csv`, the first line decides: a header with a `time`
+/// column (or the `--time-field` column) and no `=` is a signal CSV, anything else CSRV.
+pub fn open_reader<'a>(
+    format: TraceFormat,
+    mut src: Box<dyn BufRead + 'a>,
+    name: &str,
+    options: TraceOptions,
+) -> Result<Box<dyn TraceReader + 'a>, Error> {
+    Ok(match format {
+        TraceFormat::Monpoly => Box::new(MonpolyLogReader::new(src, name, options.sig)),
+        TraceFormat::Csv => {
+            let head = src
+                .fill_buf()
+                .map_err(|e| Error::msg(format!("{name}: cannot read: {e}")))?;
+            let first_line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+            let first_line = String::from_utf8_lossy(first_line);
+            let time = options.time_field.as_deref().unwrap_or("time");
+            let is_signal =
+                !first_line.contains('=') && first_line.split(',').any(|c| c.trim() == time);
+            let f = if is_signal {
+                TraceFormat::Signal
+            } else {
+                TraceFormat::CsrvCsv
+            };
+            return open_reader(f, src, name, options);
+        }
+        TraceFormat::CsrvCsv => Box::new(CsrvCsvReader::new(src, name, options.time_field)),
+        TraceFormat::Signal => Box::new(SignalCsvReader::new(src, name, options.time_field)?),
+        TraceFormat::Json => Box::new(JsonReader::new(src, name, false, options.time_field)),
+        TraceFormat::Jsonl => Box::new(JsonReader::new(src, name, true, options.time_field)),
+        TraceFormat::Xml => Box::new(XmlReader::new(src, name, options.time_field)),
+    })
+}
 
 /// A source of time points.
 pub trait TraceReader {

@@ -34,6 +34,8 @@ pub struct MonpolyLogReader<R> {
     scratch: Vec<u8>,
     /// Set once `>terminate<` or the end of input is reached.
     done: bool,
+    skip_out_of_order: bool,
+    warnings: Vec<String>,
 }
 
 impl<R: BufRead> MonpolyLogReader<R> {
@@ -54,14 +56,23 @@ impl<R: BufRead> MonpolyLogReader<R> {
             values: Vec::new(),
             scratch: Vec::new(),
             done: false,
+            skip_out_of_order: false,
+            warnings: Vec::new(),
         }
     }
 
     fn here(&self) -> SourcePos {
         let content = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
         let content = content.strip_suffix(b"\r").unwrap_or(content);
-        let col = String::from_utf8_lossy(&content[..self.pos.min(content.len())]).chars().count() + 1;
-        SourcePos { file: self.file.clone(), line: self.line_no.max(1), col }
+        let col = String::from_utf8_lossy(&content[..self.pos.min(content.len())])
+            .chars()
+            .count()
+            + 1;
+        SourcePos {
+            file: self.file.clone(),
+            line: self.line_no.max(1),
+            col,
+        }
     }
 
     fn err(&self, msg: impl Into<String>) -> Error {
@@ -121,7 +132,12 @@ impl<R: BufRead> MonpolyLogReader<R> {
     fn word(&mut self) -> std::ops::Range<usize> {
         let start = self.pos;
         while let Some(&b) = self.line.get(self.pos) {
-            if b.is_ascii_whitespace() || matches!(b, b'(' | b')' | b',' | b';' | b'@' | b'"' | b'#' | b'<' | b'>') {
+            if b.is_ascii_whitespace()
+                || matches!(
+                    b,
+                    b'(' | b')' | b',' | b';' | b'@' | b'"' | b'#' | b'<' | b'>'
+                )
+            {
                 break;
             }
             self.pos += 1;
@@ -132,12 +148,17 @@ impl<R: BufRead> MonpolyLogReader<R> {
     fn timestamp(&mut self) -> Result<Timestamp, Error> {
         let start = self.pos;
         let w = self.word();
-        let ts = std::str::from_utf8(&self.line[w]).ok().and_then(|s| s.parse::<Timestamp>().ok());
+        let ts = std::str::from_utf8(&self.line[w])
+            .ok()
+            .and_then(|s| s.parse::<Timestamp>().ok());
         match ts {
             Some(ts) if ts >= 0 => Ok(ts),
             _ => {
                 self.pos = start;
-                Err(self.err(format!("expected a timestamp (a non-negative integer) after `@`, {}", self.found())))
+                Err(self.err(format!(
+                    "expected a timestamp (a non-negative integer) after `@`, {}",
+                    self.found()
+                )))
             }
         }
     }
@@ -156,7 +177,8 @@ impl<R: BufRead> MonpolyLogReader<R> {
                     }
                     Some(b'\n') | None => {
                         self.pos = open;
-                        return Err(self.err("unterminated string: expected a closing `\"` on the same line"));
+                        return Err(self
+                            .err("unterminated string: expected a closing `\"` on the same line"));
                     }
                     Some(&b) => {
                         self.scratch.push(b);
@@ -202,20 +224,49 @@ impl<R: BufRead> MonpolyLogReader<R> {
     }
 
     /// Reads the tuples following predicate `name` and adds one event per tuple to `tp`.
-    fn tuples(&mut self, name: &str, name_at: (usize, usize), tp: &mut TimePoint) -> Result<(), Error> {
+    fn tuples(
+        &mut self,
+        name: &str,
+        name_at: (usize, usize),
+        tp: &mut TimePoint,
+    ) -> Result<(), Error> {
         let sym = self.interner.intern(name);
         let decl_types: Option<Vec<Type>> = match &self.sig {
             Some(sig) => match sig.get(name) {
                 Some(d) => Some(d.args.iter().map(|a| a.1).collect()),
                 None => {
                     return Err(Error::at(
-                        SourcePos { file: self.file.clone(), line: name_at.0, col: name_at.1 },
+                        SourcePos {
+                            file: self.file.clone(),
+                            line: name_at.0,
+                            col: name_at.1,
+                        },
                         format!("predicate `{name}` is not declared in the signature"),
                     ))
                 }
             },
             None => None,
         };
+        // MonPoly reads a predicate name without a tuple as one empty tuple (`@0 T` = `@0 T()`).
+        if self.peek()? != Some(b'(') {
+            if let Some(types) = &decl_types {
+                if !types.is_empty() {
+                    return Err(Error::at(
+                        SourcePos {
+                            file: self.file.clone(),
+                            line: name_at.0,
+                            col: name_at.1,
+                        },
+                        format!(
+                            "`{name}` has arity {}: expected a tuple `(…)` after it",
+                            types.len()
+                        ),
+                    ));
+                }
+            }
+            tp.push_event(sym, &[]);
+            return Ok(());
+        }
         while self.peek()? == Some(b'(') {
             let open = self.here();
             self.pos += 1;
@@ -227,12 +278,16 @@ impl<R: BufRead> MonpolyLogReader<R> {
                     self.peek()?;
                     let at = self.pos;
                     let quoted = self.value_text()?;
-                    let ty = decl_types.as_ref().map(|t| t.get(self.values.len()).copied());
+                    let ty = decl_types
+                        .as_ref()
+                        .map(|t| t.get(self.values.len()).copied());
                     let v = match ty {
                         Some(None) => {
                             let arity = decl_types.as_ref().map_or(0, |t| t.len());
                             self.pos = at;
-                            return Err(self.err(format!("too many values: `{name}` has arity {arity}")));
+                            return Err(
+                                self.err(format!("too many values: `{name}` has arity {arity}"))
+                            );
                         }
                         Some(t) => self.typed_value(t, quoted, at)?,
                         None => self.typed_value(None, quoted, at)?,
@@ -246,7 +301,9 @@ impl<R: BufRead> MonpolyLogReader<R> {
                         }
                         _ => {
                             let found = self.found();
-                            return Err(self.err(format!("expected `,` or `)` in a tuple, {found}")));
+                            return Err(
+                                self.err(format!("expected `,` or `)` in a tuple, {found}"))
+                            );
                         }
                     }
                 }
@@ -255,7 +312,11 @@ impl<R: BufRead> MonpolyLogReader<R> {
                 if types.len() != self.values.len() {
                     return Err(Error::at(
                         open,
-                        format!("`{name}` has arity {}, this tuple has {} values", types.len(), self.values.len()),
+                        format!(
+                            "`{name}` has arity {}, this tuple has {} values",
+                            types.len(),
+                            self.values.len()
+                        ),
                     ));
                 }
             }
@@ -290,7 +351,9 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
                 }
                 Some(_) => {
                     let found = self.found();
-                    return Err(self.err(format!("expected `@` and a timestamp to start a time point, {found}")));
+                    return Err(self.err(format!(
+                        "expected `@` and a timestamp to start a time point, {found}"
+                    )));
                 }
             }
         }
@@ -298,6 +361,15 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
         let ts = self.timestamp()?;
         if let Some(last) = self.last_ts {
             if ts < last {
+                if self.skip_out_of_order {
+                    // MonPoly's behaviour: warn, and drop the time point with its events.
+                    self.warnings.push(format!(
+                        "WARNING: Skipping out of order timestamp {ts} (previous: {last})"
+                    ));
+                    let mut scratch = TimePoint::default();
+                    self.events_into(&mut scratch)?;
+                    return self.next_time_point(tp);
+                }
                 return Err(Error::at(
                     ts_pos,
                     format!("timestamps must not decrease: {ts} comes after {last}"),
@@ -308,6 +380,33 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
         tp.index = self.next_index;
         tp.ts = ts;
         self.next_index += 1;
+        self.events_into(tp)?;
+        Ok(true)
+    }
+
+    fn interner(&self) -> &Interner {
+        &self.interner
+    }
+
+    fn interner_mut(&mut self) -> &mut Interner {
+        &mut self.interner
+    }
+}
+
+impl<R: BufRead> MonpolyLogReader<R> {
+    /// Skips time points whose timestamp is smaller than an earlier one, with a warning (as
+    /// MonPoly does), instead of stopping with an error.
+    pub fn skip_out_of_order(&mut self, skip: bool) {
+        self.skip_out_of_order = skip;
+    }
+
+    /// Warnings produced so far (taken).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Reads the events of the current time point, up to the next `@`, `;`, command or end.
+    fn events_into(&mut self, tp: &mut TimePoint) -> Result<(), Error> {
         loop {
             match self.peek()? {
                 None | Some(b'@') | Some(b'>') => break,
@@ -322,9 +421,9 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
                         String::from_utf8_lossy(&self.scratch).into_owned()
                     } else {
                         {
-                        let w = self.word();
-                        String::from_utf8_lossy(&self.line[w]).into_owned()
-                    }
+                            let w = self.word();
+                            String::from_utf8_lossy(&self.line[w]).into_owned()
+                        }
                     };
                     self.tuples(&name, at, tp)?;
                 }
@@ -334,31 +433,30 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
                 }
             }
         }
-        Ok(true)
+        Ok(())
     }
 
-    fn interner(&self) -> &Interner {
-        &self.interner
-    }
-
-    fn interner_mut(&mut self) -> &mut Interner {
-        &mut self.interner
-    }
-}
-
-impl<R: BufRead> MonpolyLogReader<R> {
     /// Executes a `>command args<`; returns true when the command ends the trace.
     fn command(&mut self) -> Result<bool, Error> {
         let start = self.here();
         self.pos += 1;
-        let end = memchr::memchr(b'<', &self.line[self.pos..])
-            .ok_or_else(|| Error::at(start.clone(), "unterminated command: expected `<` on the same line"))?;
-        let body = String::from_utf8_lossy(&self.line[self.pos..self.pos + end]).trim().to_string();
+        let end = memchr::memchr(b'<', &self.line[self.pos..]).ok_or_else(|| {
+            Error::at(
+                start.clone(),
+                "unterminated command: expected `<` on the same line",
+            )
+        })?;
+        let body = String::from_utf8_lossy(&self.line[self.pos..self.pos + end])
+            .trim()
+            .to_string();
         self.pos += end + 1;
         let verb = body.split_whitespace().next().unwrap_or("");
         match verb {
             "terminate" => Ok(true),
-            _ => Err(Error::at(start, format!("unsupported log command `>{body}<` (rvmon supports `>terminate<`)"))),
+            _ => Err(Error::at(
+                start,
+                format!("unsupported log command `>{body}<` (rvmon supports `>terminate<`)"),
+            )),
         }
     }
 }
@@ -367,7 +465,10 @@ impl<R: BufRead> MonpolyLogReader<R> {
 mod tests {
     use super::*;
 
-    fn read_all(text: &str, sig: Option<&str>) -> Result<Vec<(i64, Vec<(String, Vec<Value>)>)>, Error> {
+    /// A decoded time point: timestamp and (event name, values) pairs.
+    type Decoded = (i64, Vec<(String, Vec<Value>)>);
+
+    fn read_all(text: &str, sig: Option<&str>) -> Result<Vec<Decoded>, Error> {
         let sig = sig.map(|s| Signature::parse("sig", s).unwrap());
         let mut r = MonpolyLogReader::new(text.as_bytes(), "log", sig);
         let mut tp = TimePoint::default();
@@ -376,7 +477,12 @@ mod tests {
             let evs = tp
                 .events
                 .iter()
-                .map(|e| (r.interner().resolve(e.name).to_string(), tp.args_of(e).to_vec()))
+                .map(|e| {
+                    (
+                        r.interner().resolve(e.name).to_string(),
+                        tp.args_of(e).to_vec(),
+                    )
+                })
                 .collect();
             out.push((tp.ts, evs));
         }
@@ -385,18 +491,28 @@ mod tests {
 
     #[test]
     fn several_tuples_continuation_lines_and_empty_points() {
-        let t = read_all("@100 P (2) (3)\n  Q (1,\"a b\")\n@100;@105\n@106 T () () U\n", None).unwrap();
+        let t = read_all(
+            "@100 P (2) (3)\n  Q (1,\"a b\")\n@100;@105\n@106 T () () U\n",
+            None,
+        )
+        .unwrap();
         assert_eq!(t.len(), 4);
         assert_eq!(t[0].1.len(), 3);
         assert_eq!(t[1], (100, vec![]));
         assert_eq!(t[2], (105, vec![]));
-        assert_eq!(t[3].1.len(), 2, "U without a tuple is no event");
+        assert_eq!(
+            t[3].1.len(),
+            3,
+            "U without a tuple is one empty tuple, as in MonPoly"
+        );
     }
 
     #[test]
     fn typed_by_signature() {
         let t = read_all("@0 p(1, 2.5, x)", Some("p(int, float, string)")).unwrap();
-        assert!(matches!(t[0].1[0].1[..], [Value::Int(1), Value::Float(f), Value::Str(_)] if f == 2.5));
+        assert!(
+            matches!(t[0].1[0].1[..], [Value::Int(1), Value::Float(f), Value::Str(_)] if f == 2.5)
+        );
     }
 
     #[test]
@@ -404,12 +520,24 @@ mod tests {
         let e = read_all("@0 p(1)\n@1 p(x)", Some("p(int)")).unwrap_err();
         assert_eq!(e.to_string(), "log:2:6: expected an integer, found `x`");
         let e = read_all("@0 p(1\n", None).unwrap_err();
-        assert_eq!(e.to_string(), "log:1:7: expected `,` or `)` in a tuple, found the end of the input");
+        assert_eq!(
+            e.to_string(),
+            "log:1:7: expected `,` or `)` in a tuple, found the end of the input"
+        );
         let e = read_all("@5 p()\n@4 p()", None).unwrap_err();
-        assert_eq!(e.to_string(), "log:2:2: timestamps must not decrease: 4 comes after 5");
+        assert_eq!(
+            e.to_string(),
+            "log:2:2: timestamps must not decrease: 4 comes after 5"
+        );
         let e = read_all("@x", None).unwrap_err();
-        assert!(e.to_string().starts_with("log:1:2: expected a timestamp"), "{e}");
+        assert!(
+            e.to_string().starts_with("log:1:2: expected a timestamp"),
+            "{e}"
+        );
         let e = read_all("@1 q()", Some("p()")).unwrap_err();
-        assert_eq!(e.to_string(), "log:1:4: predicate `q` is not declared in the signature");
+        assert_eq!(
+            e.to_string(),
+            "log:1:4: predicate `q` is not declared in the signature"
+        );
     }
 }

@@ -60,7 +60,9 @@ impl Signature {
                 break;
             }
             let start = p.pos;
-            let name = p.ident().ok_or_else(|| p.err("expected a predicate name"))?;
+            let name = p
+                .ident()
+                .ok_or_else(|| p.err("expected a predicate name"))?;
             if preds.iter().any(|d| d.name == name) {
                 return Err(Error::at_offset(
                     file,
@@ -76,12 +78,16 @@ impl Signature {
             if !p.eat(b')') {
                 loop {
                     p.skip_ws();
-                    let first = p.ident().ok_or_else(|| p.err("expected an argument type"))?;
+                    let first = p
+                        .ident()
+                        .ok_or_else(|| p.err("expected an argument type"))?;
                     p.skip_ws();
                     let (arg_name, ty_str, ty_pos) = if p.eat(b':') {
                         p.skip_ws();
                         let ty_pos = p.pos;
-                        let ty = p.ident().ok_or_else(|| p.err("expected a type after `:`"))?;
+                        let ty = p
+                            .ident()
+                            .ok_or_else(|| p.err("expected a type after `:`"))?;
                         (Some(first), ty, ty_pos)
                     } else {
                         (None, first, p.pos)
@@ -90,8 +96,14 @@ impl Signature {
                         Error::at_offset(
                             file,
                             text,
-                            ty_pos.saturating_sub(if arg_name.is_none() { ty_str.len() } else { 0 }),
-                            format!("unknown type `{ty_str}`: expected int, float, string or regexp"),
+                            ty_pos.saturating_sub(if arg_name.is_none() {
+                                ty_str.len()
+                            } else {
+                                0
+                            }),
+                            format!(
+                                "unknown type `{ty_str}`: expected int, float, string or regexp"
+                            ),
                         )
                     })?;
                     args.push((arg_name, ty));
@@ -174,14 +186,20 @@ mod tests {
         let s = Signature::parse("s", "p(x:int, y:string)\ntrans (int, float)\nr()").unwrap();
         assert_eq!(s.preds.len(), 3);
         assert_eq!(s.get("p").unwrap().args[1], (Some("y".into()), Type::Str));
-        assert_eq!(s.get("trans").unwrap().args, vec![(None, Type::Int), (None, Type::Float)]);
+        assert_eq!(
+            s.get("trans").unwrap().args,
+            vec![(None, Type::Int), (None, Type::Float)]
+        );
         assert!(s.get("r").unwrap().args.is_empty());
     }
 
     #[test]
     fn bad_type_points_at_it() {
         let e = Signature::parse("s.sig", "p(int)\nq(x:integer)").unwrap_err();
-        assert_eq!(e.to_string(), "s.sig:2:5: unknown type `integer`: expected int, float, string or regexp");
+        assert_eq!(
+            e.to_string(),
+            "s.sig:2:5: unknown type `integer`: expected int, float, string or regexp"
+        );
     }
 
     #[test]

@@ -1,0 +1,55 @@
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use rvmon_cli::{check_cmd, gen_cmd, monpoly_cmd};
+
+#[derive(Parser)]
+#[command(
+    name = "rvmon",
+    version,
+    about = "Runtime verification of logs and live event streams"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a trace against a specification; report the time points that violate it.
+    Check(check_cmd::CheckArgs),
+    /// MonPoly's command line: -sig S -formula F -log L [-negate] [-verbose] [-nonewlastts] ...
+    #[command(disable_help_flag = true)]
+    Monpoly {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Generate benchmark workloads.
+    Gen(gen_cmd::GenArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let result = match cli.command {
+        Command::Check(args) => check_cmd::run(&args, &mut stdout.lock(), &mut stderr.lock()),
+        Command::Monpoly { args } => monpoly_cmd::MonpolyArgs::parse(&args).and_then(|a| {
+            monpoly_cmd::run(
+                &a,
+                &mut std::io::BufWriter::new(stdout.lock()),
+                &mut stderr.lock(),
+            )
+        }),
+        Command::Gen(args) => gen_cmd::run(&args, &mut std::io::BufWriter::new(stdout.lock())),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(e) => {
+            let _ = std::io::stdout().flush();
+            let _ = writeln!(stderr.lock(), "rvmon: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! MonPoly's own regression suite (`../shared/data/monpoly`), run through `rvmon monpoly`
+//! in-process: every monitoring case rvmon supports must reproduce MonPoly's output byte for
+//! byte (stdout and stderr interleaved, as recorded). Cases outside the supported fragment are
+//! counted and listed with the reason, so the test says exactly what is missing.
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use rvmon_cli::monpoly_cmd::{run, MonpolyArgs};
+use rvmon_logic::{analyze, parse_formula};
+
+#[derive(Clone, Default)]
+struct Shared(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn data_dir() -> Option<PathBuf> {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/monpoly");
+    d.join("INDEX.tsv").exists().then_some(d)
+}
+
+/// Why rvmon does not run this case yet, or `None` if it should pass.
+fn unsupported(dir: &Path, formula: &str, options: &str) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(formula)).ok()?;
+    let f = match parse_formula(formula, &text) {
+        Ok(f) => f,
+        Err(e) => return Some(format!("formula syntax not supported yet: {e}")),
+    };
+    match analyze(formula, &text, &f) {
+        Ok(a) if a.first_order_at.is_some() => {
+            Some(format!("first-order: {}", a.first_order_at.unwrap().1))
+        }
+        Ok(_) if options.contains("-check") || options.contains("-debug") => {
+            Some("formula analysis report (-check)".into())
+        }
+        Ok(_) => None,
+        Err(_) => None,
+    }
+}
+
+#[test]
+fn monpoly_suite() {
+    let Some(root) = data_dir() else {
+        eprintln!("SKIPPED: ../shared/data/monpoly not found (run with the shared test data beside the repository)");
+        return;
+    };
+    let index = std::fs::read_to_string(root.join("INDEX.tsv")).unwrap();
+    let (mut passed, mut failed, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
+    let mut identical = 0;
+    for line in index.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (case, sig, formula, log, options, exit_code) =
+            (cols[0], cols[3], cols[4], cols[5], cols[6], cols[7]);
+        let dir = root.join(case);
+        if log == "-" {
+            skipped.push((
+                case.to_string(),
+                "formula analysis only (no log)".to_string(),
+            ));
+            continue;
+        }
+        if let Some(why) = unsupported(&dir, formula, options) {
+            skipped.push((case.to_string(), why));
+            continue;
+        }
+        let mut args: Vec<String> = vec!["-sig".into(), dir.join(sig).display().to_string()];
+        args.extend(["-formula".into(), dir.join(formula).display().to_string()]);
+        args.extend(["-log".into(), dir.join(log).display().to_string()]);
+        args.extend(options.split_whitespace().map(String::from));
+        let buf = Shared::default();
+        let status = match MonpolyArgs::parse(&args) {
+            Ok(a) => match run(&a, &mut buf.clone(), &mut buf.clone()) {
+                Ok(code) => code,
+                Err(e) => {
+                    writeln!(buf.clone(), "rvmon: error: {e}").unwrap();
+                    2
+                }
+            },
+            Err(e) => {
+                skipped.push((case.to_string(), format!("option: {e}")));
+                continue;
+            }
+        };
+        let got = String::from_utf8(buf.0.borrow().clone()).unwrap();
+        let expected = std::fs::read_to_string(dir.join("expected")).unwrap();
+        let want_status: i32 = exit_code.parse().unwrap_or(0);
+        // Fatal errors: the same exit status, with rvmon's own message naming the problem.
+        let same_error = want_status != 0 && status == want_status && got.contains("rvmon: error:");
+        if got == expected && status == want_status {
+            identical += 1;
+        }
+        if (got == expected && status == want_status) || same_error {
+            passed.push(case.to_string());
+        } else {
+            failed.push(format!("{case} ({options}): exit {status} (want {want_status})\n--- got\n{got}--- expected\n{expected}"));
+        }
+    }
+    let mut reasons = std::collections::BTreeMap::<String, usize>::new();
+    for (_, why) in &skipped {
+        let key = why.split(':').next().unwrap_or(why).to_string();
+        *reasons.entry(key).or_default() += 1;
+    }
+    eprintln!(
+        "MonPoly suite: {} passed ({identical} byte-identical, {} fatal errors with the same status), {} failed, {} not supported yet",
+        passed.len(),
+        passed.len() - identical,
+        failed.len(),
+        skipped.len()
+    );
+    if std::env::var_os("RVMON_LIST_UNSUPPORTED").is_some() {
+        for (case, why) in &skipped {
+            eprintln!("  {case}: {why}");
+        }
+    }
+    for (why, n) in &reasons {
+        eprintln!("  not supported yet: {n} × {why}");
+    }
+    for f in &failed {
+        eprintln!("FAILED {f}");
+    }
+    assert!(failed.is_empty(), "{} MonPoly cases differ", failed.len());
+    // The 66 propositional monitoring cases (33 MonPoly + 33 VeriMon) must all be identical.
+    assert!(identical >= 66, "only {identical} cases are byte-identical");
+}

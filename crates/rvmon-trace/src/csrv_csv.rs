@@ -1,0 +1,117 @@
+//! CSRV 2014 CSV: one event per line, `name, field = value, field = value`, no header.
+//!
+//! This is not RFC 4180 CSV (no quoting is defined and every column but the first is a
+//! `field = value` pair), so it is split by hand; the real CSV with a header (signals) goes
+//! through the `csv` crate in [`crate::signal`].
+
+use std::io::BufRead;
+
+use rvmon_core::{Error, Interner, SourcePos, TimePoint};
+
+use crate::event::EventAssembler;
+use crate::TraceReader;
+
+pub struct CsrvCsvReader<R> {
+    src: R,
+    file: String,
+    line: String,
+    line_no: usize,
+    interner: Interner,
+    events: EventAssembler,
+}
+
+impl<R: BufRead> CsrvCsvReader<R> {
+    pub fn new(src: R, file: impl Into<String>, time_field: Option<String>) -> Self {
+        CsrvCsvReader {
+            src,
+            file: file.into(),
+            line: String::new(),
+            line_no: 0,
+            interner: Interner::new(),
+            events: EventAssembler::new(time_field),
+        }
+    }
+}
+
+fn pos_in(file: &str, line_no: usize, line: &str, byte: usize) -> SourcePos {
+    SourcePos {
+        file: file.to_string(),
+        line: line_no,
+        col: line[..byte.min(line.len())].chars().count() + 1,
+    }
+}
+
+impl<R: BufRead> TraceReader for CsrvCsvReader<R> {
+    fn next_time_point(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
+        loop {
+            self.line.clear();
+            let n = self
+                .src
+                .read_line(&mut self.line)
+                .map_err(|e| Error::msg(format!("{}: cannot read: {e}", self.file)))?;
+            if n == 0 {
+                return Ok(false);
+            }
+            self.line_no += 1;
+            if self.line_no == 1 && self.line.starts_with('\u{feff}') {
+                self.line.drain(..3);
+            }
+            let trimmed_len = self.line.trim_end_matches(['\n', '\r']).len();
+            self.line.truncate(trimmed_len);
+            if !self.line.trim().is_empty() {
+                break;
+            }
+        }
+        self.events.begin(tp);
+        let line = std::mem::take(&mut self.line);
+        let (file, line_no) = (self.file.as_str(), self.line_no);
+        let interner = &mut self.interner;
+        let events = &mut self.events;
+        let pos = |byte: usize| pos_in(file, line_no, &line, byte);
+        let result = (|| {
+            let mut cols = line.split(',');
+            let name_col = cols.next().unwrap_or("");
+            let name = name_col.trim_matches([' ', '\t']);
+            if name.is_empty() || name.contains('=') {
+                return Err(Error::at(
+                    pos(0),
+                    "expected an event name in the first column (`name, field = value, …`)",
+                ));
+            }
+            let mut offset = name_col.len() + 1;
+            for col in cols {
+                let col_start = offset;
+                offset += col.len() + 1;
+                let Some((field, value)) = col.split_once('=') else {
+                    let lead = col.len() - col.trim_start().len();
+                    return Err(Error::at(
+                        pos(col_start + lead),
+                        format!("expected `field = value`, found `{}`", col.trim()),
+                    ));
+                };
+                let field = field.trim_matches([' ', '\t']);
+                if field.is_empty() {
+                    return Err(Error::at(
+                        pos(col_start),
+                        "expected a field name before `=`",
+                    ));
+                }
+                let value = value.trim_matches([' ', '\t']);
+                let pos = pos(col_start);
+                events.field(field, value, interner, || pos.clone())?;
+            }
+            let pos = pos(0);
+            events.finish(name, tp, interner, || pos.clone())
+        })();
+        self.line = line;
+        result.map(|_| true)
+    }
+
+    fn interner(&self) -> &Interner {
+        &self.interner
+    }
+
+    fn interner_mut(&mut self) -> &mut Interner {
+        &mut self.interner
+    }
+}

@@ -1,0 +1,105 @@
+//! What the CSRV-style readers share: turning one `name, field = value, …` event into a time
+//! point (one event per time point), typing values and taking the timestamp from a field.
+
+use rvmon_core::{Error, Interner, SourcePos, TimePoint, Timestamp, Value};
+
+/// Types a raw value: integer, then float, then string (so `7`, `"7"` and `<value>7</value>`
+/// decode alike). `inf`/`NaN` stay strings: only decimal notation counts as a number.
+pub fn type_value(raw: &str, interner: &mut Interner) -> Value {
+    let t = raw.trim();
+    let numeric = !t.is_empty()
+        && t.bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'))
+        && t.bytes().any(|b| b.is_ascii_digit());
+    if numeric {
+        if let Ok(i) = t.parse::<i64>() {
+            return Value::Int(i);
+        }
+        if let Ok(f) = t.parse::<f64>() {
+            return Value::Float(f);
+        }
+    }
+    match t {
+        "true" => Value::Bool(true),
+        "false" => Value::Bool(false),
+        _ => Value::Str(interner.intern(raw)),
+    }
+}
+
+/// Builds one-event time points, numbering them and checking timestamps.
+#[derive(Debug, Default)]
+pub struct EventAssembler {
+    pub time_field: Option<String>,
+    next_index: u64,
+    last_ts: Option<Timestamp>,
+    values: Vec<Value>,
+    ts: Option<Timestamp>,
+}
+
+impl EventAssembler {
+    pub fn new(time_field: Option<String>) -> Self {
+        EventAssembler {
+            time_field,
+            ..Default::default()
+        }
+    }
+
+    pub fn begin(&mut self, tp: &mut TimePoint) {
+        tp.clear();
+        self.values.clear();
+        self.ts = None;
+    }
+
+    /// Adds a field; `pos` locates it for errors.
+    pub fn field(
+        &mut self,
+        name: &str,
+        raw: &str,
+        interner: &mut Interner,
+        pos: impl Fn() -> SourcePos,
+    ) -> Result<(), Error> {
+        if self.time_field.as_deref() == Some(name) {
+            let ts = raw.trim().parse::<Timestamp>().ok().filter(|t| *t >= 0).ok_or_else(|| {
+                Error::at(pos(), format!("expected a non-negative integer timestamp in field `{name}`, found `{raw}`"))
+            })?;
+            if let Some(last) = self.last_ts {
+                if ts < last {
+                    return Err(Error::at(
+                        pos(),
+                        format!("timestamps must not decrease: {ts} comes after {last}"),
+                    ));
+                }
+            }
+            self.ts = Some(ts);
+        }
+        self.values.push(type_value(raw, interner));
+        Ok(())
+    }
+
+    /// Completes the time point with event `name`; `pos` locates the event for errors.
+    pub fn finish(
+        &mut self,
+        name: &str,
+        tp: &mut TimePoint,
+        interner: &mut Interner,
+        pos: impl Fn() -> SourcePos,
+    ) -> Result<(), Error> {
+        let ts = match (&self.time_field, self.ts) {
+            (Some(f), None) => {
+                return Err(Error::at(
+                    pos(),
+                    format!("event `{name}` has no timestamp field `{f}`"),
+                ))
+            }
+            (Some(_), Some(ts)) => ts,
+            (None, _) => self.next_index as Timestamp,
+        };
+        self.last_ts = Some(ts);
+        tp.index = self.next_index;
+        tp.ts = ts;
+        self.next_index += 1;
+        let sym = interner.intern(name);
+        tp.push_event(sym, &self.values);
+        Ok(())
+    }
+}
