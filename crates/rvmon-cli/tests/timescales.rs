@@ -13,7 +13,16 @@ fn data_dir() -> Option<PathBuf> {
 }
 
 const PATTERNS: [&str; 10] = [
-    "AbsentAQ", "AbsentBQR", "AbsentBR", "AlwaysAQ", "AlwaysBQR", "AlwaysBR", "RecurBQR", "RecurGLB", "RespondBQR", "RespondGLB",
+    "AbsentAQ",
+    "AbsentBQR",
+    "AbsentBR",
+    "AlwaysAQ",
+    "AlwaysBQR",
+    "AlwaysBR",
+    "RecurBQR",
+    "RecurGLB",
+    "RespondBQR",
+    "RespondGLB",
 ];
 
 fn via_monpoly(dir: &Path, formula: &Path, log: &Path) -> String {
@@ -61,17 +70,34 @@ fn timescales_verdicts_equal_monpoly() {
                 dir.join(format!("expected/{name}.expected")),
             ));
         }
-        cases.push((dir.join(format!("formulas/{p}10.mtl")), dir.join(format!("small/{p}.log")), dir.join(format!("small/{p}.expected"))));
+        cases.push((
+            dir.join(format!("formulas/{p}10.mtl")),
+            dir.join(format!("small/{p}.log")),
+            dir.join(format!("small/{p}.expected")),
+        ));
     }
     let mut violations = 0;
     for (formula, log, expected) in &cases {
         let want = std::fs::read_to_string(expected).unwrap();
-        assert_eq!(via_monpoly(&dir, formula, log), want, "rvmon monpoly on {}", log.display());
+        assert_eq!(
+            via_monpoly(&dir, formula, log),
+            want,
+            "rvmon monpoly on {}",
+            log.display()
+        );
         let (got, code) = via_check(formula, log);
         assert_eq!(got, want, "rvmon check on {}", log.display());
-        assert_eq!(code, i32::from(!want.is_empty()), "exit status on {}", log.display());
+        assert_eq!(
+            code,
+            i32::from(!want.is_empty()),
+            "exit status on {}",
+            log.display()
+        );
         violations += want.lines().count();
     }
     assert_eq!(cases.len(), 40);
-    assert_eq!(violations, 10, "each small trace has one violation, the long ones none");
+    assert_eq!(
+        violations, 10,
+        "each small trace has one violation, the long ones none"
+    );
 }

@@ -20,6 +20,7 @@ pub struct JsonReader<R> {
     /// For `.json`: the parsed events not yet delivered, and the document read.
     queue: std::collections::VecDeque<(Json, usize)>,
     loaded: bool,
+    pending_error: Option<Error>,
     interner: Interner,
     events: EventAssembler,
 }
@@ -35,6 +36,7 @@ impl<R: BufRead> JsonReader<R> {
             line_no: 0,
             queue: Default::default(),
             loaded: false,
+            pending_error: None,
             interner: Interner::new(),
             events: EventAssembler::new(time_field),
         }
@@ -82,11 +84,11 @@ impl<R: BufRead> JsonReader<R> {
                         let skipped = text[offset..].len() - text[offset..].trim_start().len();
                         self.queue.push_back((v, line_of(offset + skipped)));
                     }
+                    // Deliver the events before the error first: their verdicts must be written.
                     Some(Err(e)) => {
-                        return Err(Error::at(
-                            self.pos(e.line(), e.column()),
-                            format!("invalid JSON: {e}"),
-                        ))
+                        let at = self.pos(e.line(), e.column());
+                        self.pending_error = Some(Error::at(at, format!("invalid JSON: {e}")));
+                        break;
                     }
                 }
             }
@@ -125,7 +127,7 @@ impl<R: BufRead> TraceReader for JsonReader<R> {
             }
             match self.queue.pop_front() {
                 Some(v) => v,
-                None => return Ok(false),
+                None => return self.pending_error.take().map_or(Ok(false), Err),
             }
         };
         let pos = self.pos(line, 1);

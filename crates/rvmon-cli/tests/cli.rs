@@ -1,0 +1,170 @@
+//! The command-line contract, through the real binary: exit statuses, `file:line:col` errors
+//! with every earlier verdict already written (one test per trace format), and online
+//! monitoring from a pipe.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn rvmon() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rvmon"))
+}
+
+/// Writes `content` to a fresh file named `name` in a per-test directory.
+fn file(test: &str, name: &str, content: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rvmon-cli-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str]) -> Run {
+    let out = rvmon().args(args).output().unwrap();
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn exit_status_reflects_violations() {
+    let spec = file("exit", "spec.mtl", "p() IMPLIES ONCE[0,2] q()");
+    let ok = file("exit", "ok.log", "@0 q()\n@1 p()\n");
+    let bad = file("exit", "bad.log", "@0 q()\n@5 p()\n");
+    let r = run(&["check", spec.to_str().unwrap(), ok.to_str().unwrap()]);
+    assert_eq!((r.status, r.stdout.as_str()), (0, ""));
+    let r = run(&["check", spec.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (1, "violation: time point 1 @5\n")
+    );
+    let r = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        bad.to_str().unwrap(),
+        "--output",
+        "jsonl",
+    ]);
+    assert_eq!(r.stdout, "{\"tp\":1,\"ts\":5,\"verdict\":\"violation\"}\n");
+}
+
+#[test]
+fn bad_spec_points_at_the_column() {
+    let spec = file("spec", "spec.mtl", "p() AND\n  ONCE[0,3 q()");
+    let log = file("spec", "t.log", "@0 p()\n");
+    let r = run(&["check", spec.to_str().unwrap(), log.to_str().unwrap()]);
+    assert_eq!(r.status, 2);
+    assert!(
+        r.stderr.contains(
+            "spec.mtl:2:12: expected `]` or `)` to close the interval, found identifier `q`"
+        ),
+        "{}",
+        r.stderr
+    );
+    let spec = file("spec", "fo.mtl", "P(x) IMPLIES ONCE Q(x)");
+    let r = run(&["check", spec.to_str().unwrap(), log.to_str().unwrap()]);
+    assert_eq!(r.status, 2);
+    assert!(
+        r.stderr
+            .contains("fo.mtl:1:1: first-order formulas are not supported yet"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// For each format: two good events (the second violates `NOT b`), then a garbled one.
+#[test]
+fn bad_trace_line_in_every_format_keeps_earlier_verdicts() {
+    let spec = file("formats", "spec.mtl", "NOT b()");
+    let cases = [
+        ("t.log", "@0 a()\n@1 b()\n@2 a(\n", "t.log:3:6: expected a value, found the end of the input"),
+        ("t.csv", "a, x = 1\nb, x = 2\na, x\n", "t.csv:3:4: expected `field = value`, found `x`"),
+        ("s.csv", "time,a,b\n0,1,0\n1,0,1\nx,1,0\n", "s.csv:4:1: expected a non-negative integer time, found `x`"),
+        ("t.jsonl", "{\"a\": {\"x\": 1}}\n{\"name\": \"b\", \"fields\": {}}\n{\"a\": \n", "t.jsonl:3:"),
+        ("t.json", "{\"a\": {}}\n{\"b\": {}}\n{\"a\": [1]}\n", "t.json:3:1: expected an event object"),
+        ("u.json", "{\"a\": {}}\n{\"b\": {}}\n{\"a\": {\"x\" 1}}\n", "u.json:3:12: invalid JSON"),
+        (
+            "t.xml",
+            "<log>\n<event><name>a</name></event>\n<event><name>b</name></event>\n<event><nam>a</nam></event>\n</log>\n",
+            "t.xml:4:8: expected <name> or <field>, found <nam>",
+        ),
+    ];
+    for (name, content, error) in cases {
+        let trace = file("formats", name, content);
+        let r = run(&["check", spec.to_str().unwrap(), trace.to_str().unwrap()]);
+        assert_eq!(r.status, 2, "{name}: {}", r.stderr);
+        assert_eq!(
+            r.stdout, "violation: time point 1 @1\n",
+            "{name}: the verdict before the bad line is written"
+        );
+        assert!(r.stderr.contains(error), "{name}: stderr was {}", r.stderr);
+    }
+}
+
+#[test]
+fn time_field_gives_timestamps() {
+    let spec = file("time", "spec.mtl", "b() IMPLIES ONCE[0,5] a()");
+    let trace = file(
+        "time",
+        "t.csv",
+        "a, time = 10\nb, time = 12\nb, time = 30\n",
+    );
+    let r = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        trace.to_str().unwrap(),
+        "--time-field",
+        "time",
+    ]);
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (1, "violation: time point 2 @30\n")
+    );
+}
+
+/// Online: the verdict of a time point is read back while the input is still open.
+#[test]
+fn verdicts_stream_from_a_pipe() {
+    let spec = file("online", "spec.mtl", "alarm() IMPLIES ONCE[0,10] fault()");
+    let mut child = rvmon()
+        .args(["check", spec.to_str().unwrap(), "--format", "jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    // Without a time field, an event's timestamp is its position: the alarm at position 12 is
+    // 12 after the fault.
+    writeln!(stdin, "{{\"fault\": {{}}}}").unwrap();
+    for _ in 0..11 {
+        writeln!(stdin, "{{\"tick\": {{}}}}").unwrap();
+    }
+    writeln!(
+        stdin,
+        "{{\"name\": \"alarm\", \"fields\": {{\"zone\": 7}}}}"
+    )
+    .unwrap();
+    stdin.flush().unwrap();
+    let started = Instant::now();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the verdict came only after a long wait"
+    );
+    assert_eq!(line, "violation: time point 12 @12\n");
+    // Only now does the input end.
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}
