@@ -1,0 +1,90 @@
+//! Robustness: no input makes a parser or reader panic. Inputs are random bytes and, more
+//! usefully, random mutations of valid inputs (which reach deep into the grammars).
+
+use proptest::prelude::*;
+use rvmon_core::TimePoint;
+use rvmon_logic::{analyze, parse_formula};
+use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
+
+const FORMULA_SEED: &str = "(PAST_ALWAYS[0,5d] (p() IMPLIES ONCE(1,*) q())) AND NOT (r() SINCE[2,3) s()) OR \
+                            NEXT EVENTUALLY[0,3] (a() UNTIL b()) # c\n (* x *) LET P() = TRUE IN P() AND 1 < 2";
+const LOG_SEED: &str = "@0 p(1,\"a b\") (2,x)\n q() ;@1 >terminate< @2 r(1.5e3)\n# c\n@3";
+const CSV_SEED: &str = "open, file = f1, time = 10\nclose, file=f1\n\nwrite,a=b=c\n";
+const SIGNAL_SEED: &str = "time,x,y\n0,1,0.5\n1,,true\n2,-3,\"q\"\n";
+const JSON_SEED: &str = "{\"open\": {\"file\": \"f1\", \"n\": 2}}\n{\"name\": \"close\", \"fields\": {\"ok\": true}}\n[1]\n";
+const XML_SEED: &str =
+    "<?xml version=\"1.0\"?><log><event><name>a</name><field><name>f</name><value>1 &amp; 2</value></field></event><event><name>b</name></event></log>";
+
+/// A valid seed with random byte edits.
+fn mutated(seed: &'static str) -> impl Strategy<Value = String> {
+    prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 0..6).prop_map(move |edits| {
+        let mut b = seed.as_bytes().to_vec();
+        for (i, byte, kind) in edits {
+            if b.is_empty() {
+                b.push(byte);
+                continue;
+            }
+            let at = i.index(b.len());
+            match kind {
+                0 => b[at] = byte,
+                1 => {
+                    b.remove(at);
+                }
+                _ => b.insert(at, byte),
+            }
+        }
+        String::from_utf8_lossy(&b).into_owned()
+    })
+}
+
+fn input(seed: &'static str) -> impl Strategy<Value = String> {
+    prop_oneof![mutated(seed), ".{0,80}"]
+}
+
+fn drain(format: TraceFormat, text: &str) {
+    let src: Box<dyn std::io::BufRead> = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+    if let Ok(mut r) = open_reader(format, src, "t", TraceOptions { sig: None, time_field: Some("time".into()) }) {
+        let mut tp = TimePoint::default();
+        for _ in 0..1000 {
+            match r.next_time_point(&mut tp) {
+                Ok(true) => {}
+                _ => break,
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn formula_parser(text in input(FORMULA_SEED)) {
+        if let Ok(f) = parse_formula("f", &text) {
+            let _ = analyze("f", &text, &f);
+            let _ = rvmon_logic::monpoly::to_monpoly_string(&rvmon_logic::monpoly::normalize(&f));
+        }
+    }
+
+    #[test]
+    fn signature_parser(text in input("p(x:int, y:string)\nq (int,float) r()")) {
+        let _ = Signature::parse("s", &text);
+    }
+
+    #[test]
+    fn monpoly_log_reader(text in input(LOG_SEED)) { drain(TraceFormat::Monpoly, &text) }
+
+    #[test]
+    fn csrv_csv_reader(text in input(CSV_SEED)) { drain(TraceFormat::CsrvCsv, &text) }
+
+    #[test]
+    fn signal_reader(text in input(SIGNAL_SEED)) { drain(TraceFormat::Signal, &text) }
+
+    #[test]
+    fn json_readers(text in input(JSON_SEED)) {
+        drain(TraceFormat::Json, &text);
+        drain(TraceFormat::Jsonl, &text);
+    }
+
+    #[test]
+    fn xml_reader(text in input(XML_SEED)) { drain(TraceFormat::Xml, &text) }
+}
