@@ -35,8 +35,10 @@ pub enum Workload {
         log: String,
         #[arg(long, default_value_t = 10)]
         copies: u64,
-        #[arg(long, default_value_t = 100_000)]
-        shift: i64,
+        /// Timestamp shift per copy; by default the log's last timestamp + 1, so that copies
+        /// never overlap (the timescales traces run slightly past 100,000).
+        #[arg(long)]
+        shift: Option<i64>,
     },
 }
 
@@ -88,6 +90,17 @@ pub fn run(args: &GenArgs, out: &mut dyn Write) -> Result<i32, Error> {
         }
         Workload::Repeat { log, copies, shift } => {
             let text = crate::read_file(log)?;
+            let last_ts = text
+                .lines()
+                .filter_map(|l| l.trim_start().strip_prefix('@'))
+                .filter_map(|r| {
+                    r[..r.bytes().take_while(u8::is_ascii_digit).count()]
+                        .parse::<i64>()
+                        .ok()
+                })
+                .max()
+                .unwrap_or(0);
+            let shift = shift.unwrap_or(last_ts + 1);
             for k in 0..*copies {
                 let add = shift * k as i64;
                 for line in text.as_bytes().lines() {

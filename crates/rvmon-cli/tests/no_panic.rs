@@ -17,24 +17,26 @@ const XML_SEED: &str =
 
 /// A valid seed with random byte edits.
 fn mutated(seed: &'static str) -> impl Strategy<Value = String> {
-    prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 0..6).prop_map(move |edits| {
-        let mut b = seed.as_bytes().to_vec();
-        for (i, byte, kind) in edits {
-            if b.is_empty() {
-                b.push(byte);
-                continue;
-            }
-            let at = i.index(b.len());
-            match kind {
-                0 => b[at] = byte,
-                1 => {
-                    b.remove(at);
+    prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 0..6).prop_map(
+        move |edits| {
+            let mut b = seed.as_bytes().to_vec();
+            for (i, byte, kind) in edits {
+                if b.is_empty() {
+                    b.push(byte);
+                    continue;
                 }
-                _ => b.insert(at, byte),
+                let at = i.index(b.len());
+                match kind {
+                    0 => b[at] = byte,
+                    1 => {
+                        b.remove(at);
+                    }
+                    _ => b.insert(at, byte),
+                }
             }
-        }
-        String::from_utf8_lossy(&b).into_owned()
-    })
+            String::from_utf8_lossy(&b).into_owned()
+        },
+    )
 }
 
 fn input(seed: &'static str) -> impl Strategy<Value = String> {
@@ -43,7 +45,15 @@ fn input(seed: &'static str) -> impl Strategy<Value = String> {
 
 fn drain(format: TraceFormat, text: &str) {
     let src: Box<dyn std::io::BufRead> = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
-    if let Ok(mut r) = open_reader(format, src, "t", TraceOptions { sig: None, time_field: Some("time".into()) }) {
+    if let Ok(mut r) = open_reader(
+        format,
+        src,
+        "t",
+        TraceOptions {
+            sig: None,
+            time_field: Some("time".into()),
+        },
+    ) {
         let mut tp = TimePoint::default();
         for _ in 0..1000 {
             match r.next_time_point(&mut tp) {

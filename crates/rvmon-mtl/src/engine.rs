@@ -117,9 +117,9 @@ impl Timeline {
 /// Timestamp of the closing time point MonPoly adds at the end of a finite trace.
 pub const CLOSING_TS: Timestamp = i64::MAX / 2;
 
-/// The eager propositional monitor.
+/// The eager propositional monitor for any formula (past, bounded and unbounded future).
 #[derive(Clone, Debug)]
-pub struct Engine {
+pub struct EagerEngine {
     program: Program,
     streams: Vec<Stream>,
     states: Vec<State>,
@@ -132,12 +132,10 @@ pub struct Engine {
     finished: bool,
     /// Set when the trace has ended for good: operators stop waiting for later positions.
     at_end: bool,
-    /// Proposition index of each event-name symbol (`u32::MAX`: not in the formula).
-    prop_of_sym: Vec<u32>,
 }
 
-impl Engine {
-    pub fn new(program: Program) -> Engine {
+impl EagerEngine {
+    pub fn new(program: Program) -> EagerEngine {
         let n = program.ops.len();
         let states = program
             .ops
@@ -149,18 +147,7 @@ impl Engine {
                 Op::Until(..) => State::Until(UntilState::default()),
             })
             .collect();
-        let max_sym = program
-            .props
-            .iter()
-            .map(|s| s.0 as usize + 1)
-            .max()
-            .unwrap_or(0);
-        let mut prop_of_sym = vec![u32::MAX; max_sym];
-        for (p, s) in program.props.iter().enumerate() {
-            prop_of_sym[s.0 as usize] = p as u32;
-        }
-        Engine {
-            prop_of_sym,
+        EagerEngine {
             holds: vec![false; program.props.len()],
             program,
             streams: vec![Stream::default(); n],
@@ -394,17 +381,10 @@ impl Engine {
 
     /// Sets which propositions hold from a time point's events.
     pub fn load(&mut self, tp: &TimePoint) {
-        self.holds.iter_mut().for_each(|h| *h = false);
-        for e in &tp.events {
-            if let Some(&p) = self.prop_of_sym.get(e.name.0 as usize) {
-                if p != u32::MAX {
-                    self.holds[p as usize] = true;
-                }
-            }
-        }
+        self.program.load_holds(tp, &mut self.holds);
     }
 
-    /// Feeds a position whose propositions were set by [`Engine::set_holds`].
+    /// Sets which propositions hold directly (index = proposition of the program).
     pub fn set_holds(&mut self, holds: &[bool]) {
         self.holds.copy_from_slice(holds);
     }
@@ -412,7 +392,7 @@ impl Engine {
 
 /// SINCE's answer at timestamp `t`, after trimming candidates that can no longer matter.
 #[inline]
-fn since_holds(w: &Window, cands: &mut VecDeque<Timestamp>, t: Timestamp) -> bool {
+pub(crate) fn since_holds(w: &Window, cands: &mut VecDeque<Timestamp>, t: Timestamp) -> bool {
     if let Some(hi) = w.hi {
         while cands.front().is_some_and(|&c| t - c > hi) {
             cands.pop_front();
@@ -474,7 +454,7 @@ fn until_decide(
     }
 }
 
-impl Monitor for Engine {
+impl Monitor for EagerEngine {
     fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) {
         self.load(tp);
         self.step_props(tp.index, tp.ts, out);

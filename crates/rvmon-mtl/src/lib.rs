@@ -1,14 +1,18 @@
 //! rvmon's propositional metric-temporal-logic engine (MonPoly's pointwise semantics).
 //!
 //! [`Program::compile`] turns a propositional formula into a flat node list; [`Engine`] runs it
-//! online and eagerly; [`MonpolyTiming`] says when MonPoly would print each verdict, so that
+//! online, with a single-pass strategy for past-only formulas and eager node streams otherwise; [`MonpolyTiming`] says when MonPoly would print each verdict, so that
 //! `rvmon monpoly` can reproduce MonPoly's output byte for byte while the engine itself decides
 //! everything as early as possible.
 
 mod engine;
+mod meta;
+mod past;
 mod program;
 mod timing;
 
-pub use engine::{Engine, CLOSING_TS};
+pub use engine::{EagerEngine, CLOSING_TS};
+pub use meta::Engine;
+pub use past::PastEngine;
 pub use program::{Op, Program, Window};
 pub use timing::MonpolyTiming;

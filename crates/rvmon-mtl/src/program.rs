@@ -3,7 +3,7 @@
 //! `EQUIV`, `PAST_ALWAYS`, `ALWAYS`, `ONCE`, `EVENTUALLY`, `LET`) rewritten away so that the
 //! engines implement only eight operators.
 
-use rvmon_core::{Error, Interner, Sym};
+use rvmon_core::{Error, Interner, Sym, TimePoint};
 use rvmon_logic::reference::eval_ground_cmp;
 use rvmon_logic::{BinaryTemporal, BoolOp, Formula, FormulaKind, Interval, UnaryTemporal};
 
@@ -52,9 +52,30 @@ pub struct Program {
     /// The event names whose presence makes each proposition true.
     pub props: Vec<Sym>,
     pub prop_names: Vec<String>,
+    /// Proposition index of each event-name symbol (`u32::MAX`: not in the formula), so that
+    /// loading a time point costs one table lookup per event.
+    prop_of_sym: Vec<u32>,
 }
 
 impl Program {
+    /// Sets `holds[p]` for each proposition `p` that has an event in `tp`.
+    #[inline]
+    pub fn load_holds(&self, tp: &TimePoint, holds: &mut [bool]) {
+        holds.iter_mut().for_each(|h| *h = false);
+        for e in &tp.events {
+            if let Some(&p) = self.prop_of_sym.get(e.name.0 as usize) {
+                if p != u32::MAX {
+                    holds[p as usize] = true;
+                }
+            }
+        }
+    }
+
+    /// True when only past operators occur: every verdict is decided at its own time point.
+    pub fn is_past_only(&self) -> bool {
+        !self.has_future()
+    }
+
     pub fn root(&self) -> usize {
         self.ops.len() - 1
     }
@@ -92,10 +113,16 @@ impl Program {
             lets: Vec::new(),
         };
         c.compile(f)?;
+        let max_sym = c.props.iter().map(|s| s.0 as usize + 1).max().unwrap_or(0);
+        let mut prop_of_sym = vec![u32::MAX; max_sym];
+        for (p, s) in c.props.iter().enumerate() {
+            prop_of_sym[s.0 as usize] = p as u32;
+        }
         Ok(Program {
             ops: c.ops,
             props: c.props,
             prop_names: c.prop_names,
+            prop_of_sym,
         })
     }
 }

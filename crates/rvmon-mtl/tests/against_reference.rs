@@ -90,21 +90,30 @@ fn trace() -> impl Strategy<Value = Vec<RefTimePoint>> {
     })
 }
 
+/// Runs the formula with the engine the front door picks and with the eager engine forced;
+/// both must emit the same verdicts.
 fn run(text: &str, tr: &[RefTimePoint], upto: usize, finish: bool) -> Vec<Verdict> {
     let f = parse_formula("f", text).unwrap();
     let mut interner = Interner::new();
     let program = Program::compile(&f, &mut interner, "f", text).unwrap();
-    let mut engine = Engine::new(program.clone());
-    let mut out = Vec::new();
-    for (i, (ts, ps)) in tr[..upto].iter().enumerate() {
-        let holds: Vec<bool> = program.prop_names.iter().map(|n| ps.contains(n)).collect();
-        engine.set_holds(&holds);
-        engine.step_props(i as u64, *ts, &mut out);
+    let mut results = Vec::new();
+    for mut engine in [Engine::new(program.clone()), Engine::eager(program.clone())] {
+        let mut out = Vec::new();
+        for (i, (ts, ps)) in tr[..upto].iter().enumerate() {
+            let holds: Vec<bool> = program.prop_names.iter().map(|n| ps.contains(n)).collect();
+            engine.set_holds(&holds);
+            engine.step_props(i as u64, *ts, &mut out);
+        }
+        if finish {
+            engine.finish_trace(!program.has_unbounded_future(), &mut out);
+        }
+        results.push(out);
     }
-    if finish {
-        engine.finish_trace(!program.has_unbounded_future(), &mut out);
-    }
-    out
+    assert_eq!(
+        results[0], results[1],
+        "the two strategies disagree on {text}"
+    );
+    results.pop().unwrap()
 }
 
 fn closed(tr: &[RefTimePoint]) -> Vec<RefTimePoint> {

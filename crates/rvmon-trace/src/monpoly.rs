@@ -32,6 +32,9 @@ pub struct MonpolyLogReader<R> {
     last_ts: Option<Timestamp>,
     values: Vec<Value>,
     scratch: Vec<u8>,
+    /// The current predicate name and its declared types (buffers reused across events).
+    name: String,
+    types: Vec<Type>,
     /// Set once `>terminate<` or the end of input is reached.
     done: bool,
     skip_out_of_order: bool,
@@ -55,6 +58,8 @@ impl<R: BufRead> MonpolyLogReader<R> {
             last_ts: None,
             values: Vec::new(),
             scratch: Vec::new(),
+            name: String::new(),
+            types: Vec::new(),
             done: false,
             skip_out_of_order: false,
             warnings: Vec::new(),
@@ -196,79 +201,89 @@ impl<R: BufRead> MonpolyLogReader<R> {
         Ok(false)
     }
 
+    /// Types the value in `self.scratch` (PERF: parsed in place, no allocation unless interned).
     fn typed_value(&mut self, ty: Option<Type>, quoted: bool, at: usize) -> Result<Value, Error> {
-        let text = String::from_utf8_lossy(&self.scratch).into_owned();
-        let bad = |me: &mut Self, what: &str| {
-            me.pos = at;
-            Err(me.err(format!("expected {what}, found `{text}`")))
-        };
-        match ty {
-            Some(Type::Int) => match text.parse::<i64>() {
-                Ok(v) if !quoted => Ok(Value::Int(v)),
-                _ => bad(self, "an integer"),
-            },
-            Some(Type::Float) => match text.parse::<f64>() {
-                Ok(v) if !quoted => Ok(Value::Float(v)),
-                _ => bad(self, "a float"),
-            },
-            Some(Type::Str) | Some(Type::Regexp) => Ok(Value::Str(self.interner.intern(&text))),
-            None if quoted => Ok(Value::Str(self.interner.intern(&text))),
-            None => Ok(if let Ok(i) = text.parse::<i64>() {
+        let text = std::str::from_utf8(&self.scratch).ok();
+        let parsed = match (ty, text) {
+            (_, None) => None,
+            (Some(Type::Int), Some(t)) => t.parse::<i64>().ok().filter(|_| !quoted).map(Value::Int),
+            (Some(Type::Float), Some(t)) => {
+                t.parse::<f64>().ok().filter(|_| !quoted).map(Value::Float)
+            }
+            (Some(Type::Str) | Some(Type::Regexp), Some(t)) => {
+                Some(Value::Str(self.interner.intern(t)))
+            }
+            (None, Some(t)) if quoted => Some(Value::Str(self.interner.intern(t))),
+            (None, Some(t)) => Some(if let Ok(i) = t.parse::<i64>() {
                 Value::Int(i)
-            } else if let Ok(f) = text.parse::<f64>() {
+            } else if let Ok(f) = t.parse::<f64>() {
                 Value::Float(f)
             } else {
-                Value::Str(self.interner.intern(&text))
+                Value::Str(self.interner.intern(t))
             }),
+        };
+        parsed.ok_or_else(|| {
+            let what = match ty {
+                Some(Type::Int) => "an integer",
+                Some(Type::Float) => "a float",
+                _ => "UTF-8 text",
+            };
+            let found = String::from_utf8_lossy(&self.scratch).into_owned();
+            self.pos = at;
+            self.err(format!("expected {what}, found `{found}`"))
+        })
+    }
+
+    /// Column (1-based, in characters) of byte `byte` of line `line_no`, if it is the current line.
+    fn pos_of(&self, line_no: usize, byte: usize) -> SourcePos {
+        let col = if line_no == self.line_no {
+            String::from_utf8_lossy(&self.line[..byte.min(self.line.len())])
+                .chars()
+                .count()
+                + 1
+        } else {
+            byte + 1
+        };
+        SourcePos {
+            file: self.file.clone(),
+            line: line_no.max(1),
+            col,
         }
     }
 
-    /// Reads the tuples following predicate `name` and adds one event per tuple to `tp`.
-    fn tuples(
-        &mut self,
-        name: &str,
-        name_at: (usize, usize),
-        tp: &mut TimePoint,
-    ) -> Result<(), Error> {
-        let sym = self.interner.intern(name);
-        let decl_types: Option<Vec<Type>> = match &self.sig {
-            Some(sig) => match sig.get(name) {
-                Some(d) => Some(d.args.iter().map(|a| a.1).collect()),
+    /// Reads the tuples following the predicate in `self.name` and adds one event per tuple.
+    fn tuples(&mut self, name_at: (usize, usize), tp: &mut TimePoint) -> Result<(), Error> {
+        let sym = self.interner.intern(&self.name);
+        // The declared argument types, copied into a reused buffer (no allocation per event).
+        self.types.clear();
+        let declared = match &self.sig {
+            Some(sig) => match sig.get(&self.name) {
+                Some(d) => {
+                    self.types.extend(d.args.iter().map(|a| a.1));
+                    true
+                }
                 None => {
-                    return Err(Error::at(
-                        SourcePos {
-                            file: self.file.clone(),
-                            line: name_at.0,
-                            col: name_at.1,
-                        },
-                        format!("predicate `{name}` is not declared in the signature"),
-                    ))
+                    let msg = format!("predicate `{}` is not declared in the signature", self.name);
+                    return Err(Error::at(self.pos_of(name_at.0, name_at.1), msg));
                 }
             },
-            None => None,
+            None => false,
         };
         // MonPoly reads a predicate name without a tuple as one empty tuple (`@0 T` = `@0 T()`).
         if self.peek()? != Some(b'(') {
-            if let Some(types) = &decl_types {
-                if !types.is_empty() {
-                    return Err(Error::at(
-                        SourcePos {
-                            file: self.file.clone(),
-                            line: name_at.0,
-                            col: name_at.1,
-                        },
-                        format!(
-                            "`{name}` has arity {}: expected a tuple `(…)` after it",
-                            types.len()
-                        ),
-                    ));
-                }
+            if declared && !self.types.is_empty() {
+                let msg = format!(
+                    "`{}` has arity {}: expected a tuple `(…)` after it",
+                    self.name,
+                    self.types.len()
+                );
+                return Err(Error::at(self.pos_of(name_at.0, name_at.1), msg));
             }
             tp.push_event(sym, &[]);
             return Ok(());
         }
         while self.peek()? == Some(b'(') {
-            let open = self.here();
+            let open = (self.line_no, self.pos);
             self.pos += 1;
             self.values.clear();
             if self.peek()? == Some(b')') {
@@ -278,20 +293,24 @@ impl<R: BufRead> MonpolyLogReader<R> {
                     self.peek()?;
                     let at = self.pos;
                     let quoted = self.value_text()?;
-                    let ty = decl_types
-                        .as_ref()
-                        .map(|t| t.get(self.values.len()).copied());
-                    let v = match ty {
-                        Some(None) => {
-                            let arity = decl_types.as_ref().map_or(0, |t| t.len());
-                            self.pos = at;
-                            return Err(
-                                self.err(format!("too many values: `{name}` has arity {arity}"))
-                            );
+                    let k = self.values.len();
+                    let ty = if declared {
+                        match self.types.get(k) {
+                            Some(&t) => Some(t),
+                            None => {
+                                self.pos = at;
+                                let msg = format!(
+                                    "too many values: `{}` has arity {}",
+                                    self.name,
+                                    self.types.len()
+                                );
+                                return Err(self.err(msg));
+                            }
                         }
-                        Some(t) => self.typed_value(t, quoted, at)?,
-                        None => self.typed_value(None, quoted, at)?,
+                    } else {
+                        None
                     };
+                    let v = self.typed_value(ty, quoted, at)?;
                     self.values.push(v);
                     match self.peek()? {
                         Some(b',') => self.pos += 1,
@@ -308,17 +327,14 @@ impl<R: BufRead> MonpolyLogReader<R> {
                     }
                 }
             }
-            if let Some(types) = &decl_types {
-                if types.len() != self.values.len() {
-                    return Err(Error::at(
-                        open,
-                        format!(
-                            "`{name}` has arity {}, this tuple has {} values",
-                            types.len(),
-                            self.values.len()
-                        ),
-                    ));
-                }
+            if declared && self.types.len() != self.values.len() {
+                let msg = format!(
+                    "`{}` has arity {}, this tuple has {} values",
+                    self.name,
+                    self.types.len(),
+                    self.values.len()
+                );
+                return Err(Error::at(self.pos_of(open.0, open.1), msg));
             }
             tp.push_event(sym, &self.values);
         }
@@ -415,17 +431,16 @@ impl<R: BufRead> MonpolyLogReader<R> {
                     break;
                 }
                 Some(b) if b.is_ascii_alphanumeric() || b == b'_' || b == b'"' => {
-                    let at = (self.line_no, self.here().col);
-                    let name = if b == b'"' {
+                    let at = (self.line_no, self.pos);
+                    self.name.clear();
+                    if b == b'"' {
                         self.value_text()?;
-                        String::from_utf8_lossy(&self.scratch).into_owned()
+                        self.name.push_str(&String::from_utf8_lossy(&self.scratch));
                     } else {
-                        {
-                            let w = self.word();
-                            String::from_utf8_lossy(&self.line[w]).into_owned()
-                        }
-                    };
-                    self.tuples(&name, at, tp)?;
+                        let w = self.word();
+                        self.name.push_str(&String::from_utf8_lossy(&self.line[w]));
+                    }
+                    self.tuples(at, tp)?;
                 }
                 Some(_) => {
                     let found = self.found();
