@@ -6,7 +6,7 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 use rvmon_core::{Error, Monitor, TimePoint, Truth, Verdict};
-use rvmon_logic::{analyze, parse_formula, Analysis, TemporalClass};
+use rvmon_logic::{analyze, parse_formula, Analysis, Formula, TemporalClass};
 use rvmon_mtl::{Engine, Program};
 use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
 
@@ -43,13 +43,21 @@ pub struct CheckArgs {
     /// Print the plan (engine, formula class, horizons, memory) and exit.
     #[arg(long)]
     pub explain: bool,
+    /// The spec language when the extension does not say: `mtl` (also `mfotl`, `ltl`).
+    #[arg(long)]
+    pub lang: Option<String>,
 }
 
 /// The plan for a formula: which engine runs it and why.
-pub fn explain(analysis: &Analysis, program: &Program) -> String {
+pub fn explain(formula: &Formula, analysis: &Analysis, engine: &Engine) -> String {
+    let program = engine.program();
     let fmt_h = |h: Option<u64>| h.map_or("unbounded".to_string(), |h| h.to_string());
     let mut s = String::new();
-    s.push_str("engine: propositional MTL (rvmon-mtl), eager online evaluation\n");
+    s.push_str(&format!("formula: {formula}\n"));
+    s.push_str(&format!(
+        "engine: propositional MTL (rvmon-mtl), {}\n",
+        engine.strategy()
+    ));
     s.push_str(&format!(
         "  why: the formula has no variables or predicate arguments; {} operators\n",
         program.ops.len()
@@ -88,6 +96,27 @@ pub fn explain(analysis: &Analysis, program: &Program) -> String {
 }
 
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+    let lang = args.lang.clone().or_else(|| {
+        Path::new(&args.spec)
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_string)
+    });
+    match lang.as_deref() {
+        Some("lola" | "rtlola") => {
+            return Err(Error::msg(format!(
+                "{}: stream specifications (.lola) are not supported yet",
+                args.spec
+            )))
+        }
+        Some("rvm") => {
+            return Err(Error::msg(format!(
+                "{}: parametric specifications (.rvm) are not supported yet",
+                args.spec
+            )))
+        }
+        _ => {}
+    }
     let text = read_file(&args.spec)?;
     let f = parse_formula(&args.spec, &text)?;
     let analysis = analyze(&args.spec, &text, &f)?;
@@ -136,11 +165,11 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     };
     let mut reader = open_reader(format, input, &name, options)?;
     let program = Program::compile(&f, reader.interner_mut(), &args.spec, &text)?;
+    let mut engine = Engine::new(program);
     if args.explain {
-        write!(out, "{}", explain(&analysis, &program))?;
+        write!(out, "{}", explain(&f, &analysis, &engine))?;
         return Ok(0);
     }
-    let mut engine = Engine::new(program);
     let mut sink = Sink {
         output: args.output,
         violations: 0,

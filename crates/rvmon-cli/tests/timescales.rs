@@ -48,6 +48,7 @@ fn via_check(formula: &Path, log: &Path) -> (String, i32) {
         time_field: None,
         output: Output::Monpoly,
         explain: false,
+        lang: None,
     };
     let mut out = Vec::new();
     let code = check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();

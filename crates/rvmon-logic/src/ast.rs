@@ -232,3 +232,64 @@ impl Formula {
         }
     }
 }
+
+impl std::fmt::Display for Interval {
+    /// Normalised to closed integer bounds: `[a,b]` or `[a,*)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.max() {
+            Some(b) => write!(f, "[{},{}]", self.min(), b),
+            None => write!(f, "[{},*)", self.min()),
+        }
+    }
+}
+
+impl std::fmt::Display for Formula {
+    /// A canonical, fully parenthesised rendering in MonPoly syntax: every operator application
+    /// is wrapped in parentheses and intervals are closed, so other tools' syntaxes can be
+    /// produced from it by replacing tokens (the benchmark harness does).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            FormulaKind::Bool(b) => f.write_str(if *b { "TRUE" } else { "FALSE" }),
+            FormulaKind::Pred { .. } | FormulaKind::Cmp { .. } => {
+                f.write_str(&crate::monpoly::to_monpoly_string(self))
+            }
+            FormulaKind::Not(g) => write!(f, "(NOT {g})"),
+            FormulaKind::Bool2 { op, lhs, rhs } => {
+                let op = match op {
+                    BoolOp::And => "AND",
+                    BoolOp::Or => "OR",
+                    BoolOp::Implies => "IMPLIES",
+                    BoolOp::Equiv => "EQUIV",
+                };
+                write!(f, "({lhs} {op} {rhs})")
+            }
+            FormulaKind::Quant { q, vars, body } => {
+                write!(
+                    f,
+                    "({} {}. {body})",
+                    if *q == Quant::Exists {
+                        "EXISTS"
+                    } else {
+                        "FORALL"
+                    },
+                    vars.join(", ")
+                )
+            }
+            FormulaKind::Unary { op, interval, body } => {
+                write!(f, "({}{interval} {body})", op.keyword())
+            }
+            FormulaKind::Binary {
+                op,
+                interval,
+                lhs,
+                rhs,
+            } => write!(f, "({lhs} {}{interval} {rhs})", op.keyword()),
+            FormulaKind::Let {
+                name,
+                params,
+                def,
+                body,
+            } => write!(f, "(LET {name}({}) = {def} IN {body})", params.join(",")),
+        }
+    }
+}
