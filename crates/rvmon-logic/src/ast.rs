@@ -116,6 +116,17 @@ impl UnaryTemporal {
         )
     }
 
+    /// The operator that `NOT op NOT` equals: `ALWAYS` ↔ `EVENTUALLY`, `PAST_ALWAYS` ↔ `ONCE`.
+    pub fn dual(self) -> Option<UnaryTemporal> {
+        Some(match self {
+            UnaryTemporal::Always => UnaryTemporal::Eventually,
+            UnaryTemporal::Eventually => UnaryTemporal::Always,
+            UnaryTemporal::PastAlways => UnaryTemporal::Once,
+            UnaryTemporal::Once => UnaryTemporal::PastAlways,
+            UnaryTemporal::Previous | UnaryTemporal::Next => return None,
+        })
+    }
+
     pub fn keyword(self) -> &'static str {
         match self {
             UnaryTemporal::Previous => "PREVIOUS",

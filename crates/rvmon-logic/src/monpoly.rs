@@ -148,11 +148,7 @@ fn elim_sugar(f: &Formula) -> Formula {
             interval,
             body,
         } => {
-            let dual = if *op == UnaryTemporal::Always {
-                UnaryTemporal::Eventually
-            } else {
-                UnaryTemporal::Once
-            };
+            let dual = op.dual().expect("ALWAYS and PAST_ALWAYS have duals");
             not(mk(
                 FormulaKind::Unary {
                     op: dual,
@@ -194,11 +190,7 @@ fn push_negation(f: &Formula) -> Formula {
                 interval,
                 body,
             } => {
-                let dual = if *op == UnaryTemporal::Always {
-                    UnaryTemporal::Eventually
-                } else {
-                    UnaryTemporal::Once
-                };
+                let dual = op.dual().expect("ALWAYS and PAST_ALWAYS have duals");
                 mk(
                     FormulaKind::Unary {
                         op: dual,

@@ -8,7 +8,7 @@ use std::io::BufRead;
 
 use rvmon_core::{Error, Interner, SourcePos, TimePoint};
 
-use crate::event::EventAssembler;
+use crate::event::{read_content_line, EventAssembler};
 use crate::TraceReader;
 
 pub struct CsrvCsvReader<R> {
@@ -43,24 +43,8 @@ fn pos_in(file: &str, line_no: usize, line: &str, byte: usize) -> SourcePos {
 
 impl<R: BufRead> TraceReader for CsrvCsvReader<R> {
     fn next_time_point(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
-        loop {
-            self.line.clear();
-            let n = self
-                .src
-                .read_line(&mut self.line)
-                .map_err(|e| Error::msg(format!("{}: cannot read: {e}", self.file)))?;
-            if n == 0 {
-                return Ok(false);
-            }
-            self.line_no += 1;
-            if self.line_no == 1 && self.line.starts_with('\u{feff}') {
-                self.line.drain(..3);
-            }
-            let trimmed_len = self.line.trim_end_matches(['\n', '\r']).len();
-            self.line.truncate(trimmed_len);
-            if !self.line.trim().is_empty() {
-                break;
-            }
+        if !read_content_line(&mut self.src, &mut self.line, &mut self.line_no, &self.file)? {
+            return Ok(false);
         }
         self.events.begin(tp);
         let line = std::mem::take(&mut self.line);

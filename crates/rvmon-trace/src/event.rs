@@ -1,6 +1,8 @@
 //! What the CSRV-style readers share: turning one `name, field = value, …` event into a time
 //! point (one event per time point), typing values and taking the timestamp from a field.
 
+use std::io::BufRead;
+
 use rvmon_core::{Error, Interner, SourcePos, TimePoint, Timestamp, Value};
 
 /// Types a raw value: integer, then float, then string (so `7`, `"7"` and `<value>7</value>`
@@ -101,5 +103,33 @@ impl EventAssembler {
         let sym = interner.intern(name);
         tp.push_event(sym, &self.values);
         Ok(())
+    }
+}
+
+/// Reads the next line that is not blank into `line` (without its line ending), counting lines
+/// in `line_no` and dropping a leading byte-order mark; returns `false` at the end of the input.
+pub(crate) fn read_content_line(
+    src: &mut dyn BufRead,
+    line: &mut String,
+    line_no: &mut usize,
+    file: &str,
+) -> Result<bool, Error> {
+    loop {
+        line.clear();
+        let n = src
+            .read_line(line)
+            .map_err(|e| Error::msg(format!("{file}: cannot read: {e}")))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        *line_no += 1;
+        if *line_no == 1 && line.starts_with('\u{feff}') {
+            line.drain(..3);
+        }
+        let content_len = line.trim_end_matches(['\n', '\r']).len();
+        line.truncate(content_len);
+        if !line.trim().is_empty() {
+            return Ok(true);
+        }
     }
 }

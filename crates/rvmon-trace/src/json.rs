@@ -8,7 +8,7 @@ use std::io::BufRead;
 use rvmon_core::{Error, Interner, SourcePos, TimePoint};
 use serde_json::Value as Json;
 
-use crate::event::EventAssembler;
+use crate::event::{read_content_line, EventAssembler};
 use crate::TraceReader;
 
 pub struct JsonReader<R> {
@@ -100,19 +100,8 @@ impl<R: BufRead> JsonReader<R> {
 impl<R: BufRead> TraceReader for JsonReader<R> {
     fn next_time_point(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
         let (value, line) = if self.lines {
-            loop {
-                self.line.clear();
-                let n = self
-                    .src
-                    .read_line(&mut self.line)
-                    .map_err(|e| Error::msg(format!("{}: cannot read: {e}", self.file)))?;
-                if n == 0 {
-                    return Ok(false);
-                }
-                self.line_no += 1;
-                if !self.line.trim().is_empty() {
-                    break;
-                }
+            if !read_content_line(&mut self.src, &mut self.line, &mut self.line_no, &self.file)? {
+                return Ok(false);
             }
             let v: Json = serde_json::from_str(&self.line).map_err(|e| {
                 Error::at(
