@@ -4,12 +4,73 @@ use crate::Sym;
 pub type Timestamp = i64;
 
 /// A data value carried by an event.
-#[derive(Clone, Copy, Debug, PartialEq)]
+///
+/// Equality and hashing are structural, with floats compared by their bits (so values can key
+/// hash tables; `NaN` equals itself, as in MonPoly's OCaml `compare`). Ordering needs the
+/// interner, because strings order by their text: see [`Value::cmp_in`].
+#[derive(Clone, Copy, Debug)]
 pub enum Value {
     Int(i64),
     Float(f64),
     Str(Sym),
     Bool(bool),
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Value {}
+
+impl std::hash::Hash for Value {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        match self {
+            Value::Int(i) => (0u8, *i).hash(h),
+            Value::Float(f) => (1u8, f.to_bits()).hash(h),
+            Value::Str(s) => (2u8, s.0).hash(h),
+            Value::Bool(b) => (3u8, *b).hash(h),
+        }
+    }
+}
+
+impl Value {
+    /// Total order as MonPoly's output uses it: numbers numerically, strings by their bytes,
+    /// and values of different kinds by kind (which a well-typed formula never mixes).
+    pub fn cmp_in(&self, other: &Value, interner: &crate::Interner) -> std::cmp::Ordering {
+        use std::cmp::Ordering;
+        let rank = |v: &Value| match v {
+            Value::Int(_) => 0,
+            Value::Float(_) => 1,
+            Value::Str(_) => 2,
+            Value::Bool(_) => 3,
+        };
+        match (self, other) {
+            (Value::Int(a), Value::Int(b)) => a.cmp(b),
+            (Value::Float(a), Value::Float(b)) => a
+                .partial_cmp(b)
+                .unwrap_or_else(|| a.is_nan().cmp(&b.is_nan())),
+            (Value::Str(a), Value::Str(b)) => {
+                if a == b {
+                    Ordering::Equal
+                } else {
+                    interner
+                        .resolve(*a)
+                        .as_bytes()
+                        .cmp(interner.resolve(*b).as_bytes())
+                }
+            }
+            (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
+            _ => rank(self).cmp(&rank(other)),
+        }
+    }
 }
 
 /// One event of a time point, as a view into the time point's flat argument storage.

@@ -112,7 +112,8 @@ fn term_is_ground(t: &Term) -> bool {
     match t {
         Term::Var(_) => false,
         Term::Int(_) | Term::Float(_) | Term::Str(_) => true,
-        Term::Neg(a) => term_is_ground(a),
+        Term::Regexp(_) => true,
+        Term::Neg(a) | Term::Func(_, a) => term_is_ground(a),
         Term::Arith(_, a, b) => term_is_ground(a) && term_is_ground(b),
     }
 }
@@ -136,6 +137,7 @@ fn check(
             note(f.span, "the comparison mentions variables".into());
         }
         FormulaKind::Quant { .. } => note(f.span, "it quantifies over variables".into()),
+        FormulaKind::Agg { .. } => note(f.span, "it aggregates over variables".into()),
         FormulaKind::Let { params, .. } if !params.is_empty() => {
             note(f.span, "LET defines a predicate with parameters".into())
         }

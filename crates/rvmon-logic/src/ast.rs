@@ -163,6 +163,61 @@ pub enum ArithOp {
     Mod,
 }
 
+/// MonPoly's built-in term functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Func {
+    F2i,
+    I2f,
+    I2s,
+    S2i,
+    F2s,
+    S2f,
+    R2s,
+    S2r,
+    DayOfMonth,
+    Month,
+    Year,
+    FormatDate,
+}
+
+impl Func {
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::F2i => "f2i",
+            Func::I2f => "i2f",
+            Func::I2s => "i2s",
+            Func::S2i => "s2i",
+            Func::F2s => "f2s",
+            Func::S2f => "s2f",
+            Func::R2s => "r2s",
+            Func::S2r => "s2r",
+            Func::DayOfMonth => "DAY_OF_MONTH",
+            Func::Month => "MONTH",
+            Func::Year => "YEAR",
+            Func::FormatDate => "FORMAT_DATE",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Func> {
+        [
+            Func::F2i,
+            Func::I2f,
+            Func::I2s,
+            Func::S2i,
+            Func::F2s,
+            Func::S2f,
+            Func::R2s,
+            Func::S2r,
+            Func::DayOfMonth,
+            Func::Month,
+            Func::Year,
+            Func::FormatDate,
+        ]
+        .into_iter()
+        .find(|f| f.name() == s)
+    }
+}
+
 /// A term: an argument of a predicate or a side of a comparison.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Term {
@@ -170,8 +225,35 @@ pub enum Term {
     Int(i64),
     Float(f64),
     Str(String),
+    /// A regular-expression constant `r"…"` (MonPoly's `regexp` type).
+    Regexp(String),
     Neg(Box<Term>),
     Arith(ArithOp, Box<Term>, Box<Term>),
+    Func(Func, Box<Term>),
+}
+
+/// Aggregation operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggOp {
+    Cnt,
+    Sum,
+    Min,
+    Max,
+    Avg,
+    Med,
+}
+
+impl AggOp {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            AggOp::Cnt => "CNT",
+            AggOp::Sum => "SUM",
+            AggOp::Min => "MIN",
+            AggOp::Max => "MAX",
+            AggOp::Avg => "AVG",
+            AggOp::Med => "MED",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -209,6 +291,15 @@ pub enum FormulaKind {
         lhs: Box<Formula>,
         rhs: Box<Formula>,
     },
+    /// `result <- OP over; group body`: for each value of the group variables, `result` is the
+    /// aggregate of `over` across the body's satisfying assignments.
+    Agg {
+        result: String,
+        op: AggOp,
+        over: String,
+        group: Vec<String>,
+        body: Box<Formula>,
+    },
     /// `LET name(params) = def IN body`.
     Let {
         name: String,
@@ -235,7 +326,8 @@ impl Formula {
             FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. } => vec![],
             FormulaKind::Not(f)
             | FormulaKind::Quant { body: f, .. }
-            | FormulaKind::Unary { body: f, .. } => vec![f],
+            | FormulaKind::Unary { body: f, .. }
+            | FormulaKind::Agg { body: f, .. } => vec![f],
             FormulaKind::Bool2 { lhs, rhs, .. } | FormulaKind::Binary { lhs, rhs, .. } => {
                 vec![lhs, rhs]
             }
@@ -295,6 +387,20 @@ impl std::fmt::Display for Formula {
                 lhs,
                 rhs,
             } => write!(f, "({lhs} {}{interval} {rhs})", op.keyword()),
+            FormulaKind::Agg {
+                result,
+                op,
+                over,
+                group,
+                body,
+            } => {
+                let group = if group.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {}", group.join(","))
+                };
+                write!(f, "({result} <- {} {over}{group} {body})", op.keyword())
+            }
             FormulaKind::Let {
                 name,
                 params,

@@ -3,6 +3,8 @@
 
 use logos::Logos;
 
+use crate::ast::AggOp;
+
 #[derive(Logos, Clone, Debug, PartialEq)]
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip r"#[^\n]*")]
@@ -77,6 +79,19 @@ pub enum Tok {
     Float(String),
     #[regex(r#""[^"\n]*""#, |lex| { let s = lex.slice(); s[1..s.len() - 1].to_string() })]
     Str(String),
+    #[regex(r#"r"[^"\n]*""#, |lex| { let s = lex.slice(); s[2..s.len() - 1].to_string() })]
+    Regexp(String),
+    #[token("<-")]
+    LArrow,
+    #[token(";")]
+    Semi,
+    #[token("CNT", |_| AggOp::Cnt)]
+    #[token("SUM", |_| AggOp::Sum)]
+    #[token("MIN", |_| AggOp::Min)]
+    #[token("MAX", |_| AggOp::Max)]
+    #[token("AVG", |_| AggOp::Avg)]
+    #[token("MED", |_| AggOp::Med)]
+    Agg(AggOp),
     #[token("(")]
     LParen,
     #[token(")")]
@@ -116,6 +131,8 @@ impl Tok {
             Tok::Ident(s) => format!("identifier `{s}`"),
             Tok::Int(s) | Tok::Float(s) => format!("number `{s}`"),
             Tok::Str(s) => format!("string \"{s}\""),
+            Tok::Regexp(s) => format!("regular expression r\"{s}\""),
+            Tok::Agg(op) => format!("`{}`", op.keyword()),
             other => {
                 let text = match other {
                     Tok::Not => "NOT",
@@ -153,7 +170,16 @@ impl Tok {
                     Tok::Minus => "-",
                     Tok::Star => "*",
                     Tok::Slash => "/",
-                    Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) => unreachable!(),
+                    Tok::LArrow => "<-",
+                    Tok::Semi => ";",
+                    Tok::Ident(_)
+                    | Tok::Int(_)
+                    | Tok::Float(_)
+                    | Tok::Str(_)
+                    | Tok::Regexp(_)
+                    | Tok::Agg(_) => {
+                        unreachable!()
+                    }
                 };
                 format!("`{text}`")
             }

@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod ast;
+pub mod eval;
 mod lexer;
 pub mod monitorable;
 pub mod monpoly;
@@ -30,7 +31,8 @@ pub fn free_vars(f: &Formula) -> Vec<String> {
                 }
             }
             Term::Int(_) | Term::Float(_) | Term::Str(_) => {}
-            Term::Neg(a) => term_vars(a, bound, out),
+            Term::Regexp(_) => {}
+            Term::Neg(a) | Term::Func(_, a) => term_vars(a, bound, out),
             Term::Arith(_, a, b) => {
                 term_vars(a, bound, out);
                 term_vars(b, bound, out);
@@ -50,6 +52,14 @@ pub fn free_vars(f: &Formula) -> Vec<String> {
                 go(body, &inner, out);
             }
             FormulaKind::Let { body, .. } => go(body, bound, out),
+            // MonPoly: the result variable, then the group-by variables.
+            FormulaKind::Agg { result, group, .. } => {
+                for v in std::iter::once(result).chain(group) {
+                    if !bound.contains(v) && !out.contains(v) {
+                        out.push(v.clone());
+                    }
+                }
+            }
             _ => f.children().into_iter().for_each(|c| go(c, bound, out)),
         }
     }

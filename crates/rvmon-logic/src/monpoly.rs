@@ -64,6 +64,19 @@ fn map_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula 
             def: Box::new(g(def)),
             body: Box::new(g(body)),
         },
+        FormulaKind::Agg {
+            result,
+            op,
+            over,
+            group,
+            body,
+        } => FormulaKind::Agg {
+            result: result.clone(),
+            op: *op,
+            over: over.clone(),
+            group: group.clone(),
+            body: Box::new(g(body)),
+        },
     };
     mk(kind, f.span)
 }
@@ -297,6 +310,21 @@ fn print_rec(f: &Formula, top: bool, par: bool, out: &mut String) {
                     out.push_str("NOT ");
                     print_rec(b, false, false, out);
                 }
+                FormulaKind::Agg {
+                    result,
+                    op,
+                    over,
+                    group,
+                    body,
+                } => {
+                    out.push_str(&format!("{result} <- {} {over}", op.keyword()));
+                    if !group.is_empty() {
+                        out.push_str("; ");
+                        out.push_str(&group.join(","));
+                    }
+                    out.push(' ');
+                    print_rec(body, false, false, out);
+                }
                 FormulaKind::Quant { q, vars, body } => {
                     out.push_str(if *q == Quant::Exists {
                         "EXISTS "
@@ -399,6 +427,8 @@ pub fn term_string(t: &Term) -> String {
             Term::Int(i) => (true, i.to_string()),
             Term::Float(f) => (true, format_g(*f)),
             Term::Str(s) => (true, format!("\"{s}\"")),
+            Term::Regexp(r) => (true, format!("r\"{r}\"")),
+            Term::Func(func, a) => (false, format!("{}({})", func.name(), go(a, true))),
             Term::Neg(a) => (false, format!("-{}", go(a, false))),
             Term::Arith(op, a, b) => {
                 let sym = match op {
@@ -423,6 +453,11 @@ pub fn term_string(t: &Term) -> String {
 /// C's `%g`: six significant digits, trailing zeros removed, exponent form for very large or
 /// small magnitudes. MonPoly prints floats with it.
 pub fn format_g(f: f64) -> String {
+    format_g_precision(f, 6)
+}
+
+/// C's `%.<precision>g`.
+pub fn format_g_precision(f: f64, precision: i32) -> String {
     if f == 0.0 {
         return if f.is_sign_negative() {
             "-0".into()
@@ -439,22 +474,16 @@ pub fn format_g(f: f64) -> String {
             "-inf".into()
         };
     }
-    let exp = f.abs().log10().floor() as i32;
-    // Rounding to 6 significant digits can bump the exponent (999999.5 -> 1e+06).
-    let rounded: f64 = format!("{:.5e}", f).parse().unwrap_or(f);
-    let exp = if rounded.abs() >= 10f64.powi(exp + 1) {
-        exp + 1
-    } else {
-        exp
-    };
-    if !(-4..6).contains(&exp) {
-        let s = format!("{:.5e}", f);
-        let (mant, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let p = precision.max(1) as usize;
+    // Rounding to p significant digits decides the exponent (999999.5 -> 1e+06).
+    let sci = format!("{:.*e}", p - 1, f);
+    let (mant, e) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = e.parse().unwrap_or(0);
+    if exp < -4 || exp >= precision {
         let mant = trim_zeros(mant);
-        let e: i32 = e.parse().unwrap_or(0);
-        format!("{mant}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+        format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
     } else {
-        let decimals = (5 - exp).max(0) as usize;
+        let decimals = (precision - 1 - exp).max(0) as usize;
         trim_zeros(&format!("{:.*}", decimals, f)).to_string()
     }
 }

@@ -285,7 +285,12 @@ impl Parser<'_> {
                 self.pos += 1;
                 Ok(finish(self, FormulaKind::Bool(false)))
             }
-            Some(Tok::Ident(_)) if self.peek_at(1) == Some(&Tok::LParen) => self.predicate(),
+            Some(Tok::Ident(_)) if self.peek_at(1) == Some(&Tok::LArrow) => self.aggregation(),
+            Some(Tok::Ident(name))
+                if self.peek_at(1) == Some(&Tok::LParen) && Func::from_name(name).is_none() =>
+            {
+                self.predicate()
+            }
             _ => self.comparison_or_parenthesised(),
         }
     }
@@ -299,6 +304,45 @@ impl Parser<'_> {
             }
             _ => Err(self.error(expected)),
         }
+    }
+
+    /// `result <- OP over [; g1, g2] body`; the body extends as far as possible (MonPoly's
+    /// rule has no precedence, so yacc shifts).
+    fn aggregation(&mut self) -> Result<Formula, Error> {
+        let start = self.span_here().start;
+        let result = self.ident("expected the aggregation's result variable")?;
+        self.expect(&Tok::LArrow, "expected `<-`")?;
+        let op = match self.peek() {
+            Some(Tok::Agg(op)) => *op,
+            _ => {
+                return Err(
+                    self.error("expected an aggregation operator (CNT, SUM, MIN, MAX, AVG, MED)")
+                )
+            }
+        };
+        self.pos += 1;
+        let over = self.ident("expected the aggregated variable")?;
+        let mut group = Vec::new();
+        if self.eat(&Tok::Semi) {
+            group.push(self.ident("expected a group-by variable after `;`")?);
+            while self.eat(&Tok::Comma) {
+                group.push(self.ident("expected a group-by variable after `,`")?);
+            }
+        }
+        let body = self.formula(0)?;
+        Ok(Formula::new(
+            FormulaKind::Agg {
+                result,
+                op,
+                over,
+                group,
+                body: Box::new(body),
+            },
+            Span {
+                start,
+                end: self.prev_end(),
+            },
+        ))
     }
 
     fn predicate(&mut self) -> Result<Formula, Error> {
@@ -388,9 +432,22 @@ impl Parser<'_> {
 
     fn term(&mut self, min_bp: u8) -> Result<Term, Error> {
         let mut lhs = match self.peek().cloned() {
+            Some(Tok::Ident(s))
+                if self.peek_at(1) == Some(&Tok::LParen) && Func::from_name(&s).is_some() =>
+            {
+                let func = Func::from_name(&s).expect("checked");
+                self.pos += 2;
+                let arg = self.term(0)?;
+                self.expect(&Tok::RParen, "expected `)` after the function's argument")?;
+                Term::Func(func, Box::new(arg))
+            }
             Some(Tok::Ident(s)) => {
                 self.pos += 1;
                 Term::Var(s)
+            }
+            Some(Tok::Regexp(s)) => {
+                self.pos += 1;
+                Term::Regexp(s)
             }
             Some(Tok::Int(s)) => {
                 self.pos += 1;

@@ -9,67 +9,36 @@
 
 use std::collections::HashMap;
 
+use rvmon_core::{Interner, Value};
+
 use crate::ast::*;
+use crate::eval::eval_term;
 
 /// A time point for the reference evaluator: timestamp and the propositions that hold.
 pub type RefTimePoint = (i64, Vec<String>);
 
 /// Evaluates a ground comparison (`0 = 0`, `1 < 2`, `"a" = "a"`).
 pub fn eval_ground_cmp(op: CmpOp, lhs: &Term, rhs: &Term) -> Result<bool, String> {
-    let l = eval_ground(lhs)?;
-    let r = eval_ground(rhs)?;
-    let ord = match (&l, &r) {
-        (Ground::Int(a), Ground::Int(b)) => a.cmp(b),
-        (Ground::Float(a), Ground::Float(b)) => a.partial_cmp(b).ok_or("comparison with NaN")?,
-        (Ground::Str(a), Ground::Str(b)) => a.cmp(b),
-        _ => return Err("the two sides of the comparison have different types".into()),
-    };
-    Ok(match op {
-        CmpOp::Eq => ord.is_eq(),
+    let mut interner = Interner::new();
+    let none = |_: &str| None;
+    let l = eval_term(lhs, &none, &mut interner).map_err(|e| e.to_string())?;
+    let r = eval_term(rhs, &none, &mut interner).map_err(|e| e.to_string())?;
+    compare(op, &l, &r, &interner)
+        .ok_or_else(|| "the two sides of the comparison have different types".to_string())
+}
+
+/// `l op r` for values of the same type; `None` when the types differ.
+pub fn compare(op: CmpOp, l: &Value, r: &Value, interner: &Interner) -> Option<bool> {
+    if std::mem::discriminant(l) != std::mem::discriminant(r) {
+        return None;
+    }
+    let ord = l.cmp_in(r, interner);
+    Some(match op {
+        CmpOp::Eq => l == r,
         CmpOp::Lt => ord.is_lt(),
         CmpOp::Le => ord.is_le(),
         CmpOp::Gt => ord.is_gt(),
         CmpOp::Ge => ord.is_ge(),
-    })
-}
-
-enum Ground {
-    Int(i64),
-    Float(f64),
-    Str(String),
-}
-
-fn eval_ground(t: &Term) -> Result<Ground, String> {
-    Ok(match t {
-        Term::Var(v) => return Err(format!("variable `{v}` in a ground term")),
-        Term::Int(i) => Ground::Int(*i),
-        Term::Float(f) => Ground::Float(*f),
-        Term::Str(s) => Ground::Str(s.clone()),
-        Term::Neg(a) => match eval_ground(a)? {
-            Ground::Int(i) => Ground::Int(i.checked_neg().ok_or("integer overflow")?),
-            Ground::Float(f) => Ground::Float(-f),
-            Ground::Str(_) => return Err("negation of a string".into()),
-        },
-        Term::Arith(op, a, b) => match (eval_ground(a)?, eval_ground(b)?) {
-            (Ground::Int(x), Ground::Int(y)) => Ground::Int(
-                match op {
-                    ArithOp::Add => x.checked_add(y),
-                    ArithOp::Sub => x.checked_sub(y),
-                    ArithOp::Mul => x.checked_mul(y),
-                    ArithOp::Div => x.checked_div(y),
-                    ArithOp::Mod => x.checked_rem(y),
-                }
-                .ok_or("division by zero or integer overflow")?,
-            ),
-            (Ground::Float(x), Ground::Float(y)) => Ground::Float(match op {
-                ArithOp::Add => x + y,
-                ArithOp::Sub => x - y,
-                ArithOp::Mul => x * y,
-                ArithOp::Div => x / y,
-                ArithOp::Mod => x % y,
-            }),
-            _ => return Err("arithmetic on mismatched types".into()),
-        },
     })
 }
 
@@ -111,7 +80,9 @@ fn sat(f: &Formula, tr: &[RefTimePoint], i: usize, lets: &HashMap<String, &Formu
                 BoolOp::Equiv => a == b,
             }
         }
-        FormulaKind::Quant { .. } => panic!("reference evaluator: propositional formulas only"),
+        FormulaKind::Quant { .. } | FormulaKind::Agg { .. } => {
+            panic!("reference evaluator: propositional formulas only")
+        }
         FormulaKind::Let {
             name,
             params,
