@@ -8,10 +8,11 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 
-use rvmon_core::{Error, TimePoint, Truth, Verdict};
+use rvmon_core::{Error, Interner, Sym, TimePoint, Truth, Value, Verdict};
+use rvmon_fo::{expand_lets, FoEngine};
 use rvmon_logic::monitorable::is_monitorable;
 use rvmon_logic::monpoly::{is_filterable_empty_tp, normalize, to_monpoly_string};
-use rvmon_logic::{analyze, parse_formula, Formula, FormulaKind, TemporalClass};
+use rvmon_logic::{analyze, free_vars, parse_formula, Formula, FormulaKind, TemporalClass};
 use rvmon_mtl::{Engine, MonpolyTiming, Program};
 use rvmon_trace::{MonpolyLogReader, Signature, TraceReader};
 
@@ -91,20 +92,13 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         f = Formula::new(FormulaKind::Not(Box::new(f)), span);
     }
     let analysis = analyze(formula_path, &text, &f)?;
-    if let Some((span, why)) = &analysis.first_order_at {
-        return Err(Error::at_offset(
-            formula_path,
-            &text,
-            span.start,
-            format!("first-order formulas are not supported yet ({why})"),
-        ));
-    }
     if analysis.temporal == TemporalClass::UnboundedFuture {
         return Err(Error::msg(format!(
             "{formula_path}: the formula contains an unbounded future operator, which MonPoly cannot monitor \
              (use `rvmon check` for three-valued verdicts)"
         )));
     }
+    let output_vars = free_vars(&f);
     let analyzed = if args.no_rw { f.clone() } else { normalize(&f) };
     if args.verbose || args.check {
         let (input, shown) = (to_monpoly_string(&f), to_monpoly_string(&analyzed));
@@ -112,7 +106,11 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
             writeln!(err, "The input formula is:\n  {input}")?;
         }
         writeln!(err, "The analyzed formula is:\n  {shown}")?;
-        writeln!(err, "The sequence of free variables is: ()")?;
+        writeln!(
+            err,
+            "The sequence of free variables is: ({})",
+            output_vars.join(",")
+        )?;
     }
     if let Err((sub, why)) = is_monitorable(&analyzed) {
         if args.verbose || args.check {
@@ -155,12 +153,41 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     let Some(log_path) = args.log.as_deref() else {
         return Err(Error::msg("missing -log FILE"));
     };
-    let mut reader = MonpolyLogReader::new(open(log_path)?, log_path, Some(sig));
+    let mut reader = MonpolyLogReader::new(open(log_path)?, log_path, Some(sig.clone()));
     reader.skip_out_of_order(true);
-    let program = Program::compile(&analyzed, reader.interner_mut(), formula_path, &text)?;
+    let decider: Box<dyn Decider> = if analysis.first_order_at.is_none() {
+        let program = Program::compile(&analyzed, reader.interner_mut(), formula_path, &text)?;
+        Box::new(Propositional {
+            timing: MonpolyTiming::new(&program),
+            engine: Engine::new(program),
+            scratch: Vec::new(),
+        })
+    } else {
+        let plan = rvmon_fo::compile(
+            &analyzed,
+            &output_vars,
+            &sig,
+            reader.interner_mut(),
+            formula_path,
+            &text,
+        )?;
+        Box::new(FirstOrder {
+            timing: MonpolyTiming::from_ops(plan.shape.clone()),
+            relevant: Relevance::of(&expand_lets(&analyzed), reader.interner_mut()),
+            closed: output_vars.is_empty(),
+            engine: FoEngine::new(plan),
+            scratch: Vec::new(),
+        })
+    };
     let filter_empty = !args.nofilteremptytp && !args.verified && is_filterable_empty_tp(&analyzed);
-    let add_last_ts = !args.nonewlastts && program.has_future();
-    let mut printer = Printer::new(program, args.verbose);
+    let add_last_ts = !args.nonewlastts && decider.has_future();
+    let mut printer = Printer {
+        decider,
+        verbose: args.verbose,
+        decided: VecDeque::new(),
+        next: 0,
+        fed: 0,
+    };
     let mut tp = TimePoint::default();
     let mut last_index = None;
     loop {
@@ -172,13 +199,13 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
             break;
         }
         last_index = Some(tp.index);
-        if filter_empty && !printer.mentions_any(&tp) {
+        if filter_empty && !printer.decider.relevant(&tp) {
             continue;
         }
-        printer.step(&tp, out)?;
+        printer.step(&tp, reader.interner_mut(), out)?;
     }
     if add_last_ts {
-        printer.close(last_index.map_or(0, |i| i + 1), out)?;
+        printer.close(last_index.map_or(0, |i| i + 1), reader.interner_mut(), out)?;
     }
     out.flush()?;
     Ok(0)
@@ -190,80 +217,287 @@ fn open(path: &str) -> Result<Box<dyn BufRead>, Error> {
     Ok(Box::new(std::io::BufReader::with_capacity(1 << 16, file)))
 }
 
-/// Holds eager verdicts until MonPoly's timing releases them.
-struct Printer {
+/// What MonPoly prints for one time point.
+enum Answer {
+    /// A closed formula: `true` or `false`.
+    Bool { tp: u64, ts: i64, holds: bool },
+    /// Satisfying tuples, rendered and sorted.
+    Tuples {
+        tp: u64,
+        ts: i64,
+        tuples: Vec<String>,
+    },
+}
+
+/// An engine as `rvmon monpoly` drives it: decided answers in time-point order, plus the
+/// operator shape for MonPoly's timing.
+trait Decider {
+    fn feed(
+        &mut self,
+        tp: &TimePoint,
+        interner: &mut Interner,
+        out: &mut VecDeque<Answer>,
+    ) -> Result<(), Error>;
+    fn close(&mut self, interner: &mut Interner, out: &mut VecDeque<Answer>) -> Result<(), Error>;
+    fn timing(&mut self) -> &mut MonpolyTiming;
+    fn has_future(&self) -> bool;
+    /// Whether the time point has events that can matter (MonPoly's `Filter_rel`).
+    fn relevant(&self, tp: &TimePoint) -> bool;
+}
+
+struct Propositional {
     engine: Engine,
     timing: MonpolyTiming,
-    verbose: bool,
-    /// Decided verdicts not yet printed, for consecutive positions from `next`.
-    decided: VecDeque<Verdict>,
-    next: u64,
-    /// Positions fed so far.
-    fed: u64,
     scratch: Vec<Verdict>,
 }
 
-impl Printer {
-    fn new(program: Program, verbose: bool) -> Printer {
-        Printer {
-            timing: MonpolyTiming::new(&program),
-            engine: Engine::new(program),
-            verbose,
-            decided: VecDeque::new(),
-            next: 0,
-            fed: 0,
-            scratch: Vec::new(),
-        }
+impl Decider for Propositional {
+    fn feed(
+        &mut self,
+        tp: &TimePoint,
+        _: &mut Interner,
+        out: &mut VecDeque<Answer>,
+    ) -> Result<(), Error> {
+        self.scratch.clear();
+        rvmon_core::Monitor::step(&mut self.engine, tp, &mut self.scratch);
+        out.extend(self.scratch.drain(..).map(|v| Answer::Bool {
+            tp: v.tp,
+            ts: v.ts,
+            holds: v.value == Truth::True,
+        }));
+        Ok(())
     }
 
-    fn mentions_any(&self, tp: &TimePoint) -> bool {
+    fn close(&mut self, _: &mut Interner, out: &mut VecDeque<Answer>) -> Result<(), Error> {
+        self.scratch.clear();
+        self.engine.finish_trace(true, &mut self.scratch);
+        out.extend(
+            self.scratch
+                .drain(..)
+                .filter(|v| v.value != Truth::Unknown)
+                .map(|v| Answer::Bool {
+                    tp: v.tp,
+                    ts: v.ts,
+                    holds: v.value == Truth::True,
+                }),
+        );
+        Ok(())
+    }
+
+    fn timing(&mut self) -> &mut MonpolyTiming {
+        &mut self.timing
+    }
+
+    fn has_future(&self) -> bool {
+        self.engine.program().has_future()
+    }
+
+    fn relevant(&self, tp: &TimePoint) -> bool {
         let props = &self.engine.program().props;
         tp.events.iter().any(|e| props.contains(&e.name))
     }
+}
 
-    fn step(&mut self, tp: &TimePoint, out: &mut dyn Write) -> Result<(), Error> {
+struct FirstOrder {
+    engine: FoEngine,
+    timing: MonpolyTiming,
+    relevant: Relevance,
+    closed: bool,
+    scratch: Vec<rvmon_fo::Answer>,
+}
+
+impl FirstOrder {
+    fn render(&self, a: rvmon_fo::Answer, interner: &Interner) -> Answer {
+        if self.closed {
+            Answer::Bool {
+                tp: a.tp,
+                ts: a.ts,
+                holds: !a.rel.is_empty(),
+            }
+        } else {
+            let tuples =
+                rvmon_fo::rel::sorted_texts(&a.rel, &self.engine.plan().output_order, interner);
+            Answer::Tuples {
+                tp: a.tp,
+                ts: a.ts,
+                tuples,
+            }
+        }
+    }
+}
+
+impl Decider for FirstOrder {
+    fn feed(
+        &mut self,
+        tp: &TimePoint,
+        interner: &mut Interner,
+        out: &mut VecDeque<Answer>,
+    ) -> Result<(), Error> {
+        self.scratch.clear();
+        self.engine.step(tp, interner, &mut self.scratch)?;
+        for a in std::mem::take(&mut self.scratch) {
+            out.push_back(self.render(a, interner));
+        }
+        Ok(())
+    }
+
+    fn close(&mut self, interner: &mut Interner, out: &mut VecDeque<Answer>) -> Result<(), Error> {
+        self.scratch.clear();
+        self.engine.close(interner, &mut self.scratch)?;
+        for a in std::mem::take(&mut self.scratch) {
+            out.push_back(self.render(a, interner));
+        }
+        Ok(())
+    }
+
+    fn timing(&mut self) -> &mut MonpolyTiming {
+        &mut self.timing
+    }
+
+    fn has_future(&self) -> bool {
+        self.engine.plan().has_future()
+    }
+
+    fn relevant(&self, tp: &TimePoint) -> bool {
+        self.relevant.any(tp)
+    }
+}
+
+/// MonPoly's `Filter_rel`: the predicates of the formula, and for argument positions where the
+/// formula only ever has constants, the constants allowed there.
+struct Relevance {
+    preds: Vec<(Sym, Vec<Option<Vec<Value>>>)>,
+}
+
+impl Relevance {
+    fn of(f: &Formula, interner: &mut Interner) -> Relevance {
+        fn collect(
+            f: &Formula,
+            interner: &mut Interner,
+            preds: &mut Vec<(Sym, Vec<Option<Vec<Value>>>)>,
+        ) {
+            if let FormulaKind::Pred { name, args } = &f.kind {
+                let sym = interner.intern(name);
+                let consts: Vec<Option<Value>> = args
+                    .iter()
+                    .map(|a| match a {
+                        rvmon_logic::Term::Var(_) => None,
+                        t => rvmon_logic::eval::eval_term(t, &|_| None, interner).ok(),
+                    })
+                    .collect();
+                match preds
+                    .iter_mut()
+                    .find(|p| p.0 == sym && p.1.len() == consts.len())
+                {
+                    Some((_, positions)) => {
+                        for (slot, c) in positions.iter_mut().zip(consts) {
+                            match (slot.as_mut(), c) {
+                                (Some(vals), Some(c)) => vals.push(c),
+                                _ => *slot = None,
+                            }
+                        }
+                    }
+                    None => preds.push((
+                        sym,
+                        consts.into_iter().map(|c| c.map(|c| vec![c])).collect(),
+                    )),
+                }
+            }
+            for c in f.children() {
+                collect(c, interner, preds);
+            }
+        }
+        let mut preds = Vec::new();
+        collect(f, interner, &mut preds);
+        Relevance { preds }
+    }
+
+    fn any(&self, tp: &TimePoint) -> bool {
+        tp.events.iter().any(|e| {
+            self.preds.iter().any(|(sym, positions)| {
+                *sym == e.name
+                    && positions.len() == e.args_len as usize
+                    && tp
+                        .args_of(e)
+                        .iter()
+                        .zip(positions)
+                        .all(|(v, allowed)| allowed.as_ref().is_none_or(|a| a.contains(v)))
+            })
+        })
+    }
+}
+
+/// Holds answers until MonPoly's timing releases them.
+struct Printer {
+    decider: Box<dyn Decider>,
+    verbose: bool,
+    /// Decided answers not yet printed, for consecutive positions from `next`.
+    decided: VecDeque<Answer>,
+    next: u64,
+    /// Positions fed so far.
+    fed: u64,
+}
+
+impl Printer {
+    fn step(
+        &mut self,
+        tp: &TimePoint,
+        interner: &mut Interner,
+        out: &mut dyn Write,
+    ) -> Result<(), Error> {
         if self.verbose {
             writeln!(out, "At time point {}:", tp.index)?;
         }
-        self.scratch.clear();
-        rvmon_core::Monitor::step(&mut self.engine, tp, &mut self.scratch);
-        self.decided.extend(self.scratch.drain(..));
-        self.timing.step(tp.ts);
+        self.decider.feed(tp, interner, &mut self.decided)?;
+        self.decider.timing().step(tp.ts);
         self.fed += 1;
         self.release(out)
     }
 
     /// MonPoly's extra time point with the maximal timestamp, which closes every window.
-    fn close(&mut self, index: u64, out: &mut dyn Write) -> Result<(), Error> {
+    fn close(
+        &mut self,
+        index: u64,
+        interner: &mut Interner,
+        out: &mut dyn Write,
+    ) -> Result<(), Error> {
         if self.verbose {
             writeln!(out, "At time point {index}:")?;
         }
-        self.scratch.clear();
-        self.engine.finish_trace(true, &mut self.scratch);
-        self.decided
-            .extend(self.scratch.drain(..).filter(|v| v.value != Truth::Unknown));
-        self.timing.step(rvmon_mtl::CLOSING_TS);
+        self.decider.close(interner, &mut self.decided)?;
+        self.decider.timing().step(rvmon_mtl::CLOSING_TS);
         self.fed += 1;
         self.release(out)
     }
 
     fn release(&mut self, out: &mut dyn Write) -> Result<(), Error> {
         let now = self.fed - 1;
-        while let Some(ready) = self.timing.ready(self.next) {
+        while let Some(ready) = self.decider.timing().ready(self.next) {
             if ready > now {
                 break;
             }
-            // The engine decides no later than MonPoly; if it has not, wait for it.
-            let Some(v) = self.decided.front().copied() else {
+            // The engines decide no later than MonPoly; if one has not, wait for it.
+            let Some(answer) = self.decided.pop_front() else {
                 break;
             };
-            self.decided.pop_front();
             self.next += 1;
-            self.timing.consumed(self.next);
-            match (v.value, self.verbose) {
-                (Truth::True, _) => writeln!(out, "@{} (time point {}): true", v.ts, v.tp)?,
-                (Truth::False, true) => writeln!(out, "@{} (time point {}): false", v.ts, v.tp)?,
-                _ => {}
+            let next = self.next;
+            self.decider.timing().consumed(next);
+            match answer {
+                Answer::Bool { tp, ts, holds } => {
+                    if holds {
+                        writeln!(out, "@{ts} (time point {tp}): true")?;
+                    } else if self.verbose {
+                        writeln!(out, "@{ts} (time point {tp}): false")?;
+                    }
+                }
+                Answer::Tuples { tp, ts, tuples } => {
+                    if self.verbose {
+                        writeln!(out, "@{ts} (time point {tp}): ({})", tuples.join(","))?;
+                    } else if !tuples.is_empty() {
+                        writeln!(out, "@{ts} (time point {tp}): {}", tuples.join(" "))?;
+                    }
+                }
             }
         }
         Ok(())

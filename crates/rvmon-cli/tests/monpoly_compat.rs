@@ -37,9 +37,6 @@ fn unsupported(dir: &Path, formula: &str, options: &str) -> Option<String> {
         Err(e) => return Some(format!("formula syntax not supported yet: {e}")),
     };
     match analyze(formula, &text, &f) {
-        Ok(a) if a.first_order_at.is_some() => {
-            Some(format!("first-order: {}", a.first_order_at.unwrap().1))
-        }
         Ok(_) if options.contains("-check") || options.contains("-debug") => {
             Some("formula analysis report (-check)".into())
         }
@@ -69,9 +66,13 @@ fn monpoly_suite() {
             ));
             continue;
         }
+        let want_status: i32 = exit_code.parse().unwrap_or(0);
         if let Some(why) = unsupported(&dir, formula, options) {
-            skipped.push((case.to_string(), why));
-            continue;
+            // A formula rvmon cannot parse still counts when MonPoly rejects it too.
+            if !(want_status == 2 && why.starts_with("formula syntax")) {
+                skipped.push((case.to_string(), why));
+                continue;
+            }
         }
         let mut args: Vec<String> = vec!["-sig".into(), dir.join(sig).display().to_string()];
         args.extend(["-formula".into(), dir.join(formula).display().to_string()]);
@@ -93,7 +94,6 @@ fn monpoly_suite() {
         };
         let got = String::from_utf8(buf.0.borrow().clone()).unwrap();
         let expected = std::fs::read_to_string(dir.join("expected")).unwrap();
-        let want_status: i32 = exit_code.parse().unwrap_or(0);
         // Fatal errors: the same exit status, with rvmon's own message naming the problem.
         let same_error = want_status != 0 && status == want_status && got.contains("rvmon: error:");
         if got == expected && status == want_status {
@@ -125,10 +125,41 @@ fn monpoly_suite() {
     for (why, n) in &reasons {
         eprintln!("  not supported yet: {n} × {why}");
     }
+    // Cases known to differ, with the reason, live in `monpoly_known_failures.txt`: a new
+    // failure fails the test, and so does a listed case that now passes (the list must shrink).
+    let known_text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/monpoly_known_failures.txt"),
+    )
+    .unwrap();
+    let known: std::collections::BTreeSet<&str> = known_text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let failed_names: std::collections::BTreeSet<&str> = failed
+        .iter()
+        .map(|f| f.split(' ').next().unwrap())
+        .collect();
     for f in &failed {
-        eprintln!("FAILED {f}");
+        if !known.contains(f.split(' ').next().unwrap())
+            || std::env::var_os("RVMON_SHOW_FAILURES").is_some()
+        {
+            eprintln!("FAILED {f}");
+        }
     }
-    assert!(failed.is_empty(), "{} MonPoly cases differ", failed.len());
+    let new_failures: Vec<_> = failed_names.difference(&known).collect();
+    let fixed: Vec<_> = known
+        .iter()
+        .filter(|k| passed.iter().any(|p| p == *k))
+        .collect();
+    assert!(
+        new_failures.is_empty(),
+        "MonPoly cases that differ and are not known failures: {new_failures:?}"
+    );
+    assert!(
+        fixed.is_empty(),
+        "known failures that now pass (remove them from the list): {fixed:?}"
+    );
     // The 66 propositional monitoring cases (33 MonPoly + 33 VeriMon) must all be identical.
     assert!(identical >= 66, "only {identical} cases are byte-identical");
 }

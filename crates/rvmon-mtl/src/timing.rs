@@ -60,9 +60,15 @@ pub struct MonpolyTiming {
 
 impl MonpolyTiming {
     pub fn new(program: &Program) -> MonpolyTiming {
-        let n = program.ops.len();
+        Self::from_ops(program.ops.clone())
+    }
+
+    /// A tracker for any plan with this operator shape (the first-order engine describes its
+    /// plans this way: data operators map to the propositional operator with the same timing).
+    pub fn from_ops(ops: Vec<Op>) -> MonpolyTiming {
+        let n = ops.len();
         MonpolyTiming {
-            ops: program.ops.clone(),
+            ops,
             streams: vec![ReadyStream::default(); n],
             scan: vec![0; n],
             times: VecDeque::new(),

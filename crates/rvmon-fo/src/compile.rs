@@ -1,0 +1,739 @@
+//! From a normalised first-order formula to a plan: a post-order list of relational operators,
+//! each with its column layout (the variables its tuples assign, in order).
+//!
+//! The plan follows MonPoly's monitorable fragment: `ψ AND NOT φ` is an anti-join, `ψ AND t1 op
+//! t2` a filter (or an assignment `x = t`), `NOT` applies to closed formulas only, `OR` unites
+//! formulas with the same variables, `φ SINCE/UNTIL ψ` needs `fv(φ) ⊆ fv(ψ)` (with `NOT φ`
+//! allowed on the left). Formulas outside it are rejected with the subformula and the reason.
+
+use std::collections::HashMap;
+
+use rvmon_core::{Error, Interner, Sym, Value};
+use rvmon_logic::monitorable::{self, is_monitorable};
+use rvmon_logic::{
+    free_vars, AggOp, BinaryTemporal, BoolOp, CmpOp, Formula, FormulaKind, Quant, Term,
+    UnaryTemporal,
+};
+use rvmon_mtl::{Op, Window};
+use rvmon_trace::{Signature, Type};
+
+/// How one argument of a predicate atom matches an event's value.
+#[derive(Clone, Debug)]
+pub enum ArgPat {
+    /// Must equal this constant.
+    Const(Value),
+    /// Binds output column `c`.
+    Bind(usize),
+    /// Must equal output column `c` (a repeated variable).
+    Same(usize),
+}
+
+#[derive(Clone, Debug)]
+pub enum NodeKind {
+    /// Tuples of events named `sym` with `arity` values, matched by `args`.
+    Pred {
+        sym: Sym,
+        arity: usize,
+        args: Vec<ArgPat>,
+    },
+    /// A fixed relation (ground comparisons, `x = c`).
+    Const(crate::rel::Rel),
+    /// `NOT φ` for a closed `φ`.
+    Not(usize),
+    /// Natural join; `r_cols[k]` is the column of the right operand's variable that is new,
+    /// `shared` pairs (left column, right column).
+    Join {
+        l: usize,
+        r: usize,
+        shared: Vec<(usize, usize)>,
+        r_new: Vec<usize>,
+    },
+    /// `l AND NOT r`: keep the left tuples whose projection `r_key` is not in `r`.
+    AntiJoin {
+        l: usize,
+        r: usize,
+        key: Vec<usize>,
+    },
+    /// `l AND (NOT) t1 op t2`, all variables bound by `l`.
+    Filter {
+        l: usize,
+        op: CmpOp,
+        lhs: Term,
+        rhs: Term,
+        negated: bool,
+    },
+    /// `l AND x = t`: extends the left tuples with `x`'s value.
+    Assign {
+        l: usize,
+        term: Term,
+    },
+    /// Union; `r_order[k]` is the right operand's column for output column `k`.
+    Union {
+        l: usize,
+        r: usize,
+        r_order: Vec<usize>,
+    },
+    /// Projection onto `keep` (EXISTS).
+    Project {
+        c: usize,
+        keep: Vec<usize>,
+    },
+    Prev {
+        w: Window,
+        c: usize,
+    },
+    Next {
+        w: Window,
+        c: usize,
+    },
+    /// `l SINCE r` / `NOT l SINCE r`; `l_key`: the columns of `r` that form `l`'s tuples.
+    Since {
+        w: Window,
+        l: usize,
+        r: usize,
+        negated: bool,
+        l_key: Vec<usize>,
+    },
+    Until {
+        w: Window,
+        l: usize,
+        r: usize,
+        negated: bool,
+        l_key: Vec<usize>,
+    },
+    /// Aggregation: group by `group` columns of the child, aggregate column `over`.
+    /// `default`: the result for an empty body without group variables (MonPoly's).
+    Agg {
+        c: usize,
+        op: AggOp,
+        over: usize,
+        group: Vec<usize>,
+        default: Value,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub vars: Vec<String>,
+}
+
+/// A compiled first-order formula.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub nodes: Vec<Node>,
+    /// For MonPoly's output order: root column of each free variable of the input formula.
+    pub output_order: Vec<usize>,
+    /// The shape of the plan as propositional operators, for [`rvmon_mtl::MonpolyTiming`].
+    pub shape: Vec<Op>,
+}
+
+impl Plan {
+    pub fn root(&self) -> usize {
+        self.nodes.len() - 1
+    }
+
+    pub fn has_future(&self) -> bool {
+        self.nodes
+            .iter()
+            .any(|n| matches!(n.kind, NodeKind::Next { .. } | NodeKind::Until { .. }))
+    }
+}
+
+/// Types of variables, inferred from the predicates that bind them.
+type Types = HashMap<String, Type>;
+
+struct Compiler<'a> {
+    nodes: Vec<Node>,
+    shape: Vec<Op>,
+    sig: &'a Signature,
+    interner: &'a mut Interner,
+    file: &'a str,
+    text: &'a str,
+    types: Types,
+}
+
+fn window(i: &rvmon_logic::Interval) -> Window {
+    let clamp = |v: u64| v.min(i64::MAX as u64 / 4) as i64;
+    Window {
+        lo: clamp(i.min()),
+        hi: i.max().map(clamp),
+    }
+}
+
+fn col(vars: &[String], v: &str) -> usize {
+    vars.iter()
+        .position(|x| x == v)
+        .expect("variable in layout")
+}
+
+impl Compiler<'_> {
+    fn err(&self, f: &Formula, msg: impl Into<String>) -> Error {
+        Error::at_offset(self.file, self.text, f.span.start, msg)
+    }
+
+    fn push(&mut self, kind: NodeKind, vars: Vec<String>, shape: Op) -> usize {
+        self.nodes.push(Node { kind, vars });
+        self.shape.push(shape);
+        self.nodes.len() - 1
+    }
+
+    fn constant(&mut self, t: &Term, ty: Option<Type>, f: &Formula) -> Result<Value, Error> {
+        let v = rvmon_logic::eval::eval_term(t, &|_| None, self.interner)
+            .map_err(|e| self.err(f, e.to_string()))?;
+        match (v, ty) {
+            (Value::Int(_), Some(Type::Int))
+            | (Value::Float(_), Some(Type::Float))
+            | (Value::Str(_), Some(Type::Str | Type::Regexp))
+            | (_, None) => Ok(v),
+            (_, Some(ty)) => Err(self.err(
+                f,
+                format!(
+                    "type error: a constant of type {} was expected here",
+                    ty.name()
+                ),
+            )),
+        }
+    }
+
+    fn note_type(&mut self, f: &Formula, var: &str, ty: Type) -> Result<(), Error> {
+        match self.types.insert(var.to_string(), ty) {
+            Some(old) if old != ty => Err(self.err(
+                f,
+                format!(
+                    "type error: variable `{var}` is used as {} and as {}",
+                    old.name(),
+                    ty.name()
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Collects variable types from every predicate first, so that comparisons can be checked.
+    fn infer(&mut self, f: &Formula) -> Result<(), Error> {
+        if let FormulaKind::Pred { name, args } = &f.kind {
+            if let Some(decl) = self.sig.get(name) {
+                if decl.args.len() != args.len() {
+                    return Err(self.err(
+                        f,
+                        format!(
+                            "predicate `{name}` has arity {} in the signature, {} here",
+                            decl.args.len(),
+                            args.len()
+                        ),
+                    ));
+                }
+                for (a, (_, ty)) in args.iter().zip(&decl.args) {
+                    if let Term::Var(v) = a {
+                        self.note_type(f, v, *ty)?;
+                    }
+                }
+            }
+        }
+        for c in f.children() {
+            self.infer(c)?;
+        }
+        Ok(())
+    }
+
+    fn term_type(&self, t: &Term) -> Option<Type> {
+        use rvmon_logic::Func::*;
+        match t {
+            Term::Var(v) => self.types.get(v).copied(),
+            Term::Int(_) => Some(Type::Int),
+            Term::Float(_) => Some(Type::Float),
+            Term::Str(_) => Some(Type::Str),
+            Term::Regexp(_) => Some(Type::Regexp),
+            Term::Neg(a) | Term::Arith(_, a, _) => self.term_type(a),
+            Term::Func(func, _) => Some(match func {
+                F2i | S2i | DayOfMonth | Month | Year => Type::Int,
+                I2f | S2f => Type::Float,
+                I2s | F2s | R2s | FormatDate => Type::Str,
+                S2r => Type::Regexp,
+            }),
+        }
+    }
+
+    fn check_cmp_types(&self, f: &Formula, lhs: &Term, rhs: &Term) -> Result<(), Error> {
+        match (self.term_type(lhs), self.term_type(rhs)) {
+            (Some(a), Some(b)) if a != b => Err(self.err(
+                f,
+                format!("type error: comparing a {} with a {}", a.name(), b.name()),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn compile(&mut self, f: &Formula) -> Result<usize, Error> {
+        let fv = free_vars(f);
+        Ok(match &f.kind {
+            FormulaKind::Bool(b) => {
+                let rel = if *b {
+                    crate::rel::unit()
+                } else {
+                    Default::default()
+                };
+                self.push(NodeKind::Const(rel), vec![], Op::Const(*b))
+            }
+            FormulaKind::Pred { name, args } => {
+                let decl = self.sig.get(name).ok_or_else(|| {
+                    self.err(f, format!("predicate `{name}` is not in the signature"))
+                })?;
+                let types: Vec<Type> = decl.args.iter().map(|a| a.1).collect();
+                let sym = self.interner.intern(name);
+                let mut vars: Vec<String> = Vec::new();
+                let mut pats = Vec::new();
+                for (a, ty) in args.iter().zip(types) {
+                    pats.push(match a {
+                        Term::Var(v) => match vars.iter().position(|x| x == v) {
+                            Some(c) => ArgPat::Same(c),
+                            None => {
+                                vars.push(v.clone());
+                                ArgPat::Bind(vars.len() - 1)
+                            }
+                        },
+                        t => ArgPat::Const(self.constant(t, Some(ty), f)?),
+                    });
+                }
+                self.push(
+                    NodeKind::Pred {
+                        sym,
+                        arity: args.len(),
+                        args: pats,
+                    },
+                    vars,
+                    Op::Atom(0),
+                )
+            }
+            FormulaKind::Cmp { op, lhs, rhs } => {
+                self.check_cmp_types(f, lhs, rhs)?;
+                // Alone, only ground comparisons and `x = c` are monitorable.
+                match (op, lhs, rhs) {
+                    (CmpOp::Eq, Term::Var(x), c) | (CmpOp::Eq, c, Term::Var(x))
+                        if !matches!(c, Term::Var(_)) =>
+                    {
+                        let ty = self.types.get(x).copied();
+                        let v = self.constant(c, ty, f)?;
+                        let mut rel = crate::rel::Rel::default();
+                        rel.insert(Box::new([v]) as crate::rel::Tuple);
+                        self.push(NodeKind::Const(rel), vec![x.clone()], Op::Atom(0))
+                    }
+                    _ if fv.is_empty() => {
+                        let b = rvmon_logic::reference::eval_ground_cmp(*op, lhs, rhs)
+                            .map_err(|e| self.err(f, e))?;
+                        let rel = if b {
+                            crate::rel::unit()
+                        } else {
+                            Default::default()
+                        };
+                        self.push(NodeKind::Const(rel), vec![], Op::Const(b))
+                    }
+                    _ => return Err(self.err(f, "this comparison is not monitorable on its own")),
+                }
+            }
+            FormulaKind::Not(g) => {
+                if !free_vars(g).is_empty() {
+                    return Err(self.err(f, monitorable::MSG_NOT));
+                }
+                let c = self.compile(g)?;
+                self.push(NodeKind::Not(c), vec![], Op::Not(c))
+            }
+            FormulaKind::Bool2 {
+                op: BoolOp::And,
+                lhs,
+                rhs,
+            } => self.and(f, lhs, rhs)?,
+            FormulaKind::Bool2 {
+                op: BoolOp::Or,
+                lhs,
+                rhs,
+            } => {
+                let l = self.compile(lhs)?;
+                let r = self.compile(rhs)?;
+                let (lv, rv) = (self.nodes[l].vars.clone(), self.nodes[r].vars.clone());
+                if lv.len() != rv.len() || !lv.iter().all(|v| rv.contains(v)) {
+                    return Err(self.err(f, monitorable::MSG_OR));
+                }
+                let r_order = lv.iter().map(|v| col(&rv, v)).collect();
+                self.push(NodeKind::Union { l, r, r_order }, lv, Op::Or(l, r))
+            }
+            FormulaKind::Bool2 { .. } => {
+                return Err(self.err(f, "IMPLIES and EQUIV must be normalised away first"))
+            }
+            FormulaKind::Quant {
+                q: Quant::Exists,
+                vars,
+                body,
+            } => {
+                let c = self.compile(body)?;
+                let cv = self.nodes[c].vars.clone();
+                let keep: Vec<usize> = (0..cv.len()).filter(|&i| !vars.contains(&cv[i])).collect();
+                let out = keep.iter().map(|&i| cv[i].clone()).collect();
+                self.push(NodeKind::Project { c, keep }, out, Op::Not(c))
+            }
+            FormulaKind::Quant {
+                q: Quant::Forall, ..
+            } => return Err(self.err(f, "FORALL must be normalised away first")),
+            FormulaKind::Unary { op, interval, body } => {
+                let w = window(interval);
+                match op {
+                    UnaryTemporal::Previous | UnaryTemporal::Next => {
+                        let c = self.compile(body)?;
+                        let vars = self.nodes[c].vars.clone();
+                        if *op == UnaryTemporal::Previous {
+                            self.push(NodeKind::Prev { w, c }, vars, Op::Prev(w, c))
+                        } else {
+                            self.push(NodeKind::Next { w, c }, vars, Op::Next(w, c))
+                        }
+                    }
+                    UnaryTemporal::Once | UnaryTemporal::Eventually => {
+                        let t =
+                            self.push(NodeKind::Const(crate::rel::unit()), vec![], Op::Const(true));
+                        let r = self.compile(body)?;
+                        let vars = self.nodes[r].vars.clone();
+                        let since = *op == UnaryTemporal::Once;
+                        let kind = if since {
+                            NodeKind::Since {
+                                w,
+                                l: t,
+                                r,
+                                negated: false,
+                                l_key: vec![],
+                            }
+                        } else {
+                            NodeKind::Until {
+                                w,
+                                l: t,
+                                r,
+                                negated: false,
+                                l_key: vec![],
+                            }
+                        };
+                        self.push(
+                            kind,
+                            vars,
+                            if since {
+                                Op::Since(w, t, r)
+                            } else {
+                                Op::Until(w, t, r)
+                            },
+                        )
+                    }
+                    _ => {
+                        return Err(
+                            self.err(f, "ALWAYS and PAST_ALWAYS must be normalised away first")
+                        )
+                    }
+                }
+            }
+            FormulaKind::Binary {
+                op,
+                interval,
+                lhs,
+                rhs,
+            } => {
+                let w = window(interval);
+                let (negated, left) = match &lhs.kind {
+                    FormulaKind::Not(inner) => (true, &**inner),
+                    _ => (false, &**lhs),
+                };
+                let l = self.compile(left)?;
+                let r = self.compile(rhs)?;
+                let (lv, rv) = (self.nodes[l].vars.clone(), self.nodes[r].vars.clone());
+                if !lv.iter().all(|v| rv.contains(v)) {
+                    return Err(self.err(f, monitorable::MSG_SUBSET));
+                }
+                let l_key = lv.iter().map(|v| col(&rv, v)).collect();
+                let (kind, shape) = match op {
+                    BinaryTemporal::Since => (
+                        NodeKind::Since {
+                            w,
+                            l,
+                            r,
+                            negated,
+                            l_key,
+                        },
+                        Op::Since(w, l, r),
+                    ),
+                    BinaryTemporal::Until => (
+                        NodeKind::Until {
+                            w,
+                            l,
+                            r,
+                            negated,
+                            l_key,
+                        },
+                        Op::Until(w, l, r),
+                    ),
+                };
+                self.push(kind, rv, shape)
+            }
+            FormulaKind::Agg {
+                result,
+                op,
+                over,
+                group,
+                body,
+            } => {
+                let c = self.compile(body)?;
+                let cv = self.nodes[c].vars.clone();
+                let over_col = cv.iter().position(|v| v == over).ok_or_else(|| {
+                    self.err(f, format!("the aggregated variable `{over}` is not free in the aggregation's body"))
+                })?;
+                let mut group_cols = Vec::new();
+                for g in group {
+                    group_cols.push(cv.iter().position(|v| v == g).ok_or_else(|| {
+                        self.err(
+                            f,
+                            format!(
+                                "the group-by variable `{g}` is not free in the aggregation's body"
+                            ),
+                        )
+                    })?);
+                }
+                let over_ty = self.types.get(over).copied();
+                if matches!(op, AggOp::Sum | AggOp::Avg | AggOp::Med) && over_ty == Some(Type::Str)
+                {
+                    return Err(self.err(
+                        f,
+                        format!("type error: {} needs a numeric variable", op.keyword()),
+                    ));
+                }
+                let result_ty = match op {
+                    AggOp::Cnt => Type::Int,
+                    AggOp::Avg | AggOp::Med => Type::Float,
+                    _ => over_ty.unwrap_or(Type::Int),
+                };
+                self.note_type(f, result, result_ty)?;
+                let mut vars = vec![result.clone()];
+                vars.extend(group.iter().cloned());
+                let default = match (op, result_ty) {
+                    (AggOp::Min, Type::Float) => Value::Float(f64::INFINITY),
+                    (AggOp::Max, Type::Float) => Value::Float(f64::NEG_INFINITY),
+                    (_, Type::Float) => Value::Float(0.0),
+                    (_, Type::Str | Type::Regexp) => Value::Str(self.interner.intern("")),
+                    (_, Type::Int) => Value::Int(0),
+                };
+                let kind = NodeKind::Agg {
+                    c,
+                    op: *op,
+                    over: over_col,
+                    group: group_cols,
+                    default,
+                };
+                self.push(kind, vars, Op::Not(c))
+            }
+            FormulaKind::Let { .. } => return Err(self.err(f, "LET must be expanded first")),
+        })
+    }
+
+    /// `AND`: anti-join, filter, assignment or join, as MonPoly's fragment prescribes.
+    fn and(&mut self, f: &Formula, lhs: &Formula, rhs: &Formula) -> Result<usize, Error> {
+        let l = self.compile(lhs)?;
+        let lv = self.nodes[l].vars.clone();
+        let (negated, right) = match &rhs.kind {
+            FormulaKind::Not(inner) => (true, &**inner),
+            _ => (false, rhs),
+        };
+        if let FormulaKind::Cmp {
+            op,
+            lhs: t1,
+            rhs: t2,
+        } = &right.kind
+        {
+            self.check_cmp_types(right, t1, t2)?;
+            let rv = free_vars(right);
+            if rv.iter().all(|v| lv.contains(v)) {
+                let kind = NodeKind::Filter {
+                    l,
+                    op: *op,
+                    lhs: t1.clone(),
+                    rhs: t2.clone(),
+                    negated,
+                };
+                return Ok(self.push(kind, lv, Op::Not(l)));
+            }
+            if !negated && *op == CmpOp::Eq {
+                for (x, t) in [(t1, t2), (t2, t1)] {
+                    if let Term::Var(x) = x {
+                        let tv = free_vars(&Formula::new(
+                            FormulaKind::Cmp {
+                                op: CmpOp::Eq,
+                                lhs: t.clone(),
+                                rhs: Term::Int(0),
+                            },
+                            Default::default(),
+                        ));
+                        if !lv.contains(x) && tv.iter().all(|v| lv.contains(v)) {
+                            if let Some(ty) = self.term_type(t) {
+                                self.note_type(right, x, ty)?;
+                            }
+                            let mut vars = lv.clone();
+                            vars.push(x.clone());
+                            return Ok(self.push(
+                                NodeKind::Assign { l, term: t.clone() },
+                                vars,
+                                Op::Not(l),
+                            ));
+                        }
+                    }
+                }
+            }
+            return Err(self.err(f, monitorable::MSG_ANDRELOP));
+        }
+        if negated {
+            let r = self.compile(right)?;
+            let rv = self.nodes[r].vars.clone();
+            if !rv.iter().all(|v| lv.contains(v)) {
+                return Err(self.err(f, monitorable::MSG_SUBSET));
+            }
+            let key = rv.iter().map(|v| col(&lv, v)).collect();
+            return Ok(self.push(NodeKind::AntiJoin { l, r, key }, lv, Op::And(l, r)));
+        }
+        let r = self.compile(rhs)?;
+        let rv = self.nodes[r].vars.clone();
+        let shared = rv
+            .iter()
+            .enumerate()
+            .filter_map(|(ri, v)| lv.iter().position(|x| x == v).map(|li| (li, ri)))
+            .collect();
+        let r_new: Vec<usize> = (0..rv.len()).filter(|&ri| !lv.contains(&rv[ri])).collect();
+        let mut vars = lv.clone();
+        vars.extend(r_new.iter().map(|&ri| rv[ri].clone()));
+        Ok(self.push(
+            NodeKind::Join {
+                l,
+                r,
+                shared,
+                r_new,
+            },
+            vars,
+            Op::And(l, r),
+        ))
+    }
+}
+
+/// Replaces uses of `LET`-defined predicates by their definitions (parameters renamed to the
+/// arguments), innermost scope first.
+pub fn expand_lets(f: &Formula) -> Formula {
+    fn subst_term(t: &Term, map: &HashMap<String, Term>) -> Term {
+        match t {
+            Term::Var(v) => map.get(v).cloned().unwrap_or_else(|| t.clone()),
+            Term::Neg(a) => Term::Neg(Box::new(subst_term(a, map))),
+            Term::Func(func, a) => Term::Func(*func, Box::new(subst_term(a, map))),
+            Term::Arith(op, a, b) => Term::Arith(
+                *op,
+                Box::new(subst_term(a, map)),
+                Box::new(subst_term(b, map)),
+            ),
+            other => other.clone(),
+        }
+    }
+    fn subst(f: &Formula, map: &HashMap<String, Term>) -> Formula {
+        let mut g = f.clone();
+        match &mut g.kind {
+            FormulaKind::Pred { args, .. } => {
+                for a in args.iter_mut() {
+                    *a = subst_term(a, map);
+                }
+            }
+            FormulaKind::Cmp { lhs, rhs, .. } => {
+                *lhs = subst_term(lhs, map);
+                *rhs = subst_term(rhs, map);
+            }
+            _ => {}
+        }
+        replace_children(&g, &mut |c| subst(c, map))
+    }
+    fn go(f: &Formula, defs: &[(String, Vec<String>, Formula)]) -> Formula {
+        match &f.kind {
+            FormulaKind::Let {
+                name,
+                params,
+                def,
+                body,
+            } => {
+                let def = go(def, defs);
+                let mut inner = defs.to_vec();
+                inner.push((name.clone(), params.clone(), def));
+                go(body, &inner)
+            }
+            FormulaKind::Pred { name, args } => match defs
+                .iter()
+                .rev()
+                .find(|d| &d.0 == name && d.1.len() == args.len())
+            {
+                Some((_, params, def)) => {
+                    let map = params.iter().cloned().zip(args.iter().cloned()).collect();
+                    subst(def, &map)
+                }
+                None => f.clone(),
+            },
+            _ => replace_children(f, &mut |c| go(c, defs)),
+        }
+    }
+    go(f, &[])
+}
+
+fn replace_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
+    let mut out = f.clone();
+    match &mut out.kind {
+        FormulaKind::Not(b)
+        | FormulaKind::Quant { body: b, .. }
+        | FormulaKind::Unary { body: b, .. }
+        | FormulaKind::Agg { body: b, .. } => **b = g(b),
+        FormulaKind::Bool2 { lhs, rhs, .. } | FormulaKind::Binary { lhs, rhs, .. } => {
+            **lhs = g(lhs);
+            **rhs = g(rhs);
+        }
+        FormulaKind::Let { def, body, .. } => {
+            **def = g(def);
+            **body = g(body);
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Compiles a normalised formula. `output_vars` is the order in which results are reported
+/// (MonPoly: the free variables of the input formula).
+pub fn compile(
+    f: &Formula,
+    output_vars: &[String],
+    sig: &Signature,
+    interner: &mut Interner,
+    file: &str,
+    text: &str,
+) -> Result<Plan, Error> {
+    let f = expand_lets(f);
+    if let Err((sub, why)) = is_monitorable(&f) {
+        return Err(Error::at_offset(
+            file,
+            text,
+            sub.span.start,
+            format!(
+                "the formula is not monitorable because of `{}`: {why}",
+                rvmon_logic::monpoly::to_monpoly_string(sub)
+            ),
+        ));
+    }
+    let mut c = Compiler {
+        nodes: Vec::new(),
+        shape: Vec::new(),
+        sig,
+        interner,
+        file,
+        text,
+        types: Types::new(),
+    };
+    c.infer(&f)?;
+    let root = c.compile(&f)?;
+    let root_vars = &c.nodes[root].vars;
+    let output_order = output_vars.iter().map(|v| col(root_vars, v)).collect();
+    Ok(Plan {
+        nodes: c.nodes,
+        output_order,
+        shape: c.shape,
+    })
+}

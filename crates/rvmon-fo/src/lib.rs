@@ -1,0 +1,11 @@
+//! rvmon's first-order metric temporal logic engine (MonPoly's MFOTL): every subformula's
+//! satisfying assignments at a time point are a finite relation; the plan joins, anti-joins,
+//! filters, projects and aggregates them, and temporal operators keep sliding-window state
+//! trimmed as time advances.
+
+pub mod compile;
+pub mod engine;
+pub mod rel;
+
+pub use compile::{compile, expand_lets, Plan};
+pub use engine::{Answer, FoEngine};

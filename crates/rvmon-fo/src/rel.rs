@@ -1,0 +1,66 @@
+//! Tuples and relations: the values of first-order subformulas at a time point.
+
+use rustc_hash::FxHashSet;
+use rvmon_core::{Interner, Value};
+
+/// An assignment of values to a node's variables, in the node's column order.
+pub type Tuple = Box<[Value]>;
+
+/// A finite relation. FxHash: tuples are short and hashed constantly.
+pub type Rel = FxHashSet<Tuple>;
+
+/// `{()}`: the relation of a closed formula that holds.
+pub fn unit() -> Rel {
+    let mut r = Rel::default();
+    r.insert(Box::new([]) as Tuple);
+    r
+}
+
+/// Picks `cols` of `t`, in that order.
+#[inline]
+pub fn project(t: &[Value], cols: &[usize]) -> Tuple {
+    cols.iter().map(|&c| t[c]).collect()
+}
+
+/// MonPoly's rendering of a constant: strings quoted, floats with `%g`.
+pub fn value_text(v: &Value, interner: &Interner) -> String {
+    match v {
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => rvmon_logic::monpoly::format_g(*f),
+        Value::Str(s) => {
+            let s = interner.resolve(*s);
+            if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+                s.to_string()
+            } else {
+                format!("\"{s}\"")
+            }
+        }
+        Value::Bool(b) => b.to_string(),
+    }
+}
+
+/// The tuples of `rel` rendered `(v1,v2)` and sorted as MonPoly prints them.
+pub fn sorted_texts(rel: &Rel, order: &[usize], interner: &Interner) -> Vec<String> {
+    let mut tuples: Vec<Tuple> = rel.iter().map(|t| project(t, order)).collect();
+    tuples.sort_by(|a, b| {
+        for (x, y) in a.iter().zip(b.iter()) {
+            let o = x.cmp_in(y, interner);
+            if o.is_ne() {
+                return o;
+            }
+        }
+        a.len().cmp(&b.len())
+    });
+    tuples
+        .iter()
+        .map(|t| {
+            format!(
+                "({})",
+                t.iter()
+                    .map(|v| value_text(v, interner))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        })
+        .collect()
+}
