@@ -10,7 +10,7 @@ use std::io::{BufRead, Write};
 
 use rvmon_core::{Error, Interner, Sym, TimePoint, Truth, Value, Verdict};
 use rvmon_fo::{expand_lets, FoEngine};
-use rvmon_logic::monitorable::is_monitorable;
+use rvmon_logic::monitorable::{is_monitorable, is_saferange, is_tsfsaferange};
 use rvmon_logic::monpoly::{is_filterable_empty_tp, normalize, to_monpoly_string};
 use rvmon_logic::{analyze, free_vars, parse_formula, Formula, FormulaKind, TemporalClass};
 use rvmon_mtl::{Engine, MonpolyTiming, Program};
@@ -128,16 +128,26 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
                     why
                 }
             )?;
-            // A closed formula without variables is trivially (TSF) safe-range.
-            writeln!(
-                err,
-                "However, the input (and also the analyzed) formula is safe-range, "
-            )?;
-            writeln!(
-                err,
-                "hence one should be able to rewrite it into a monitorable formula."
-            )?;
-            writeln!(err, "By the way, the analyzed formula is TSF safe-range.")?;
+            if is_saferange(&analyzed) {
+                writeln!(
+                    err,
+                    "However, the input (and also the analyzed) formula is safe-range, "
+                )?;
+                writeln!(
+                    err,
+                    "hence one should be able to rewrite it into a monitorable formula."
+                )?;
+            } else {
+                writeln!(err, "The analyzed formula is neither safe-range.")?;
+            }
+            if is_tsfsaferange(&analyzed) {
+                writeln!(err, "By the way, the analyzed formula is TSF safe-range.")?;
+            } else {
+                writeln!(
+                    err,
+                    "By the way, the analyzed formula is not TSF safe-range."
+                )?;
+            }
         } else {
             writeln!(
                 err,

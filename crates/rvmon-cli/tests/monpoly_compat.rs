@@ -147,6 +147,26 @@ fn monpoly_suite() {
             eprintln!("FAILED {f}");
         }
     }
+    if std::env::var_os("RVMON_UPDATE_KNOWN_FAILURES").is_some() {
+        // Rewrite the list: keep the reasons of cases still failing, mark new ones.
+        let mut out = String::new();
+        for l in known_text.lines() {
+            let name = l.split_whitespace().next().unwrap_or("");
+            if l.starts_with('#') || failed_names.contains(name) {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        for name in failed_names.difference(&known) {
+            out.push_str(&format!("{name}\tdiffers: under investigation\n"));
+        }
+        std::fs::write(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/monpoly_known_failures.txt"),
+            out,
+        )
+        .unwrap();
+        return;
+    }
     let new_failures: Vec<_> = failed_names.difference(&known).collect();
     let fixed: Vec<_> = known
         .iter()

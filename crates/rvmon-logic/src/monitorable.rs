@@ -181,3 +181,189 @@ pub fn is_monitorable(f: &Formula) -> Result<(), NotMonitorable<'_>> {
         _ => f.children().into_iter().try_for_each(is_monitorable),
     }
 }
+
+/// A comparison as MonPoly stores it: `Less`/`LessEq` with `>`/`>=` swapped around.
+fn as_monpoly_cmp<'a>(op: CmpOp, lhs: &'a Term, rhs: &'a Term) -> (CmpOp, &'a Term, &'a Term) {
+    match op {
+        CmpOp::Gt => (CmpOp::Lt, rhs, lhs),
+        CmpOp::Ge => (CmpOp::Le, rhs, lhs),
+        _ => (op, lhs, rhs),
+    }
+}
+
+fn union(mut a: Vec<String>, b: Vec<String>) -> Vec<String> {
+    for v in b {
+        if !a.contains(&v) {
+            a.push(v);
+        }
+    }
+    a
+}
+
+/// MonPoly's `Rewriting.rr` (S. Müller's range restriction): the range-restricted variables,
+/// and whether the formula's comparisons are all covered.
+fn rr(f: &Formula) -> (Vec<String>, bool) {
+    let var = |t: &Term| match t {
+        Term::Var(v) => Some(v.clone()),
+        _ => None,
+    };
+    match &f.kind {
+        FormulaKind::Pred { args, .. } => {
+            let mut vs = Vec::new();
+            for a in args {
+                vs = union(vs, term_vars(a));
+            }
+            (vs, true)
+        }
+        FormulaKind::Bool(_) => (vec![], true),
+        FormulaKind::Cmp { op, lhs, rhs } => {
+            let (op, l, r) = as_monpoly_cmp(*op, lhs, rhs);
+            let v = match (op, l, r) {
+                (CmpOp::Eq, Term::Var(x), c) | (CmpOp::Eq, c, Term::Var(x)) if is_cst(c) => {
+                    vec![x.clone()]
+                }
+                (CmpOp::Lt, Term::Var(x), Term::Var(y)) if x == y => vec![x.clone()],
+                (CmpOp::Lt | CmpOp::Le, Term::Var(x), c) if is_cst(c) => vec![x.clone()],
+                _ => vec![],
+            };
+            (v, true)
+        }
+        FormulaKind::Not(g) => match &g.kind {
+            FormulaKind::Cmp { op, lhs, rhs } => {
+                let (op, l, r) = as_monpoly_cmp(*op, lhs, rhs);
+                let v = match (op, l, r) {
+                    (CmpOp::Eq | CmpOp::Le, Term::Var(x), Term::Var(y)) if x == y => {
+                        vec![x.clone()]
+                    }
+                    (CmpOp::Lt | CmpOp::Le, c, Term::Var(x)) if is_cst(c) => vec![x.clone()],
+                    _ => vec![],
+                };
+                (v, true)
+            }
+            FormulaKind::Bool(_) => (vec![], true),
+            _ => (vec![], rr(g).1),
+        },
+        FormulaKind::Bool2 {
+            op: BoolOp::And,
+            lhs,
+            rhs,
+        } => {
+            let (rr1, b) = rr(lhs);
+            let (negated, right) = match &rhs.kind {
+                FormulaKind::Not(g) => (true, &**g),
+                _ => (false, &**rhs),
+            };
+            if let FormulaKind::Cmp {
+                op,
+                lhs: t1,
+                rhs: t2,
+            } = &right.kind
+            {
+                let (op, l, r) = as_monpoly_cmp(*op, t1, t2);
+                match (negated, op, var(l), var(r)) {
+                    (false, CmpOp::Eq, Some(x), Some(y)) => {
+                        return if rr1.contains(&x) {
+                            (union(rr1, vec![y]), b)
+                        } else if rr1.contains(&y) {
+                            (union(rr1, vec![x]), b)
+                        } else {
+                            (rr1, b)
+                        };
+                    }
+                    (false, CmpOp::Lt, Some(x), Some(y)) => {
+                        return if rr1.contains(&y) || x == y {
+                            (union(rr1, vec![x]), b)
+                        } else {
+                            (rr1, b)
+                        };
+                    }
+                    (true, CmpOp::Lt, Some(x), Some(y)) => {
+                        return if rr1.contains(&x) {
+                            (union(rr1, vec![y]), b)
+                        } else {
+                            (rr1, b)
+                        };
+                    }
+                    (_, CmpOp::Le, _, _) => {
+                        let ok = b && subset(&term_vars(l), &rr1) && subset(&term_vars(r), &rr1);
+                        return (rr1, ok);
+                    }
+                    _ => {}
+                }
+            }
+            let (rr2, b2) = rr(rhs);
+            (union(rr1, rr2), b && b2)
+        }
+        FormulaKind::Bool2 {
+            op: BoolOp::Or,
+            lhs,
+            rhs,
+        } => {
+            let (rr1, b1) = rr(lhs);
+            let (rr2, b2) = rr(rhs);
+            (
+                rr2.into_iter().filter(|v| rr1.contains(v)).collect(),
+                b1 && b2,
+            )
+        }
+        FormulaKind::Quant { vars, body, .. } => {
+            let (mut rrf, mut b) = rr(body);
+            for v in vars {
+                if rrf.contains(v) {
+                    rrf.retain(|x| x != v);
+                } else {
+                    b = false;
+                    break;
+                }
+            }
+            (rrf, b)
+        }
+        FormulaKind::Agg {
+            result,
+            group,
+            body,
+            ..
+        } => {
+            let (rrf, b) = rr(body);
+            let mut v = vec![result.clone()];
+            v.extend(rrf.into_iter().filter(|z| group.contains(z)));
+            (v, b)
+        }
+        FormulaKind::Unary { body, .. } => rr(body),
+        FormulaKind::Binary { lhs, rhs, .. } => {
+            let (_, b1) = rr(lhs);
+            let (rr2, b2) = rr(rhs);
+            (rr2, b1 && b2)
+        }
+        FormulaKind::Let { body, .. } => rr(body),
+        // Sugar is normalised away before this analysis.
+        FormulaKind::Bool2 { .. } => (vec![], false),
+    }
+}
+
+/// MonPoly's safe-range check: every free variable is range restricted.
+pub fn is_saferange(f: &Formula) -> bool {
+    let (mut rv, b) = rr(f);
+    let mut fv = free_vars(f);
+    rv.sort();
+    rv.dedup();
+    fv.sort();
+    b && rv == fv
+}
+
+/// Safe range, and so is every temporal subformula and its operands.
+pub fn is_tsfsaferange(f: &Formula) -> bool {
+    fn go(f: &Formula) -> bool {
+        let rec = f.children().into_iter().all(go);
+        let temporal = matches!(
+            f.kind,
+            FormulaKind::Unary { .. } | FormulaKind::Binary { .. }
+        );
+        if temporal {
+            rec && is_saferange(f) && f.children().into_iter().all(is_saferange)
+        } else {
+            rec
+        }
+    }
+    is_saferange(f) && go(f)
+}
