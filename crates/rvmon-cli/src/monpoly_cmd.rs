@@ -218,6 +218,12 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         printer.close(last_index.map_or(0, |i| i + 1), reader.interner_mut(), out)?;
     }
     out.flush()?;
+    // VeriMon (-verified) applies the same conventions without saying so.
+    for w in printer.decider.take_warnings() {
+        if !args.verified {
+            writeln!(err, "{w}")?;
+        }
+    }
     Ok(0)
 }
 
@@ -253,6 +259,10 @@ trait Decider {
     fn has_future(&self) -> bool;
     /// Whether the time point has events that can matter (MonPoly's `Filter_rel`).
     fn relevant(&self, tp: &TimePoint) -> bool;
+    /// Warnings to print at the end (MonPoly's buffered stderr shows them after the output).
+    fn take_warnings(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 struct Propositional {
@@ -370,6 +380,10 @@ impl Decider for FirstOrder {
 
     fn relevant(&self, tp: &TimePoint) -> bool {
         self.relevant.any(tp)
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        self.engine.take_warnings()
     }
 }
 

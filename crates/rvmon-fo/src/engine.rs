@@ -90,6 +90,7 @@ pub struct FoEngine {
     timeline: Timeline,
     emitted: u64,
     at_end: bool,
+    warnings: Vec<String>,
 }
 
 impl FoEngine {
@@ -104,7 +105,13 @@ impl FoEngine {
             timeline: Timeline::default(),
             emitted: 0,
             at_end: false,
+            warnings: Vec::new(),
         }
+    }
+
+    /// Warnings produced so far (taken): MonPoly's notes on conventions it applied.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
     }
 
     pub fn plan(&self) -> &Plan {
@@ -190,6 +197,7 @@ impl FoEngine {
         let out = &mut rest[0];
         let tl = &self.timeline;
         let node = &self.plan.nodes[i];
+        let warnings = &mut self.warnings;
         let eval_err =
             |e: rvmon_logic::eval::EvalError| Error::msg(format!("evaluation failed: {e}"));
         match &node.kind {
@@ -329,6 +337,14 @@ impl FoEngine {
                 default,
             } => {
                 while let Some(a) = children[*c].get(out.end()) {
+                    if a.is_empty() && group.is_empty() && !matches!(op, AggOp::Cnt | AggOp::Sum) {
+                        // MonPoly's convention, and its warning.
+                        warnings.push(format!(
+                            "WARNING: {} applied on empty relation! Resulting value is {}, by (our) convention.",
+                            op.keyword(),
+                            crate::rel::value_text(default, interner)
+                        ));
+                    }
                     out.vals
                         .push_back(aggregate(a, *op, *over, group, *default, interner)?);
                 }
