@@ -614,66 +614,168 @@ impl Compiler<'_> {
     }
 }
 
-/// Replaces uses of `LET`-defined predicates by their definitions (parameters renamed to the
-/// arguments), innermost scope first.
+/// Replaces uses of `LET`-defined predicates by their definitions, innermost scope first.
+///
+/// A use `a(t1, …, tn)` of `LET a(p1, …, pn) = φ` becomes `φ` with each `pi` renamed to `ti`
+/// when `ti` is a variable (not already taken by an earlier parameter), and otherwise to a fresh
+/// variable `vi` constrained by `vi = ti` under an `EXISTS`. Every other variable of `φ` (all
+/// bound there) is renamed apart first, so that no argument is captured.
 pub fn expand_lets(f: &Formula) -> Formula {
-    fn subst_term(t: &Term, map: &HashMap<String, Term>) -> Term {
-        match t {
-            Term::Var(v) => map.get(v).cloned().unwrap_or_else(|| t.clone()),
-            Term::Neg(a) => Term::Neg(Box::new(subst_term(a, map))),
-            Term::Func(func, a) => Term::Func(*func, Box::new(subst_term(a, map))),
-            Term::Arith(op, a, b) => Term::Arith(
-                *op,
-                Box::new(subst_term(a, map)),
-                Box::new(subst_term(b, map)),
-            ),
-            other => other.clone(),
+    let mut fresh = 0usize;
+    go(f, &[], &mut fresh)
+}
+
+fn rename_term(t: &Term, map: &HashMap<String, String>) -> Term {
+    match t {
+        Term::Var(v) => Term::Var(map.get(v).cloned().unwrap_or_else(|| v.clone())),
+        Term::Neg(a) => Term::Neg(Box::new(rename_term(a, map))),
+        Term::Func(func, a) => Term::Func(*func, Box::new(rename_term(a, map))),
+        Term::Arith(op, a, b) => Term::Arith(
+            *op,
+            Box::new(rename_term(a, map)),
+            Box::new(rename_term(b, map)),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Renames variables everywhere (free and bound occurrences alike).
+fn rename(f: &Formula, map: &HashMap<String, String>) -> Formula {
+    let r = |v: &String| map.get(v).cloned().unwrap_or_else(|| v.clone());
+    let mut g = f.clone();
+    match &mut g.kind {
+        FormulaKind::Pred { args, .. } => args.iter_mut().for_each(|a| *a = rename_term(a, map)),
+        FormulaKind::Cmp { lhs, rhs, .. } => {
+            *lhs = rename_term(lhs, map);
+            *rhs = rename_term(rhs, map);
+        }
+        FormulaKind::Quant { vars, .. } => vars.iter_mut().for_each(|v| *v = r(v)),
+        FormulaKind::Agg {
+            result,
+            over,
+            group,
+            ..
+        } => {
+            *result = r(result);
+            *over = r(over);
+            group.iter_mut().for_each(|v| *v = r(v));
+        }
+        _ => {}
+    }
+    replace_children(&g, &mut |c| rename(c, map))
+}
+
+fn all_vars(f: &Formula, out: &mut Vec<String>) {
+    let mut add = |v: &String| {
+        if !out.contains(v) {
+            out.push(v.clone())
+        }
+    };
+    match &f.kind {
+        FormulaKind::Quant { vars, .. } => vars.iter().for_each(&mut add),
+        FormulaKind::Agg {
+            result,
+            over,
+            group,
+            ..
+        } => {
+            add(result);
+            add(over);
+            group.iter().for_each(&mut add);
+        }
+        _ => {}
+    }
+    for v in free_vars(f) {
+        if !out.contains(&v) {
+            out.push(v);
         }
     }
-    fn subst(f: &Formula, map: &HashMap<String, Term>) -> Formula {
-        let mut g = f.clone();
-        match &mut g.kind {
-            FormulaKind::Pred { args, .. } => {
-                for a in args.iter_mut() {
-                    *a = subst_term(a, map);
+    for c in f.children() {
+        all_vars(c, out);
+    }
+}
+
+type LetDef = (String, Vec<String>, Formula);
+
+fn go(f: &Formula, defs: &[LetDef], fresh: &mut usize) -> Formula {
+    match &f.kind {
+        FormulaKind::Let {
+            name,
+            params,
+            def,
+            body,
+        } => {
+            let def = go(def, defs, fresh);
+            let mut inner = defs.to_vec();
+            inner.push((name.clone(), params.clone(), def));
+            go(body, &inner, fresh)
+        }
+        FormulaKind::Pred { name, args } => match defs
+            .iter()
+            .rev()
+            .find(|d| &d.0 == name && d.1.len() == args.len())
+        {
+            Some((_, params, def)) => {
+                let mut map = HashMap::new();
+                let mut vars = Vec::new();
+                all_vars(def, &mut vars);
+                for v in vars.iter().filter(|v| !params.contains(v)) {
+                    *fresh += 1;
+                    map.insert(v.clone(), format!("_{v}{fresh}"));
                 }
-            }
-            FormulaKind::Cmp { lhs, rhs, .. } => {
-                *lhs = subst_term(lhs, map);
-                *rhs = subst_term(rhs, map);
-            }
-            _ => {}
-        }
-        replace_children(&g, &mut |c| subst(c, map))
-    }
-    fn go(f: &Formula, defs: &[(String, Vec<String>, Formula)]) -> Formula {
-        match &f.kind {
-            FormulaKind::Let {
-                name,
-                params,
-                def,
-                body,
-            } => {
-                let def = go(def, defs);
-                let mut inner = defs.to_vec();
-                inner.push((name.clone(), params.clone(), def));
-                go(body, &inner)
-            }
-            FormulaKind::Pred { name, args } => match defs
-                .iter()
-                .rev()
-                .find(|d| &d.0 == name && d.1.len() == args.len())
-            {
-                Some((_, params, def)) => {
-                    let map = params.iter().cloned().zip(args.iter().cloned()).collect();
-                    subst(def, &map)
+                let mut constraints = Vec::new();
+                let mut taken: Vec<&String> = Vec::new();
+                for (p, a) in params.iter().zip(args) {
+                    match a {
+                        Term::Var(v) if !taken.contains(&v) => {
+                            taken.push(v);
+                            map.insert(p.clone(), v.clone());
+                        }
+                        t => {
+                            *fresh += 1;
+                            let v = format!("_{p}{fresh}");
+                            map.insert(p.clone(), v.clone());
+                            constraints.push((v, t.clone()));
+                        }
+                    }
                 }
-                None => f.clone(),
-            },
-            _ => replace_children(f, &mut |c| go(c, defs)),
-        }
+                let mut out = rename(def, &map);
+                if !constraints.is_empty() {
+                    let span = f.span;
+                    for (v, t) in &constraints {
+                        let eq = Formula::new(
+                            FormulaKind::Cmp {
+                                op: CmpOp::Eq,
+                                lhs: Term::Var(v.clone()),
+                                rhs: t.clone(),
+                            },
+                            span,
+                        );
+                        out = Formula::new(
+                            FormulaKind::Bool2 {
+                                op: BoolOp::And,
+                                lhs: Box::new(out),
+                                rhs: Box::new(eq),
+                            },
+                            span,
+                        );
+                    }
+                    let vars = constraints.into_iter().map(|c| c.0).collect();
+                    out = Formula::new(
+                        FormulaKind::Quant {
+                            q: Quant::Exists,
+                            vars,
+                            body: Box::new(out),
+                        },
+                        span,
+                    );
+                }
+                out
+            }
+            None => f.clone(),
+        },
+        _ => replace_children(f, &mut |c| go(c, defs, fresh)),
     }
-    go(f, &[])
 }
 
 fn replace_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {

@@ -42,9 +42,23 @@ pub fn free_vars(f: &Formula) -> Vec<String> {
     fn go(f: &Formula, bound: &BTreeSet<String>, out: &mut Vec<String>) {
         match &f.kind {
             FormulaKind::Pred { args, .. } => args.iter().for_each(|a| term_vars(a, bound, out)),
+            // MonPoly stores `a > b` as `b < a`.
+            FormulaKind::Cmp {
+                op: CmpOp::Gt | CmpOp::Ge,
+                lhs,
+                rhs,
+            } => {
+                term_vars(rhs, bound, out);
+                term_vars(lhs, bound, out);
+            }
             FormulaKind::Cmp { lhs, rhs, .. } => {
                 term_vars(lhs, bound, out);
                 term_vars(rhs, bound, out);
+            }
+            // MonPoly lists the right operand's variables first.
+            FormulaKind::Binary { lhs, rhs, .. } => {
+                go(rhs, bound, out);
+                go(lhs, bound, out);
             }
             FormulaKind::Quant { vars, body, .. } => {
                 let mut inner = bound.clone();

@@ -9,7 +9,46 @@ use crate::free_vars;
 /// `PAST_ALWAYS`, drop quantified variables that do not occur, push negations through
 /// `AND`/`OR`, and remove double negations.
 pub fn normalize(f: &Formula) -> Formula {
-    elim_double_negation(&push_negation(&elim_sugar(f)))
+    elim_double_negation(&push_negation(&elim_sugar(&simplify_terms(f))))
+}
+
+/// MonPoly's `simplify_terms`: every variable-free term is replaced by its value (`2 + 3` by
+/// `5`). A term whose evaluation fails (division by zero) is left for the engine to report.
+pub fn simplify_terms(f: &Formula) -> Formula {
+    fn fold(t: &Term) -> Term {
+        let mut interner = rvmon_core::Interner::new();
+        let ground = !matches!(
+            t,
+            Term::Int(_) | Term::Float(_) | Term::Str(_) | Term::Regexp(_)
+        ) && term_is_ground(t);
+        if !ground {
+            return t.clone();
+        }
+        match crate::eval::eval_term(t, &|_| None, &mut interner) {
+            Ok(rvmon_core::Value::Int(i)) => Term::Int(i),
+            Ok(rvmon_core::Value::Float(x)) => Term::Float(x),
+            Ok(rvmon_core::Value::Str(s)) => Term::Str(interner.resolve(s).to_string()),
+            _ => t.clone(),
+        }
+    }
+    fn term_is_ground(t: &Term) -> bool {
+        match t {
+            Term::Var(_) => false,
+            Term::Int(_) | Term::Float(_) | Term::Str(_) | Term::Regexp(_) => true,
+            Term::Neg(a) | Term::Func(_, a) => term_is_ground(a),
+            Term::Arith(_, a, b) => term_is_ground(a) && term_is_ground(b),
+        }
+    }
+    let mut g = f.clone();
+    match &mut g.kind {
+        FormulaKind::Pred { args, .. } => args.iter_mut().for_each(|a| *a = fold(a)),
+        FormulaKind::Cmp { lhs, rhs, .. } => {
+            *lhs = fold(lhs);
+            *rhs = fold(rhs);
+        }
+        _ => {}
+    }
+    map_children(&g, &mut simplify_terms)
 }
 
 fn mk(kind: FormulaKind, span: Span) -> Formula {
