@@ -11,7 +11,7 @@ use std::io::{BufRead, Write};
 use rvmon_core::{Error, Interner, Sym, TimePoint, Truth, Value, Verdict};
 use rvmon_fo::{expand_lets, FoEngine};
 use rvmon_logic::monitorable::{is_monitorable, is_saferange, is_tsfsaferange};
-use rvmon_logic::monpoly::{is_filterable_empty_tp, normalize, to_monpoly_string};
+use rvmon_logic::monpoly::{analyzed_formula, is_filterable_empty_tp, to_monpoly_string};
 use rvmon_logic::{analyze, free_vars, parse_formula, Formula, FormulaKind, TemporalClass};
 use rvmon_mtl::{Engine, MonpolyTiming, Program};
 use rvmon_trace::{MonpolyLogReader, Signature, TraceReader};
@@ -99,7 +99,11 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         )));
     }
     let output_vars = free_vars(&f);
-    let analyzed = if args.no_rw { f.clone() } else { normalize(&f) };
+    let analyzed = if args.no_rw {
+        f.clone()
+    } else {
+        analyzed_formula(&f)
+    };
     if args.verbose || args.check {
         let (input, shown) = (to_monpoly_string(&f), to_monpoly_string(&analyzed));
         if input != shown {

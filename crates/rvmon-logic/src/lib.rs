@@ -14,6 +14,7 @@ pub mod monitorable;
 pub mod monpoly;
 mod parser;
 pub mod reference;
+pub mod rewrite;
 
 pub use analysis::{analyze, Analysis, TemporalClass};
 pub use ast::*;

@@ -47,7 +47,7 @@ fn subset(a: &[String], b: &[String]) -> bool {
 }
 
 /// `t1 op t2` or `NOT t1 op t2`: what MonPoly allows only as the right operand of `AND`.
-fn is_and_relop(f: &Formula) -> bool {
+pub(crate) fn is_and_relop(f: &Formula) -> bool {
     match &f.kind {
         FormulaKind::Cmp { .. } | FormulaKind::Bool(_) => true,
         FormulaKind::Not(g) => matches!(g.kind, FormulaKind::Cmp { .. } | FormulaKind::Bool(_)),
@@ -202,7 +202,7 @@ fn union(mut a: Vec<String>, b: Vec<String>) -> Vec<String> {
 
 /// MonPoly's `Rewriting.rr` (S. Müller's range restriction): the range-restricted variables,
 /// and whether the formula's comparisons are all covered.
-fn rr(f: &Formula) -> (Vec<String>, bool) {
+pub(crate) fn rr(f: &Formula) -> (Vec<String>, bool) {
     let var = |t: &Term| match t {
         Term::Var(v) => Some(v.clone()),
         _ => None,

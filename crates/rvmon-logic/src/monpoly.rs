@@ -9,7 +9,35 @@ use crate::free_vars;
 /// `PAST_ALWAYS`, drop quantified variables that do not occur, push negations through
 /// `AND`/`OR`, and remove double negations.
 pub fn normalize(f: &Formula) -> Formula {
-    elim_double_negation(&push_negation(&elim_sugar(&simplify_terms(f))))
+    normalize_negation(&normalize_syntax(f))
+}
+
+/// Ground terms folded and sugar eliminated (MonPoly's `normalize_syntax`).
+pub fn normalize_syntax(f: &Formula) -> Formula {
+    elim_sugar(&simplify_terms(f))
+}
+
+/// Negations pushed through `AND`/`OR`, double negations removed (`normalize_negation`).
+pub fn normalize_negation(f: &Formula) -> Formula {
+    elim_double_negation(&push_negation(f))
+}
+
+/// The formula MonPoly analyses: normalised, but with negations pushed only when that keeps
+/// the formula monitorable (`Rewriting.check_monitorability`).
+pub fn analyzed_formula(f: &Formula) -> Formula {
+    use crate::monitorable::is_monitorable;
+    let nsf = normalize_syntax(f);
+    let nf = normalize_negation(&nsf);
+    let nf = if is_monitorable(&nsf).is_ok() && is_monitorable(&nf).is_err() {
+        nsf
+    } else {
+        nf
+    };
+    if is_monitorable(&nf).is_ok() {
+        nf
+    } else {
+        crate::rewrite::rewrite(&nf)
+    }
 }
 
 /// MonPoly's `simplify_terms`: every variable-free term is replaced by its value (`2 + 3` by
@@ -60,7 +88,7 @@ fn not(f: Formula) -> Formula {
     mk(FormulaKind::Not(Box::new(f)), span)
 }
 
-fn map_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
+pub(crate) fn map_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
     let kind = match &f.kind {
         k @ (FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. }) => {
             k.clone()
