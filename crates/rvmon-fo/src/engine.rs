@@ -4,6 +4,7 @@
 //! of the propositional engine is future work).
 
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 use rvmon_core::{Error, Interner, TimePoint, Timestamp, Value};
@@ -14,18 +15,25 @@ use rvmon_logic::AggOp;
 use crate::compile::{ArgPat, NodeKind, Plan};
 use crate::rel::{project, unit, Rel, Tuple};
 
+/// A node's output: relations for consecutive positions from `head`. Relations are shared
+/// (`Rc`), so a temporal operator can hand out its whole state without copying it: its parent
+/// consumes and drops the snapshot in the same step, and the next update mutates in place.
 #[derive(Default, Debug)]
 struct Stream {
     head: u64,
-    vals: VecDeque<Rel>,
+    vals: VecDeque<Rc<Rel>>,
 }
 
 impl Stream {
-    fn get(&self, pos: u64) -> Option<&Rel> {
+    fn get(&self, pos: u64) -> Option<&Rc<Rel>> {
         if pos < self.head {
             return None;
         }
         self.vals.get((pos - self.head) as usize)
+    }
+
+    fn push(&mut self, r: Rel) {
+        self.vals.push_back(Rc::new(r));
     }
 
     fn end(&self) -> u64 {
@@ -46,6 +54,12 @@ struct SinceState {
     young: VecDeque<(Timestamp, Rel)>,
     /// Tuples old enough, with the newest timestamp at which they were witnessed.
     ripe: FxHashMap<Tuple, Timestamp>,
+    /// The keys of `ripe`: the operator's output, shared with the parent.
+    out: Rc<Rel>,
+    /// (timestamp, tuple) in witness order, to expire tuples past the upper bound lazily.
+    expiry: VecDeque<(Timestamp, Tuple)>,
+    /// For `NOT φ SINCE ψ` with `fv(φ) ⊂ fv(ψ)`: the ripe tuples by their `φ` key.
+    by_key: FxHashMap<Tuple, Vec<Tuple>>,
 }
 
 #[derive(Default, Debug)]
@@ -91,6 +105,8 @@ pub struct FoEngine {
     emitted: u64,
     at_end: bool,
     warnings: Vec<String>,
+    /// Scratch space for projected keys (lookups without allocation).
+    buf: Vec<Value>,
 }
 
 impl FoEngine {
@@ -106,6 +122,7 @@ impl FoEngine {
             emitted: 0,
             at_end: false,
             warnings: Vec::new(),
+            buf: Vec::new(),
         }
     }
 
@@ -161,7 +178,7 @@ impl FoEngine {
                 out.push(Answer {
                     tp,
                     ts,
-                    rel: rel.clone(),
+                    rel: (**rel).clone(),
                 });
             }
             self.emitted += 1;
@@ -198,6 +215,7 @@ impl FoEngine {
         let tl = &self.timeline;
         let node = &self.plan.nodes[i];
         let warnings = &mut self.warnings;
+        let buf = &mut self.buf;
         let eval_err =
             |e: rvmon_logic::eval::EvalError| Error::msg(format!("evaluation failed: {e}"));
         match &node.kind {
@@ -211,30 +229,33 @@ impl FoEngine {
                             .filter(|e| e.name == *sym && e.args_len as usize == *arity)
                         {
                             let vals = tp.args_of(e);
-                            let mut t = vec![Value::Int(0); node.vars.len()];
+                            buf.clear();
+                            buf.resize(node.vars.len(), Value::Int(0));
                             for (v, pat) in vals.iter().zip(args) {
                                 match pat {
                                     ArgPat::Const(c) if c != v => continue 'events,
-                                    ArgPat::Same(c) if t[*c] != *v => continue 'events,
-                                    ArgPat::Bind(c) => t[*c] = *v,
+                                    ArgPat::Same(c) if buf[*c] != *v => continue 'events,
+                                    ArgPat::Bind(c) => buf[*c] = *v,
                                     _ => {}
                                 }
                             }
-                            rel.insert(t.into_boxed_slice());
+                            if !rel.contains(&buf[..]) {
+                                rel.insert(buf.as_slice().into());
+                            }
                         }
                     }
-                    out.vals.push_back(rel);
+                    out.push(rel);
                 }
             }
             NodeKind::Const(rel) => {
                 if out.end() <= pos {
-                    out.vals.push_back(rel.clone());
+                    out.push(rel.clone());
                 }
             }
             NodeKind::Not(c) => {
                 while let Some(r) = children[*c].get(out.end()) {
                     let v = if r.is_empty() { unit() } else { Rel::default() };
-                    out.vals.push_back(v);
+                    out.push(v);
                 }
                 children[*c].drop_before(out.end());
             }
@@ -247,7 +268,8 @@ impl FoEngine {
                 while let (Some(a), Some(b)) =
                     (children[*l].get(out.end()), children[*r].get(out.end()))
                 {
-                    out.vals.push_back(join(a, b, shared, r_new));
+                    let v = join(a, b, shared, r_new, buf);
+                    out.push(v);
                 }
                 let e = out.end();
                 children[*l].drop_before(e);
@@ -257,11 +279,16 @@ impl FoEngine {
                 while let (Some(a), Some(b)) =
                     (children[*l].get(out.end()), children[*r].get(out.end()))
                 {
-                    let v = a
-                        .iter()
-                        .filter(|t| !b.contains(&project(t, key)))
-                        .cloned()
-                        .collect();
+                    let v = if b.is_empty() {
+                        Rc::clone(a)
+                    } else {
+                        Rc::new(
+                            a.iter()
+                                .filter(|t| !contains_key(b, t, key, buf))
+                                .cloned()
+                                .collect(),
+                        )
+                    };
                     out.vals.push_back(v);
                 }
                 let e = out.end();
@@ -277,7 +304,7 @@ impl FoEngine {
             } => {
                 while let Some(a) = children[*l].get(out.end()) {
                     let mut v = Rel::default();
-                    for t in a {
+                    for t in a.iter() {
                         let env = |x: &str| node.vars.iter().position(|y| y == x).map(|c| t[c]);
                         let lv = eval_term(lhs, &env, interner).map_err(eval_err)?;
                         let rv = eval_term(rhs, &env, interner).map_err(eval_err)?;
@@ -288,7 +315,7 @@ impl FoEngine {
                             v.insert(t.clone());
                         }
                     }
-                    out.vals.push_back(v);
+                    out.push(v);
                 }
                 let e = out.end();
                 children[*l].drop_before(e);
@@ -297,14 +324,14 @@ impl FoEngine {
                 let lvars = &self.plan.nodes[*l].vars;
                 while let Some(a) = children[*l].get(out.end()) {
                     let mut v = Rel::default();
-                    for t in a {
+                    for t in a.iter() {
                         let env = |x: &str| lvars.iter().position(|y| y == x).map(|c| t[c]);
                         let x = eval_term(term, &env, interner).map_err(eval_err)?;
                         let mut nt = t.to_vec();
                         nt.push(x);
                         v.insert(nt.into_boxed_slice());
                     }
-                    out.vals.push_back(v);
+                    out.push(v);
                 }
                 let e = out.end();
                 children[*l].drop_before(e);
@@ -313,9 +340,9 @@ impl FoEngine {
                 while let (Some(a), Some(b)) =
                     (children[*l].get(out.end()), children[*r].get(out.end()))
                 {
-                    let mut v = a.clone();
+                    let mut v = (**a).clone();
                     v.extend(b.iter().map(|t| project(t, r_order)));
-                    out.vals.push_back(v);
+                    out.push(v);
                 }
                 let e = out.end();
                 children[*l].drop_before(e);
@@ -323,8 +350,8 @@ impl FoEngine {
             }
             NodeKind::Project { c, keep } => {
                 while let Some(a) = children[*c].get(out.end()) {
-                    out.vals
-                        .push_back(a.iter().map(|t| project(t, keep)).collect());
+                    let v = a.iter().map(|t| project(t, keep)).collect();
+                    out.push(v);
                 }
                 let e = out.end();
                 children[*c].drop_before(e);
@@ -345,8 +372,8 @@ impl FoEngine {
                             crate::rel::value_text(default, interner)
                         ));
                     }
-                    out.vals
-                        .push_back(aggregate(a, *op, *over, group, *default, interner)?);
+                    let v = aggregate(a, *op, *over, group, *default, interner)?;
+                    out.push(v);
                 }
                 let e = out.end();
                 children[*c].drop_before(e);
@@ -355,11 +382,11 @@ impl FoEngine {
                 let next = &mut self.cursors[i];
                 while *next <= pos {
                     let v = if *next == 0 {
-                        Rel::default()
+                        Rc::new(Rel::default())
                     } else {
                         match children[*c].get(*next - 1) {
-                            Some(r) if w.contains(tl.ts(*next) - tl.ts(*next - 1)) => r.clone(),
-                            Some(_) => Rel::default(),
+                            Some(r) if w.contains(tl.ts(*next) - tl.ts(*next - 1)) => Rc::clone(r),
+                            Some(_) => Rc::new(Rel::default()),
                             None => break,
                         }
                     };
@@ -372,11 +399,11 @@ impl FoEngine {
                 let next = &mut self.cursors[i];
                 while *next < pos || (self.at_end && *next == pos) {
                     let v = if *next == pos {
-                        Rel::default()
+                        Rc::new(Rel::default())
                     } else {
                         match children[*c].get(*next + 1) {
-                            Some(r) if w.contains(tl.ts(*next + 1) - tl.ts(*next)) => r.clone(),
-                            Some(_) => Rel::default(),
+                            Some(r) if w.contains(tl.ts(*next + 1) - tl.ts(*next)) => Rc::clone(r),
+                            Some(_) => Rc::new(Rel::default()),
                             None => break,
                         }
                     };
@@ -394,30 +421,12 @@ impl FoEngine {
             } => {
                 let next = &mut self.cursors[i];
                 let st = &mut self.since[i];
+                let identity = l_key.len() == node.vars.len()
+                    && l_key.iter().enumerate().all(|(k, &c)| k == c);
                 while let (Some(a), Some(b)) = (children[*l].get(*next), children[*r].get(*next)) {
                     let t = tl.ts(*next);
-                    // Tuples whose left condition fails now lose their earlier witnesses.
-                    let survives = |tuple: &Tuple| a.contains(&project(tuple, l_key)) != *negated;
-                    let trivial = !*negated && l_key.is_empty() && !a.is_empty();
-                    if !trivial {
-                        st.ripe.retain(|tuple, _| survives(tuple));
-                        for (_, rel) in st.young.iter_mut() {
-                            rel.retain(|tuple| survives(tuple));
-                        }
-                    }
-                    st.young.push_back((t, b.clone()));
-                    // Move witnesses that reached the lower bound; keep their newest timestamp.
-                    while st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo) {
-                        let (tj, rel) = st.young.pop_front().expect("checked");
-                        for tuple in rel {
-                            let e = st.ripe.entry(tuple).or_insert(tj);
-                            *e = (*e).max(tj);
-                        }
-                    }
-                    if let Some(hi) = w.hi {
-                        st.ripe.retain(|_, tj| t - *tj <= hi);
-                    }
-                    out.vals.push_back(st.ripe.keys().cloned().collect());
+                    since_step(st, w, a, b, t, *negated, l_key, identity, buf);
+                    out.vals.push_back(Rc::clone(&st.out));
                     *next += 1;
                 }
                 let e = *next;
@@ -460,12 +469,12 @@ impl FoEngine {
                     let mut acc = Rel::default();
                     for j in (n..q).rev() {
                         let a = children[*l].get(j).expect("checked");
-                        acc.retain(|tuple| a.contains(&project(tuple, l_key)) != *negated);
+                        acc.retain(|tuple| contains_key(a, tuple, l_key, buf) != *negated);
                         if tl.ts(j) - tn >= w.lo {
                             acc.extend(children[*r].get(j).expect("checked").iter().cloned());
                         }
                     }
-                    out.vals.push_back(acc);
+                    out.push(acc);
                     st.next += 1;
                 }
                 let e = st.next;
@@ -477,31 +486,143 @@ impl FoEngine {
     }
 }
 
-fn join(a: &Rel, b: &Rel, shared: &[(usize, usize)], r_new: &[usize]) -> Rel {
+/// Whether `rel` contains `t` projected onto `cols` (no allocation: a scratch buffer).
+#[inline]
+fn contains_key(rel: &Rel, t: &[Value], cols: &[usize], buf: &mut Vec<Value>) -> bool {
+    buf.clear();
+    buf.extend(cols.iter().map(|&c| t[c]));
+    rel.contains(&buf[..])
+}
+
+/// One step of `φ SINCE[a,b] ψ` (or `NOT φ SINCE ψ`): drop witnesses whose left condition
+/// fails now, add the right operand's tuples, ripen and expire by the interval.
+///
+/// PERF: with `NOT φ`, only the tuples of `φ` are touched (through `by_key` when `φ` has fewer
+/// variables than `ψ`); a positive `φ` other than `TRUE` needs a pass over the state.
+#[allow(clippy::too_many_arguments)]
+fn since_step(
+    st: &mut SinceState,
+    w: &rvmon_mtl::Window,
+    a: &Rel,
+    b: &Rel,
+    t: Timestamp,
+    negated: bool,
+    l_key: &[usize],
+    identity: bool,
+    buf: &mut Vec<Value>,
+) {
+    let out = Rc::make_mut(&mut st.out);
+    if negated {
+        for u in a {
+            if identity {
+                if st.ripe.remove(&u[..]).is_some() {
+                    out.remove(&u[..]);
+                }
+            } else if let Some(tuples) = st.by_key.remove(&u[..]) {
+                for tuple in tuples {
+                    st.ripe.remove(&tuple);
+                    out.remove(&tuple);
+                }
+            }
+            for (_, rel) in st.young.iter_mut() {
+                rel.retain(|tuple| !contains_key_eq(tuple, l_key, u));
+            }
+        }
+    } else if !(l_key.is_empty() && !a.is_empty()) {
+        // A positive left operand: keep only the tuples it holds for.
+        st.ripe
+            .retain(|tuple, _| contains_key(a, tuple, l_key, buf));
+        out.retain(|tuple| st.ripe.contains_key(tuple));
+        for (_, rel) in st.young.iter_mut() {
+            rel.retain(|tuple| contains_key(a, tuple, l_key, buf));
+        }
+    }
+    if !b.is_empty() {
+        st.young.push_back((t, b.clone()));
+    }
+    // Witnesses that reached the lower bound ripen; a tuple keeps its newest timestamp.
+    while st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo) {
+        let (tj, rel) = st.young.pop_front().expect("checked");
+        for tuple in rel {
+            if w.hi.is_some() {
+                st.expiry.push_back((tj, tuple.clone()));
+            }
+            match st.ripe.get_mut(&tuple) {
+                Some(old) => *old = (*old).max(tj),
+                None => {
+                    if negated && !identity {
+                        let key: Tuple = l_key.iter().map(|&c| tuple[c]).collect();
+                        st.by_key.entry(key).or_default().push(tuple.clone());
+                    }
+                    out.insert(tuple.clone());
+                    st.ripe.insert(tuple, tj);
+                }
+            }
+        }
+    }
+    if let Some(hi) = w.hi {
+        while st.expiry.front().is_some_and(|(tj, _)| t - tj > hi) {
+            let (tj, tuple) = st.expiry.pop_front().expect("checked");
+            // Only if this was the tuple's newest witness (a newer one keeps it alive).
+            if st.ripe.get(&tuple) == Some(&tj) {
+                st.ripe.remove(&tuple);
+                out.remove(&tuple);
+                // `by_key` may keep a stale entry; removing a tuple twice is harmless.
+            }
+        }
+    }
+}
+
+/// Whether `tuple` projected onto `cols` equals `key`.
+#[inline]
+fn contains_key_eq(tuple: &[Value], cols: &[usize], key: &[Value]) -> bool {
+    cols.len() == key.len() && cols.iter().zip(key).all(|(&c, k)| tuple[c] == *k)
+}
+
+fn join(a: &Rel, b: &Rel, shared: &[(usize, usize)], r_new: &[usize], buf: &mut Vec<Value>) -> Rel {
     let mut out = Rel::default();
+    let emit = |x: &Tuple, y: &Tuple, out: &mut Rel| {
+        let mut t = x.to_vec();
+        t.extend(r_new.iter().map(|&c| y[c]));
+        out.insert(t.into_boxed_slice());
+    };
     if shared.is_empty() {
         for x in a {
             for y in b {
-                let mut t = x.to_vec();
-                t.extend(r_new.iter().map(|&c| y[c]));
-                out.insert(t.into_boxed_slice());
+                emit(x, y, &mut out);
             }
         }
         return out;
     }
-    // Hash join on the shared columns, building on the right operand.
-    let mut index: FxHashMap<Tuple, Vec<&Tuple>> = FxHashMap::default();
+    // Hash join on the shared columns, building the index on the smaller operand.
     let r_cols: Vec<usize> = shared.iter().map(|p| p.1).collect();
     let l_cols: Vec<usize> = shared.iter().map(|p| p.0).collect();
-    for y in b {
-        index.entry(project(y, &r_cols)).or_default().push(y);
-    }
-    for x in a {
-        if let Some(ys) = index.get(&project(x, &l_cols)) {
-            for y in ys {
-                let mut t = x.to_vec();
-                t.extend(r_new.iter().map(|&c| y[c]));
-                out.insert(t.into_boxed_slice());
+    if a.len() <= b.len() {
+        let mut index: FxHashMap<Tuple, Vec<&Tuple>> = FxHashMap::default();
+        for x in a {
+            index.entry(project(x, &l_cols)).or_default().push(x);
+        }
+        for y in b {
+            buf.clear();
+            buf.extend(r_cols.iter().map(|&c| y[c]));
+            if let Some(xs) = index.get(&buf[..]) {
+                for x in xs {
+                    emit(x, y, &mut out);
+                }
+            }
+        }
+    } else {
+        let mut index: FxHashMap<Tuple, Vec<&Tuple>> = FxHashMap::default();
+        for y in b {
+            index.entry(project(y, &r_cols)).or_default().push(y);
+        }
+        for x in a {
+            buf.clear();
+            buf.extend(l_cols.iter().map(|&c| x[c]));
+            if let Some(ys) = index.get(&buf[..]) {
+                for y in ys {
+                    emit(x, y, &mut out);
+                }
             }
         }
     }
