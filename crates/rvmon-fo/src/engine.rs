@@ -528,7 +528,7 @@ fn since_step(
                 rel.retain(|tuple| !contains_key_eq(tuple, l_key, u));
             }
         }
-    } else if !(l_key.is_empty() && !a.is_empty()) {
+    } else if !l_key.is_empty() || a.is_empty() {
         // A positive left operand: keep only the tuples it holds for.
         st.ripe
             .retain(|tuple, _| contains_key(a, tuple, l_key, buf));
