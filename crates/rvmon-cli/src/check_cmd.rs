@@ -5,9 +5,14 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 
 use clap::{Args, ValueEnum};
-use rvmon_core::{Error, Monitor, TimePoint, Truth, Verdict};
-use rvmon_logic::{analyze, parse_formula, Analysis, Formula, TemporalClass};
+use rvmon_core::{Error, Interner, Monitor, TimePoint, Truth, Value, Verdict};
+use rvmon_fo::FoEngine;
+use rvmon_logic::monpoly::analyzed_formula;
+use rvmon_logic::{
+    analyze, free_vars, parse_formula, Analysis, Formula, FormulaKind, TemporalClass,
+};
 use rvmon_mtl::{Engine, Program};
+use rvmon_trace::TraceReader;
 use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
 
 use crate::read_file;
@@ -120,14 +125,6 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let text = read_file(&args.spec)?;
     let f = parse_formula(&args.spec, &text)?;
     let analysis = analyze(&args.spec, &text, &f)?;
-    if let Some((span, why)) = &analysis.first_order_at {
-        return Err(Error::at_offset(
-            &args.spec,
-            &text,
-            span.start,
-            format!("first-order formulas are not supported yet ({why})"),
-        ));
-    }
     let sig = match &args.sig {
         Some(p) => Some(Signature::parse(p, &read_file(p)?)?),
         None => None,
@@ -163,7 +160,17 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         sig,
         time_field: args.time_field.clone(),
     };
+    let sig_for_fo = options.sig.clone();
     let mut reader = open_reader(format, input, &name, options)?;
+    if analysis.first_order_at.is_some() {
+        let Some(sig) = sig_for_fo else {
+            return Err(Error::msg(format!(
+                "{}: a first-order formula needs a signature (--sig FILE) to type its predicates",
+                args.spec
+            )));
+        };
+        return run_first_order(args, &f, &text, &sig, &mut *reader, online, out, err);
+    }
     let program = Program::compile(&f, reader.interner_mut(), &args.spec, &text)?;
     let mut engine = Engine::new(program);
     if args.explain {
@@ -260,5 +267,172 @@ impl Sink {
         }
         writeln!(err)?;
         Ok(())
+    }
+}
+
+/// The first-order path: the violations of `f` are the satisfying assignments of `NOT f`,
+/// analysed as MonPoly analyses `-negate` (normalised, rewritten into its monitorable
+/// fragment) and reported with their data.
+#[allow(clippy::too_many_arguments)]
+fn run_first_order(
+    args: &CheckArgs,
+    f: &Formula,
+    text: &str,
+    sig: &Signature,
+    reader: &mut dyn TraceReader,
+    online: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Error> {
+    let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
+    let vars = free_vars(f);
+    let analyzed = analyzed_formula(&negated);
+    let plan = rvmon_fo::compile(
+        &analyzed,
+        &vars,
+        sig,
+        reader.interner_mut(),
+        &args.spec,
+        text,
+    )?;
+    if args.explain {
+        writeln!(out, "formula: {f}")?;
+        writeln!(
+            out,
+            "engine: first-order MFOTL (rvmon-fo), relational plan of {} operators",
+            plan.nodes.len()
+        )?;
+        writeln!(out, "  violations are the assignments of: {analyzed}")?;
+        writeln!(out, "free variables: ({})", vars.join(","))?;
+        return Ok(0);
+    }
+    let has_future = plan.has_future();
+    let mut engine = FoEngine::new(plan);
+    let (mut violations, mut time_points) = (0u64, 0u64);
+    let mut answers = Vec::new();
+    let mut tp = TimePoint::default();
+    let mut report = |answers: &mut Vec<rvmon_fo::Answer>,
+                      interner: &Interner,
+                      out: &mut dyn Write|
+     -> Result<(), Error> {
+        for a in answers.drain(..) {
+            if a.rel.is_empty() {
+                continue;
+            }
+            let order: Vec<usize> = (0..vars.len()).collect();
+            let rows = rvmon_fo::rel::sorted_tuples(&a.rel, &order, interner);
+            violations += rows.len() as u64;
+            match args.output {
+                Output::Monpoly => {
+                    let texts: Vec<String> = rows
+                        .iter()
+                        .map(|t| rvmon_fo::rel::tuple_text(t, interner))
+                        .collect();
+                    let shown = if vars.is_empty() {
+                        "true".to_string()
+                    } else {
+                        texts.join(" ")
+                    };
+                    writeln!(out, "@{} (time point {}): {shown}", a.ts, a.tp)?;
+                }
+                Output::Text => {
+                    for t in &rows {
+                        let values: Vec<String> = vars
+                            .iter()
+                            .zip(t.iter())
+                            .map(|(v, x)| format!("{v}={}", rvmon_fo::rel::value_text(x, interner)))
+                            .collect();
+                        if values.is_empty() {
+                            writeln!(out, "violation: time point {} @{}", a.tp, a.ts)?;
+                        } else {
+                            writeln!(
+                                out,
+                                "violation: time point {} @{} ({})",
+                                a.tp,
+                                a.ts,
+                                values.join(", ")
+                            )?;
+                        }
+                    }
+                }
+                Output::Jsonl => {
+                    for t in &rows {
+                        let values: Vec<String> = vars
+                            .iter()
+                            .zip(t.iter())
+                            .map(|(v, x)| format!("{}:{}", json_string(v), json_value(x, interner)))
+                            .collect();
+                        writeln!(
+                            out,
+                            "{{\"tp\":{},\"ts\":{},\"verdict\":\"violation\",\"values\":{{{}}}}}",
+                            a.tp,
+                            a.ts,
+                            values.join(",")
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    };
+    loop {
+        match reader.next_time_point(&mut tp) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                out.flush()?;
+                return Err(e);
+            }
+        }
+        time_points += 1;
+        if let Err(e) = engine.step(&tp, reader.interner_mut(), &mut answers) {
+            report(&mut answers, reader.interner(), out)?;
+            out.flush()?;
+            return Err(e);
+        }
+        let any = !answers.is_empty();
+        report(&mut answers, reader.interner(), out)?;
+        for w in engine.take_warnings() {
+            writeln!(err, "rvmon: {w}")?;
+        }
+        if online && any {
+            out.flush()?;
+        }
+    }
+    if has_future {
+        engine.close(reader.interner_mut(), &mut answers)?;
+        report(&mut answers, reader.interner(), out)?;
+    }
+    out.flush()?;
+    writeln!(
+        err,
+        "rvmon: {violations} violation(s) in {time_points} time point(s)"
+    )?;
+    Ok(if violations > 0 { 1 } else { 0 })
+}
+
+fn json_string(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    o.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' => o.push_str("\\n"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+fn json_value(v: &Value, interner: &Interner) -> String {
+    match v {
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) if f.is_finite() => format!("{f}"),
+        Value::Float(f) => json_string(&f.to_string()),
+        Value::Str(s) => json_string(interner.resolve(*s)),
+        Value::Bool(b) => b.to_string(),
     }
 }

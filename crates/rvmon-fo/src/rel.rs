@@ -39,8 +39,22 @@ pub fn value_text(v: &Value, interner: &Interner) -> String {
     }
 }
 
+/// `(v1,v2)`, as MonPoly prints a tuple.
+pub fn tuple_text(t: &[Value], interner: &Interner) -> String {
+    let values: Vec<String> = t.iter().map(|v| value_text(v, interner)).collect();
+    format!("({})", values.join(","))
+}
+
 /// The tuples of `rel` rendered `(v1,v2)` and sorted as MonPoly prints them.
 pub fn sorted_texts(rel: &Rel, order: &[usize], interner: &Interner) -> Vec<String> {
+    sorted_tuples(rel, order, interner)
+        .iter()
+        .map(|t| tuple_text(t, interner))
+        .collect()
+}
+
+/// The tuples of `rel`, columns reordered by `order`, sorted as MonPoly sorts them.
+pub fn sorted_tuples(rel: &Rel, order: &[usize], interner: &Interner) -> Vec<Tuple> {
     let mut tuples: Vec<Tuple> = rel.iter().map(|t| project(t, order)).collect();
     tuples.sort_by(|a, b| {
         for (x, y) in a.iter().zip(b.iter()) {
@@ -52,15 +66,4 @@ pub fn sorted_texts(rel: &Rel, order: &[usize], interner: &Interner) -> Vec<Stri
         a.len().cmp(&b.len())
     });
     tuples
-        .iter()
-        .map(|t| {
-            format!(
-                "({})",
-                t.iter()
-                    .map(|v| value_text(v, interner))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            )
-        })
-        .collect()
 }
