@@ -140,3 +140,202 @@ fn sat(f: &Formula, tr: &[RefTimePoint], i: usize, lets: &HashMap<String, &Formu
         },
     }
 }
+
+/// A first-order time point for the reference evaluator: timestamp and events with values.
+pub type RefFoTimePoint = (i64, Vec<(String, Vec<Value>)>);
+
+/// The satisfying assignments of `f` (over `free_vars(f)`, in that order) at every time point,
+/// by brute force over the active domain (every value of the trace and of the formula), straight
+/// from MFOTL's semantics. Exponential in the number of variables: for tests only.
+/// Aggregations are not covered.
+pub fn evaluate_fo(
+    f: &Formula,
+    trace: &[RefFoTimePoint],
+    interner: &mut Interner,
+) -> Vec<std::collections::BTreeSet<Vec<OrdValue>>> {
+    let mut domain: Vec<Value> = Vec::new();
+    for (_, evs) in trace {
+        for (_, vals) in evs {
+            for v in vals {
+                if !domain.contains(v) {
+                    domain.push(*v);
+                }
+            }
+        }
+    }
+    collect_constants(f, interner, &mut domain);
+    let fv = crate::free_vars(f);
+    let mut out = Vec::new();
+    for i in 0..trace.len() {
+        let mut set = std::collections::BTreeSet::new();
+        let mut env: Vec<(String, Value)> = Vec::new();
+        assignments(&fv, &domain, &mut env, &mut |env| {
+            if sat_fo(f, trace, i, env, &domain, interner) {
+                set.insert(env.iter().map(|(_, v)| OrdValue(*v)).collect());
+            }
+        });
+        out.push(set);
+    }
+    out
+}
+
+/// A value with a total order (for sets of tuples in tests): by kind, then by content
+/// (strings by symbol id, which is enough to compare sets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OrdValue(pub Value);
+
+impl PartialOrd for OrdValue {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrdValue {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let key = |v: &Value| match v {
+            Value::Int(i) => (0, *i, 0u64),
+            Value::Float(f) => (1, 0, f.to_bits()),
+            Value::Str(s) => (2, i64::from(s.0), 0),
+            Value::Bool(b) => (3, i64::from(*b), 0),
+        };
+        key(&self.0).cmp(&key(&other.0))
+    }
+}
+
+fn collect_constants(f: &Formula, interner: &mut Interner, out: &mut Vec<Value>) {
+    fn term(t: &Term, interner: &mut Interner, out: &mut Vec<Value>) {
+        if let Ok(v) = eval_term(t, &|_| None, interner) {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    match &f.kind {
+        FormulaKind::Pred { args, .. } => args.iter().for_each(|a| term(a, interner, out)),
+        FormulaKind::Cmp { lhs, rhs, .. } => {
+            term(lhs, interner, out);
+            term(rhs, interner, out);
+        }
+        _ => {}
+    }
+    for c in f.children() {
+        collect_constants(c, interner, out);
+    }
+}
+
+fn assignments(
+    vars: &[String],
+    domain: &[Value],
+    env: &mut Vec<(String, Value)>,
+    k: &mut dyn FnMut(&[(String, Value)]),
+) {
+    match vars.split_first() {
+        None => k(env),
+        Some((v, rest)) => {
+            for d in domain {
+                env.push((v.clone(), *d));
+                assignments(rest, domain, env, k);
+                env.pop();
+            }
+        }
+    }
+}
+
+fn lookup(env: &[(String, Value)], v: &str) -> Option<Value> {
+    env.iter().rev().find(|(n, _)| n == v).map(|(_, x)| *x)
+}
+
+fn sat_fo(
+    f: &Formula,
+    tr: &[RefFoTimePoint],
+    i: usize,
+    env: &[(String, Value)],
+    domain: &[Value],
+    interner: &mut Interner,
+) -> bool {
+    let dist = |from: usize, to: usize| (tr[to].0 - tr[from].0) as u64;
+    match &f.kind {
+        FormulaKind::Bool(b) => *b,
+        FormulaKind::Pred { name, args } => {
+            let vals: Option<Vec<Value>> = args
+                .iter()
+                .map(|a| eval_term(a, &|v| lookup(env, v), interner).ok())
+                .collect();
+            let Some(vals) = vals else { return false };
+            tr[i].1.iter().any(|(n, vs)| n == name && *vs == vals)
+        }
+        FormulaKind::Cmp { op, lhs, rhs } => {
+            let l = eval_term(lhs, &|v| lookup(env, v), interner);
+            let r = eval_term(rhs, &|v| lookup(env, v), interner);
+            match (l, r) {
+                (Ok(l), Ok(r)) => compare(*op, &l, &r, interner).unwrap_or(false),
+                _ => false,
+            }
+        }
+        FormulaKind::Not(g) => !sat_fo(g, tr, i, env, domain, interner),
+        FormulaKind::Bool2 { op, lhs, rhs } => {
+            let a = sat_fo(lhs, tr, i, env, domain, interner);
+            let b = sat_fo(rhs, tr, i, env, domain, interner);
+            match op {
+                BoolOp::And => a && b,
+                BoolOp::Or => a || b,
+                BoolOp::Implies => !a || b,
+                BoolOp::Equiv => a == b,
+            }
+        }
+        FormulaKind::Quant { q, vars, body } => {
+            let mut result = *q == Quant::Forall;
+            let mut inner: Vec<(String, Value)> = env.to_vec();
+            let mut found = false;
+            assignments(vars, domain, &mut Vec::new(), &mut |bind| {
+                if found {
+                    return;
+                }
+                let len = inner.len();
+                inner.extend_from_slice(bind);
+                let s = sat_fo(body, tr, i, &inner, domain, &mut interner.clone());
+                inner.truncate(len);
+                if (*q == Quant::Exists) == s {
+                    result = s;
+                    found = true;
+                }
+            });
+            result
+        }
+        FormulaKind::Unary {
+            op,
+            interval: iv,
+            body,
+        } => {
+            let mut s = |j: usize| sat_fo(body, tr, j, env, domain, interner);
+            match op {
+                UnaryTemporal::Previous => i > 0 && iv.contains(dist(i - 1, i)) && s(i - 1),
+                UnaryTemporal::Next => i + 1 < tr.len() && iv.contains(dist(i, i + 1)) && s(i + 1),
+                UnaryTemporal::Once => (0..=i).any(|j| iv.contains(dist(j, i)) && s(j)),
+                UnaryTemporal::PastAlways => (0..=i).all(|j| !iv.contains(dist(j, i)) || s(j)),
+                UnaryTemporal::Eventually => (i..tr.len()).any(|j| iv.contains(dist(i, j)) && s(j)),
+                UnaryTemporal::Always => (i..tr.len()).all(|j| !iv.contains(dist(i, j)) || s(j)),
+            }
+        }
+        FormulaKind::Binary {
+            op,
+            interval: iv,
+            lhs,
+            rhs,
+        } => match op {
+            BinaryTemporal::Since => (0..=i).any(|j| {
+                iv.contains(dist(j, i))
+                    && sat_fo(rhs, tr, j, env, domain, interner)
+                    && (j + 1..=i).all(|k| sat_fo(lhs, tr, k, env, domain, interner))
+            }),
+            BinaryTemporal::Until => (i..tr.len()).any(|j| {
+                iv.contains(dist(i, j))
+                    && sat_fo(rhs, tr, j, env, domain, interner)
+                    && (i..j).all(|k| sat_fo(lhs, tr, k, env, domain, interner))
+            }),
+        },
+        FormulaKind::Let { .. } | FormulaKind::Agg { .. } => {
+            panic!("reference evaluator: LET and aggregations are not covered")
+        }
+    }
+}
