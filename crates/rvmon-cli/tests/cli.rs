@@ -75,7 +75,7 @@ fn bad_spec_points_at_the_column() {
     assert_eq!(r.status, 2);
     assert!(
         r.stderr
-            .contains("fo.mtl:1:1: first-order formulas are not supported yet"),
+            .contains("fo.mtl: a first-order formula needs a signature (--sig FILE)"),
         "{}",
         r.stderr
     );
@@ -167,4 +167,45 @@ fn verdicts_stream_from_a_pipe() {
     // Only now does the input end.
     drop(stdin);
     assert_eq!(child.wait().unwrap().code(), Some(1));
+}
+
+/// First-order: violations come with the values of the free variables.
+#[test]
+fn first_order_violations_carry_their_data() {
+    let spec = file(
+        "fo",
+        "approve.mfotl",
+        "publish(r) IMPLIES ONCE[0,7d] approve(r)",
+    );
+    let sig = file("fo", "sig", "publish(r:int) approve(r:int)");
+    let log = file(
+        "fo",
+        "t.log",
+        "@0 approve(152)\n@86400 publish(152) publish(160)\n@864000 publish(152)\n",
+    );
+    let r = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        log.to_str().unwrap(),
+        "--sig",
+        sig.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "violation: time point 1 @86400 (r=160)\nviolation: time point 2 @864000 (r=152)\n"
+    );
+    let r = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        log.to_str().unwrap(),
+        "--sig",
+        sig.to_str().unwrap(),
+        "--output",
+        "jsonl",
+    ]);
+    assert_eq!(
+        r.stdout,
+        "{\"tp\":1,\"ts\":86400,\"verdict\":\"violation\",\"values\":{\"r\":160}}\n{\"tp\":2,\"ts\":864000,\"verdict\":\"violation\",\"values\":{\"r\":152}}\n"
+    );
 }

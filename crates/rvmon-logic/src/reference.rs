@@ -141,6 +141,9 @@ fn sat(f: &Formula, tr: &[RefTimePoint], i: usize, lets: &HashMap<String, &Formu
     }
 }
 
+/// A variable and its value.
+type Binding = (String, Value);
+
 /// A first-order time point for the reference evaluator: timestamp and events with values.
 pub type RefFoTimePoint = (i64, Vec<(String, Vec<Value>)>);
 
@@ -227,7 +230,7 @@ fn assignments(
     vars: &[String],
     domain: &[Value],
     env: &mut Vec<(String, Value)>,
-    k: &mut dyn FnMut(&[(String, Value)]),
+    k: &mut dyn FnMut(&[Binding]),
 ) {
     match vars.split_first() {
         None => k(env),
