@@ -7,7 +7,7 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 use rvmon_core::{Error, Interner, Monitor, TimePoint, Truth, Value, Verdict};
 use rvmon_fo::FoEngine;
-use rvmon_logic::monpoly::analyzed_formula;
+use rvmon_logic::monpoly::monitorable_form;
 use rvmon_logic::{
     analyze, free_vars, parse_formula, Analysis, Formula, FormulaKind, TemporalClass,
 };
@@ -286,7 +286,7 @@ fn run_first_order(
 ) -> Result<i32, Error> {
     let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
     let vars = free_vars(f);
-    let analyzed = analyzed_formula(&negated);
+    let analyzed = monitorable_form(&negated);
     let plan = rvmon_fo::compile(
         &analyzed,
         &vars,

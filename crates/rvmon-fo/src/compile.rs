@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use rvmon_core::{Error, Interner, Sym, Value};
-use rvmon_logic::monitorable::{self, is_monitorable};
+use rvmon_logic::monitorable;
 use rvmon_logic::{
     free_vars, AggOp, BinaryTemporal, BoolOp, CmpOp, Formula, FormulaKind, Quant, Term,
     UnaryTemporal,
@@ -26,6 +26,39 @@ pub enum ArgPat {
     Bind(usize),
     /// Must equal output column `c` (a repeated variable).
     Same(usize),
+}
+
+/// A condition on the tuples of a temporal operator's right operand, for a left operand that
+/// is not monitorable on its own but whose variables the right operand binds (e.g.
+/// `NOT (access(t,x) AND NOT holds(t,l)) SINCE …(t,x,l)`): each stored tuple is tested against
+/// the leaves' relations instead of materialising the left operand. This goes beyond MonPoly's
+/// fragment, which requires the left operand to be monitorable by itself.
+#[derive(Clone, Debug)]
+pub enum Guard {
+    Const(bool),
+    /// Holds when the tuple projected onto `key` is in the relation of `node`.
+    Rel {
+        node: usize,
+        key: Vec<usize>,
+    },
+    Not(Box<Guard>),
+    And(Box<Guard>, Box<Guard>),
+    Or(Box<Guard>, Box<Guard>),
+}
+
+impl Guard {
+    /// The plan nodes it reads.
+    pub fn leaves(&self, out: &mut Vec<usize>) {
+        match self {
+            Guard::Const(_) => {}
+            Guard::Rel { node, .. } => out.push(*node),
+            Guard::Not(g) => g.leaves(out),
+            Guard::And(a, b) | Guard::Or(a, b) => {
+                a.leaves(out);
+                b.leaves(out);
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -93,6 +126,8 @@ pub enum NodeKind {
         r: usize,
         negated: bool,
         l_key: Vec<usize>,
+        /// When present, replaces `l`/`negated`/`l_key` as the left operand.
+        guard: Option<Guard>,
     },
     Until {
         w: Window,
@@ -100,6 +135,7 @@ pub enum NodeKind {
         r: usize,
         negated: bool,
         l_key: Vec<usize>,
+        guard: Option<Guard>,
     },
     /// Aggregation: group by `group` columns of the child, aggregate column `over`.
     /// `default`: the result for an empty body without group variables (MonPoly's).
@@ -400,6 +436,7 @@ impl Compiler<'_> {
                                 r,
                                 negated: false,
                                 l_key: vec![],
+                                guard: None,
                             }
                         } else {
                             NodeKind::Until {
@@ -408,6 +445,7 @@ impl Compiler<'_> {
                                 r,
                                 negated: false,
                                 l_key: vec![],
+                                guard: None,
                             }
                         };
                         self.push(
@@ -438,13 +476,33 @@ impl Compiler<'_> {
                     FormulaKind::Not(inner) => (true, &**inner),
                     _ => (false, &**lhs),
                 };
-                let l = self.compile(left)?;
-                let r = self.compile(rhs)?;
-                let (lv, rv) = (self.nodes[l].vars.clone(), self.nodes[r].vars.clone());
-                if !lv.iter().all(|v| rv.contains(v)) {
-                    return Err(self.err(f, monitorable::MSG_SUBSET));
-                }
-                let l_key = lv.iter().map(|v| col(&rv, v)).collect();
+                let mark = self.nodes.len();
+                let plain = self.compile(left);
+                let r_fv = free_vars(rhs);
+                let (l, negated, l_key, guard, rv, r) = match plain {
+                    Ok(l) => {
+                        let r = self.compile(rhs)?;
+                        let (lv, rv) = (self.nodes[l].vars.clone(), self.nodes[r].vars.clone());
+                        if !lv.iter().all(|v| rv.contains(v)) {
+                            return Err(self.err(f, monitorable::MSG_SUBSET));
+                        }
+                        let l_key = lv.iter().map(|v| col(&rv, v)).collect();
+                        (l, negated, l_key, None, rv, r)
+                    }
+                    // Not monitorable alone, but its variables are bound by the right operand:
+                    // test it on the right operand's tuples.
+                    Err(e) if free_vars(lhs).iter().all(|v| r_fv.contains(v)) => {
+                        self.nodes.truncate(mark);
+                        self.shape.truncate(mark);
+                        let r = self.compile(rhs)?;
+                        let rv = self.nodes[r].vars.clone();
+                        let guard = self.guard(lhs, &rv).map_err(|_| e)?;
+                        let t =
+                            self.push(NodeKind::Const(crate::rel::unit()), vec![], Op::Const(true));
+                        (t, false, vec![], Some(guard), rv, r)
+                    }
+                    Err(e) => return Err(e),
+                };
                 let (kind, shape) = match op {
                     BinaryTemporal::Since => (
                         NodeKind::Since {
@@ -453,6 +511,7 @@ impl Compiler<'_> {
                             r,
                             negated,
                             l_key,
+                            guard,
                         },
                         Op::Since(w, l, r),
                     ),
@@ -463,6 +522,7 @@ impl Compiler<'_> {
                             r,
                             negated,
                             l_key,
+                            guard,
                         },
                         Op::Until(w, l, r),
                     ),
@@ -525,6 +585,41 @@ impl Compiler<'_> {
                 self.push(kind, vars, Op::Not(c))
             }
             FormulaKind::Let { .. } => return Err(self.err(f, "LET must be expanded first")),
+        })
+    }
+
+    /// A boolean combination of monitorable subformulas whose variables are among `outer`.
+    fn guard(&mut self, f: &Formula, outer: &[String]) -> Result<Guard, Error> {
+        Ok(match &f.kind {
+            FormulaKind::Bool(b) => Guard::Const(*b),
+            FormulaKind::Not(g) => Guard::Not(Box::new(self.guard(g, outer)?)),
+            FormulaKind::Bool2 {
+                op: BoolOp::And,
+                lhs,
+                rhs,
+            } => Guard::And(
+                Box::new(self.guard(lhs, outer)?),
+                Box::new(self.guard(rhs, outer)?),
+            ),
+            FormulaKind::Bool2 {
+                op: BoolOp::Or,
+                lhs,
+                rhs,
+            } => Guard::Or(
+                Box::new(self.guard(lhs, outer)?),
+                Box::new(self.guard(rhs, outer)?),
+            ),
+            _ => {
+                let node = self.compile(f)?;
+                let vars = &self.nodes[node].vars;
+                if !vars.iter().all(|v| outer.contains(v)) {
+                    return Err(self.err(f, monitorable::MSG_SUBSET));
+                }
+                Guard::Rel {
+                    node,
+                    key: vars.iter().map(|v| col(outer, v)).collect(),
+                }
+            }
         })
     }
 
@@ -809,17 +904,6 @@ pub fn compile(
     text: &str,
 ) -> Result<Plan, Error> {
     let f = expand_lets(f);
-    if let Err((sub, why)) = is_monitorable(&f) {
-        return Err(Error::at_offset(
-            file,
-            text,
-            sub.span.start,
-            format!(
-                "the formula is not monitorable because of `{}`: {why}",
-                rvmon_logic::monpoly::to_monpoly_string(sub)
-            ),
-        ));
-    }
     let mut c = Compiler {
         nodes: Vec::new(),
         shape: Vec::new(),

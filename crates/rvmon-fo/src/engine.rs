@@ -12,7 +12,7 @@ use rvmon_logic::eval::eval_term;
 use rvmon_logic::reference::compare;
 use rvmon_logic::AggOp;
 
-use crate::compile::{ArgPat, NodeKind, Plan};
+use crate::compile::{ArgPat, Guard, NodeKind, Plan};
 use crate::rel::{project, unit, Rel, Tuple};
 
 /// A node's output: relations for consecutive positions from `head`. Relations are shared
@@ -414,10 +414,38 @@ impl FoEngine {
             }
             NodeKind::Since {
                 w,
+                r,
+                guard: Some(g),
+                ..
+            } => {
+                let next = &mut self.cursors[i];
+                let st = &mut self.since[i];
+                let mut leaves = Vec::new();
+                g.leaves(&mut leaves);
+                while children[*r].get(*next).is_some()
+                    && leaves.iter().all(|&n| children[n].get(*next).is_some())
+                {
+                    let t = tl.ts(*next);
+                    let at = *next;
+                    since_retain(st, &mut |tuple| eval_guard(g, tuple, children, at, buf));
+                    let b = children[*r].get(*next).expect("checked");
+                    since_add(st, w, b, t, false, &[], true);
+                    out.vals.push_back(Rc::clone(&st.out));
+                    *next += 1;
+                }
+                let e = *next;
+                for n in leaves {
+                    children[n].drop_before(e);
+                }
+                children[*r].drop_before(e);
+            }
+            NodeKind::Since {
+                w,
                 l,
                 r,
                 negated,
                 l_key,
+                guard: None,
             } => {
                 let next = &mut self.cursors[i];
                 let st = &mut self.since[i];
@@ -425,7 +453,8 @@ impl FoEngine {
                     && l_key.iter().enumerate().all(|(k, &c)| k == c);
                 while let (Some(a), Some(b)) = (children[*l].get(*next), children[*r].get(*next)) {
                     let t = tl.ts(*next);
-                    since_step(st, w, a, b, t, *negated, l_key, identity, buf);
+                    since_step(st, a, *negated, l_key, identity, buf);
+                    since_add(st, w, b, t, *negated, l_key, identity);
                     out.vals.push_back(Rc::clone(&st.out));
                     *next += 1;
                 }
@@ -439,6 +468,7 @@ impl FoEngine {
                 r,
                 negated,
                 l_key,
+                guard,
             } => {
                 let Some(hi) = w.hi else {
                     return Err(Error::msg(
@@ -460,16 +490,23 @@ impl FoEngine {
                     if q > pos && !self.at_end {
                         break;
                     }
-                    if (n..q)
-                        .any(|j| children[*l].get(j).is_none() || children[*r].get(j).is_none())
-                    {
+                    let mut leaves = vec![*l, *r];
+                    if let Some(g) = guard {
+                        g.leaves(&mut leaves);
+                    }
+                    if (n..q).any(|j| leaves.iter().any(|&c| children[c].get(j).is_none())) {
                         break;
                     }
                     // Backwards: S_j = R_j (if old enough) ∪ {t ∈ S_{j+1} | left holds for t at j}.
                     let mut acc = Rel::default();
                     for j in (n..q).rev() {
-                        let a = children[*l].get(j).expect("checked");
-                        acc.retain(|tuple| contains_key(a, tuple, l_key, buf) != *negated);
+                        match guard {
+                            Some(g) => acc.retain(|tuple| eval_guard(g, tuple, children, j, buf)),
+                            None => {
+                                let a = children[*l].get(j).expect("checked");
+                                acc.retain(|tuple| contains_key(a, tuple, l_key, buf) != *negated);
+                            }
+                        }
                         if tl.ts(j) - tn >= w.lo {
                             acc.extend(children[*r].get(j).expect("checked").iter().cloned());
                         }
@@ -480,9 +517,39 @@ impl FoEngine {
                 let e = st.next;
                 children[*l].drop_before(e);
                 children[*r].drop_before(e);
+                if let Some(g) = guard {
+                    let mut leaves = Vec::new();
+                    g.leaves(&mut leaves);
+                    for n in leaves {
+                        children[n].drop_before(e);
+                    }
+                }
             }
         }
         Ok(())
+    }
+}
+
+/// Evaluates a guard on `tuple` with the leaves' relations at position `at`.
+fn eval_guard(
+    g: &Guard,
+    tuple: &[Value],
+    streams: &[Stream],
+    at: u64,
+    buf: &mut Vec<Value>,
+) -> bool {
+    match g {
+        Guard::Const(b) => *b,
+        Guard::Rel { node, key } => {
+            contains_key(streams[*node].get(at).expect("available"), tuple, key, buf)
+        }
+        Guard::Not(h) => !eval_guard(h, tuple, streams, at, buf),
+        Guard::And(a, b) => {
+            eval_guard(a, tuple, streams, at, buf) && eval_guard(b, tuple, streams, at, buf)
+        }
+        Guard::Or(a, b) => {
+            eval_guard(a, tuple, streams, at, buf) || eval_guard(b, tuple, streams, at, buf)
+        }
     }
 }
 
@@ -502,10 +569,7 @@ fn contains_key(rel: &Rel, t: &[Value], cols: &[usize], buf: &mut Vec<Value>) ->
 #[allow(clippy::too_many_arguments)]
 fn since_step(
     st: &mut SinceState,
-    w: &rvmon_mtl::Window,
     a: &Rel,
-    b: &Rel,
-    t: Timestamp,
     negated: bool,
     l_key: &[usize],
     identity: bool,
@@ -537,6 +601,31 @@ fn since_step(
             rel.retain(|tuple| contains_key(a, tuple, l_key, buf));
         }
     }
+}
+
+/// Keeps only the witnesses whose tuple satisfies `keep` (a left operand tested tuple by tuple).
+fn since_retain(st: &mut SinceState, keep: &mut dyn FnMut(&Tuple) -> bool) {
+    let out = Rc::make_mut(&mut st.out);
+    st.ripe.retain(|tuple, _| keep(tuple));
+    out.retain(|tuple| st.ripe.contains_key(tuple));
+    for (_, rel) in st.young.iter_mut() {
+        rel.retain(|tuple| keep(tuple));
+    }
+    st.by_key.clear();
+}
+
+/// The right operand's part of a `SINCE` step: add its tuples, ripen those that reached the
+/// lower bound, expire those past the upper bound.
+fn since_add(
+    st: &mut SinceState,
+    w: &rvmon_mtl::Window,
+    b: &Rel,
+    t: Timestamp,
+    negated: bool,
+    l_key: &[usize],
+    identity: bool,
+) {
+    let out = Rc::make_mut(&mut st.out);
     if !b.is_empty() {
         st.young.push_back((t, b.clone()));
     }

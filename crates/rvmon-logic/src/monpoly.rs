@@ -22,6 +22,33 @@ pub fn normalize_negation(f: &Formula) -> Formula {
     elim_double_negation(&push_negation(f))
 }
 
+/// rvmon's own choice for `rvmon check`: MonPoly's analysed formula if it is monitorable;
+/// otherwise negations pushed to a fixpoint (MonPoly's single pass leaves `NOT (NOT a OR NOT
+/// b)` behind when a double negation is created while pushing, which makes properties such as
+/// DejaVu's fifo, lock-cycle and data-race properties unmonitorable for it), then rewritten.
+/// Returns the first candidate that is monitorable, or MonPoly's choice.
+pub fn monitorable_form(f: &Formula) -> Formula {
+    use crate::monitorable::is_monitorable;
+    let monpoly = analyzed_formula(f);
+    if is_monitorable(&monpoly).is_ok() {
+        return monpoly;
+    }
+    let mut g = normalize_syntax(f);
+    loop {
+        let next = elim_double_negation(&push_negation(&elim_double_negation(&g)));
+        if next == g {
+            break;
+        }
+        g = next;
+    }
+    for candidate in [g.clone(), crate::rewrite::rewrite(&g)] {
+        if is_monitorable(&candidate).is_ok() {
+            return candidate;
+        }
+    }
+    monpoly
+}
+
 /// The formula MonPoly analyses: normalised, but with negations pushed only when that keeps
 /// the formula monitorable (`Rewriting.check_monitorability`).
 pub fn analyzed_formula(f: &Formula) -> Formula {

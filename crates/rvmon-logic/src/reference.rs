@@ -287,6 +287,18 @@ fn sat_fo(
             }
         }
         FormulaKind::Quant { q, vars, body } => {
+            // The domain is never empty in the logic: a variable that does not occur in the
+            // body is vacuous (MonPoly drops it when normalising), even on a trace without data.
+            let fv_body = crate::free_vars(body);
+            let vars: Vec<String> = vars
+                .iter()
+                .filter(|v| fv_body.contains(v))
+                .cloned()
+                .collect();
+            let vars = &vars;
+            if vars.is_empty() {
+                return sat_fo(body, tr, i, env, domain, interner);
+            }
             let mut result = *q == Quant::Forall;
             let mut inner: Vec<(String, Value)> = env.to_vec();
             let mut found = false;
