@@ -7,7 +7,7 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 use rvmon_core::{Error, Interner, Monitor, TimePoint, Truth, Value, Verdict};
 use rvmon_fo::FoEngine;
-use rvmon_logic::monpoly::monitorable_form;
+use rvmon_logic::monpoly::candidate_forms;
 use rvmon_logic::{
     analyze, free_vars, parse_formula, Analysis, Formula, FormulaKind, TemporalClass,
 };
@@ -286,15 +286,30 @@ fn run_first_order(
 ) -> Result<i32, Error> {
     let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
     let vars = free_vars(f);
-    let analyzed = monitorable_form(&negated);
-    let plan = rvmon_fo::compile(
-        &analyzed,
-        &vars,
-        sig,
-        reader.interner_mut(),
-        &args.spec,
-        text,
-    )?;
+    // The first candidate form the engine can compile; otherwise the first one's error.
+    let mut first_error = None;
+    let mut chosen = None;
+    for candidate in candidate_forms(&negated) {
+        match rvmon_fo::compile(
+            &candidate,
+            &vars,
+            sig,
+            reader.interner_mut(),
+            &args.spec,
+            text,
+        ) {
+            Ok(plan) => {
+                chosen = Some((candidate, plan));
+                break;
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    let Some((analyzed, plan)) = chosen else {
+        return Err(first_error.expect("at least one candidate"));
+    };
     if args.explain {
         writeln!(out, "formula: {f}")?;
         writeln!(

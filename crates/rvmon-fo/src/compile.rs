@@ -128,6 +128,10 @@ pub enum NodeKind {
         l_key: Vec<usize>,
         /// When present, replaces `l`/`negated`/`l_key` as the left operand.
         guard: Option<Guard>,
+        /// `PREVIOUS[lag] (this SINCE)`, fused: the output at a position is the state before
+        /// that position's update, which is then applied in place at the next step (no copy
+        /// of the state is ever needed for `PREVIOUS ONCE …`, `PREVIOUS (… SINCE …)`).
+        lag: Option<Window>,
     },
     Until {
         w: Window,
@@ -417,7 +421,21 @@ impl Compiler<'_> {
                     UnaryTemporal::Previous | UnaryTemporal::Next => {
                         let c = self.compile(body)?;
                         let vars = self.nodes[c].vars.clone();
-                        if *op == UnaryTemporal::Previous {
+                        // PREVIOUS over a past-only SINCE/ONCE is fused into it (see `lag`).
+                        let past_only = !self.shape[..=c]
+                            .iter()
+                            .any(|o| matches!(o, Op::Next(..) | Op::Until(..)));
+                        if let (
+                            UnaryTemporal::Previous,
+                            NodeKind::Since {
+                                lag: lag @ None, ..
+                            },
+                            true,
+                        ) = (op, &mut self.nodes[c].kind, past_only)
+                        {
+                            *lag = Some(w);
+                            c
+                        } else if *op == UnaryTemporal::Previous {
                             self.push(NodeKind::Prev { w, c }, vars, Op::Prev(w, c))
                         } else {
                             self.push(NodeKind::Next { w, c }, vars, Op::Next(w, c))
@@ -437,6 +455,7 @@ impl Compiler<'_> {
                                 negated: false,
                                 l_key: vec![],
                                 guard: None,
+                                lag: None,
                             }
                         } else {
                             NodeKind::Until {
@@ -512,6 +531,7 @@ impl Compiler<'_> {
                             negated,
                             l_key,
                             guard,
+                            lag: None,
                         },
                         Op::Since(w, l, r),
                     ),
@@ -893,6 +913,138 @@ fn replace_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Form
     out
 }
 
+/// Pushes `EXISTS` down to the subformula that uses the variable: through `PREVIOUS`, `NEXT`,
+/// `ONCE`, `EVENTUALLY`, into the right operand of `SINCE`/`UNTIL` when the left one does not
+/// mention the variable, into the one conjunct that does, and into both sides of `OR`.
+///
+/// PERF: temporal state then holds projected tuples. `EXISTS m. PREVIOUS (NOT close(f) SINCE
+/// open(f,m))` keeps one tuple per open file instead of one per (file, mode), and the
+/// projection no longer runs over the whole state at every time point.
+pub fn push_exists(f: &Formula) -> Formula {
+    let f = replace_children(f, &mut push_exists);
+    match &f.kind {
+        FormulaKind::Quant {
+            q: Quant::Exists,
+            vars,
+            body,
+        } => {
+            let mut g = (**body).clone();
+            let mut kept = Vec::new();
+            for v in vars {
+                match push_var(v, &g) {
+                    Some(h) => g = h,
+                    None => kept.push(v.clone()),
+                }
+            }
+            if kept.is_empty() {
+                g
+            } else {
+                Formula::new(
+                    FormulaKind::Quant {
+                        q: Quant::Exists,
+                        vars: kept,
+                        body: Box::new(g),
+                    },
+                    f.span,
+                )
+            }
+        }
+        _ => f,
+    }
+}
+
+/// `EXISTS v. f`, pushed below the top of `f` when possible.
+fn push_var(v: &String, f: &Formula) -> Option<Formula> {
+    let span = f.span;
+    let exists = |g: &Formula| {
+        push_var(v, g).unwrap_or_else(|| {
+            Formula::new(
+                FormulaKind::Quant {
+                    q: Quant::Exists,
+                    vars: vec![v.clone()],
+                    body: Box::new(g.clone()),
+                },
+                g.span,
+            )
+        })
+    };
+    let mentions = |g: &Formula| free_vars(g).contains(v);
+    if !mentions(f) {
+        return Some(f.clone());
+    }
+    Some(match &f.kind {
+        FormulaKind::Unary { op, interval, body }
+            if matches!(
+                op,
+                UnaryTemporal::Previous
+                    | UnaryTemporal::Next
+                    | UnaryTemporal::Once
+                    | UnaryTemporal::Eventually
+            ) =>
+        {
+            Formula::new(
+                FormulaKind::Unary {
+                    op: *op,
+                    interval: *interval,
+                    body: Box::new(exists(body)),
+                },
+                span,
+            )
+        }
+        FormulaKind::Binary {
+            op,
+            interval,
+            lhs,
+            rhs,
+        } if !mentions(lhs) => Formula::new(
+            FormulaKind::Binary {
+                op: *op,
+                interval: *interval,
+                lhs: lhs.clone(),
+                rhs: Box::new(exists(rhs)),
+            },
+            span,
+        ),
+        FormulaKind::Bool2 {
+            op: BoolOp::Or,
+            lhs,
+            rhs,
+        } => Formula::new(
+            FormulaKind::Bool2 {
+                op: BoolOp::Or,
+                lhs: Box::new(exists(lhs)),
+                rhs: Box::new(exists(rhs)),
+            },
+            span,
+        ),
+        FormulaKind::Bool2 {
+            op: BoolOp::And,
+            lhs,
+            rhs,
+        } if !mentions(rhs) => Formula::new(
+            FormulaKind::Bool2 {
+                op: BoolOp::And,
+                lhs: Box::new(exists(lhs)),
+                rhs: rhs.clone(),
+            },
+            span,
+        ),
+        FormulaKind::Bool2 {
+            op: BoolOp::And,
+            lhs,
+            rhs,
+        } if !mentions(lhs) => Formula::new(
+            FormulaKind::Bool2 {
+                op: BoolOp::And,
+                lhs: lhs.clone(),
+                rhs: Box::new(exists(rhs)),
+            },
+            span,
+        ),
+        _ => return None,
+    })
+}
+
 /// Compiles a normalised formula. `output_vars` is the order in which results are reported
 /// (MonPoly: the free variables of the input formula).
 pub fn compile(
@@ -904,6 +1056,24 @@ pub fn compile(
     text: &str,
 ) -> Result<Plan, Error> {
     let f = expand_lets(f);
+    // The optimised form first; the formula as given if the optimisation made it unmonitorable.
+    let pushed = push_exists(&f);
+    if pushed != f {
+        if let Ok(plan) = compile_plan(&pushed, output_vars, sig, interner, file, text) {
+            return Ok(plan);
+        }
+    }
+    compile_plan(&f, output_vars, sig, interner, file, text)
+}
+
+fn compile_plan(
+    f: &Formula,
+    output_vars: &[String],
+    sig: &Signature,
+    interner: &mut Interner,
+    file: &str,
+    text: &str,
+) -> Result<Plan, Error> {
     let mut c = Compiler {
         nodes: Vec::new(),
         shape: Vec::new(),
@@ -913,8 +1083,8 @@ pub fn compile(
         text,
         types: Types::new(),
     };
-    c.infer(&f)?;
-    let root = c.compile(&f)?;
+    c.infer(f)?;
+    let root = c.compile(f)?;
     let root_vars = &c.nodes[root].vars;
     let output_order = output_vars.iter().map(|v| col(root_vars, v)).collect();
     Ok(Plan {

@@ -60,6 +60,8 @@ struct SinceState {
     expiry: VecDeque<(Timestamp, Tuple)>,
     /// For `NOT φ SINCE ψ` with `fv(φ) ⊂ fv(ψ)`: the ripe tuples by their `φ` key.
     by_key: FxHashMap<Tuple, Vec<Tuple>>,
+    /// The next position whose operands are to be absorbed.
+    absorbed: u64,
 }
 
 #[derive(Default, Debug)]
@@ -191,7 +193,8 @@ impl FoEngine {
         for (i, n) in self.plan.nodes.iter().enumerate() {
             let need = match n.kind {
                 NodeKind::Prev { .. } => self.cursors[i].saturating_sub(1),
-                NodeKind::Next { .. } | NodeKind::Since { .. } => self.cursors[i],
+                NodeKind::Next { .. } => self.cursors[i],
+                NodeKind::Since { .. } => self.since[i].absorbed.saturating_sub(1),
                 NodeKind::Until { .. } => self.until[i].next,
                 _ => continue,
             };
@@ -268,7 +271,11 @@ impl FoEngine {
                 while let (Some(a), Some(b)) =
                     (children[*l].get(out.end()), children[*r].get(out.end()))
                 {
-                    let v = join(a, b, shared, r_new, buf);
+                    let arities = (
+                        self.plan.nodes[*l].vars.len(),
+                        self.plan.nodes[*r].vars.len(),
+                    );
+                    let v = join(a, b, shared, r_new, arities, buf);
                     out.push(v);
                 }
                 let e = out.end();
@@ -414,53 +421,75 @@ impl FoEngine {
             }
             NodeKind::Since {
                 w,
-                r,
-                guard: Some(g),
-                ..
-            } => {
-                let next = &mut self.cursors[i];
-                let st = &mut self.since[i];
-                let mut leaves = Vec::new();
-                g.leaves(&mut leaves);
-                while children[*r].get(*next).is_some()
-                    && leaves.iter().all(|&n| children[n].get(*next).is_some())
-                {
-                    let t = tl.ts(*next);
-                    let at = *next;
-                    since_retain(st, &mut |tuple| eval_guard(g, tuple, children, at, buf));
-                    let b = children[*r].get(*next).expect("checked");
-                    since_add(st, w, b, t, false, &[], true);
-                    out.vals.push_back(Rc::clone(&st.out));
-                    *next += 1;
-                }
-                let e = *next;
-                for n in leaves {
-                    children[n].drop_before(e);
-                }
-                children[*r].drop_before(e);
-            }
-            NodeKind::Since {
-                w,
                 l,
                 r,
                 negated,
                 l_key,
-                guard: None,
+                guard,
+                lag,
             } => {
-                let next = &mut self.cursors[i];
                 let st = &mut self.since[i];
+                let mut inputs = vec![*r];
+                match guard {
+                    Some(g) => g.leaves(&mut inputs),
+                    None => inputs.push(*l),
+                }
                 let identity = l_key.len() == node.vars.len()
                     && l_key.iter().enumerate().all(|(k, &c)| k == c);
-                while let (Some(a), Some(b)) = (children[*l].get(*next), children[*r].get(*next)) {
-                    let t = tl.ts(*next);
-                    since_step(st, a, *negated, l_key, identity, buf);
-                    since_add(st, w, b, t, *negated, l_key, identity);
-                    out.vals.push_back(Rc::clone(&st.out));
-                    *next += 1;
+                // Absorbs the operands at `st.absorbed` into the state (in place when no
+                // snapshot of the state is still held).
+                let absorb = |st: &mut SinceState,
+                              children: &[Stream],
+                              buf: &mut Vec<Value>|
+                 -> bool {
+                    let at = st.absorbed;
+                    if !inputs.iter().all(|&n| children[n].get(at).is_some()) {
+                        return false;
+                    }
+                    let t = tl.ts(at);
+                    let b = children[*r].get(at).expect("checked");
+                    match guard {
+                        Some(g) => {
+                            since_retain(st, &mut |tuple| eval_guard(g, tuple, children, at, buf));
+                            since_add(st, w, b, t, false, &[], true);
+                        }
+                        None => {
+                            let a = children[*l].get(at).expect("checked");
+                            since_step(st, a, *negated, l_key, identity, buf);
+                            since_add(st, w, b, t, *negated, l_key, identity);
+                        }
+                    }
+                    st.absorbed += 1;
+                    true
+                };
+                match lag {
+                    None => {
+                        while absorb(st, children, buf) {
+                            out.vals.push_back(Rc::clone(&st.out));
+                        }
+                    }
+                    // PREVIOUS fused in: position p shows the state after p-1, and p-1 is
+                    // absorbed only now, after the parent has released p-1's snapshot.
+                    Some(pw) => loop {
+                        let p = out.end();
+                        if p > pos {
+                            break;
+                        }
+                        if st.absorbed < p && !absorb(st, children, buf) {
+                            break;
+                        }
+                        let v = if p > 0 && pw.contains(tl.ts(p) - tl.ts(p - 1)) {
+                            Rc::clone(&st.out)
+                        } else {
+                            Rc::new(Rel::default())
+                        };
+                        out.vals.push_back(v);
+                    },
                 }
-                let e = *next;
-                children[*l].drop_before(e);
-                children[*r].drop_before(e);
+                let e = st.absorbed;
+                for n in inputs {
+                    children[n].drop_before(e);
+                }
             }
             NodeKind::Until {
                 w,
@@ -668,9 +697,16 @@ fn contains_key_eq(tuple: &[Value], cols: &[usize], key: &[Value]) -> bool {
     cols.len() == key.len() && cols.iter().zip(key).all(|(&c, k)| tuple[c] == *k)
 }
 
-fn join(a: &Rel, b: &Rel, shared: &[(usize, usize)], r_new: &[usize], buf: &mut Vec<Value>) -> Rel {
+fn join(
+    a: &Rel,
+    b: &Rel,
+    shared: &[(usize, usize)],
+    r_new: &[usize],
+    arities: (usize, usize),
+    buf: &mut Vec<Value>,
+) -> Rel {
     let mut out = Rel::default();
-    let emit = |x: &Tuple, y: &Tuple, out: &mut Rel| {
+    let emit = |x: &[Value], y: &Tuple, out: &mut Rel| {
         let mut t = x.to_vec();
         t.extend(r_new.iter().map(|&c| y[c]));
         out.insert(t.into_boxed_slice());
@@ -679,6 +715,36 @@ fn join(a: &Rel, b: &Rel, shared: &[(usize, usize)], r_new: &[usize], buf: &mut 
         for x in a {
             for y in b {
                 emit(x, y, &mut out);
+            }
+        }
+        return out;
+    }
+    // PERF: when the shared columns are all of one operand's columns, that operand is its own
+    // index: walk the other one and probe (`enter(x) AND PREVIOUS ONCE enter(x)` costs the
+    // size of `enter`, not of the history).
+    if shared.len() == arities.1 {
+        let mut key = vec![0usize; arities.1];
+        for &(li, ri) in shared {
+            key[ri] = li;
+        }
+        for x in a {
+            if contains_key(b, x, &key, buf) {
+                out.insert(x.clone());
+            }
+        }
+        return out;
+    }
+    if shared.len() == arities.0 {
+        let mut key = vec![0usize; arities.0];
+        for &(li, ri) in shared {
+            key[li] = ri;
+        }
+        for y in b {
+            buf.clear();
+            buf.extend(key.iter().map(|&c| y[c]));
+            if a.contains(&buf[..]) {
+                let x = buf.clone();
+                emit(&x, y, &mut out);
             }
         }
         return out;

@@ -22,17 +22,12 @@ pub fn normalize_negation(f: &Formula) -> Formula {
     elim_double_negation(&push_negation(f))
 }
 
-/// rvmon's own choice for `rvmon check`: MonPoly's analysed formula if it is monitorable;
-/// otherwise negations pushed to a fixpoint (MonPoly's single pass leaves `NOT (NOT a OR NOT
-/// b)` behind when a double negation is created while pushing, which makes properties such as
-/// DejaVu's fifo, lock-cycle and data-race properties unmonitorable for it), then rewritten.
-/// Returns the first candidate that is monitorable, or MonPoly's choice.
-pub fn monitorable_form(f: &Formula) -> Formula {
-    use crate::monitorable::is_monitorable;
-    let monpoly = analyzed_formula(f);
-    if is_monitorable(&monpoly).is_ok() {
-        return monpoly;
-    }
+/// rvmon's candidates for `rvmon check`, best first: MonPoly's analysed formula; negations
+/// pushed to a fixpoint (MonPoly's single pass leaves `NOT (NOT a OR NOT b)` behind when pushing
+/// creates a double negation, which makes properties such as DejaVu's fifo, lock-cycle and
+/// data-race properties unmonitorable for it); and that, rewritten. The caller keeps the first
+/// its engine can compile (rvmon's engine accepts more than MonPoly's fragment).
+pub fn candidate_forms(f: &Formula) -> Vec<Formula> {
     let mut g = normalize_syntax(f);
     loop {
         let next = elim_double_negation(&push_negation(&elim_double_negation(&g)));
@@ -41,12 +36,8 @@ pub fn monitorable_form(f: &Formula) -> Formula {
         }
         g = next;
     }
-    for candidate in [g.clone(), crate::rewrite::rewrite(&g)] {
-        if is_monitorable(&candidate).is_ok() {
-            return candidate;
-        }
-    }
-    monpoly
+    let rewritten = crate::rewrite::rewrite(&g);
+    vec![analyzed_formula(f), g, rewritten]
 }
 
 /// The formula MonPoly analyses: normalised, but with negations pushed only when that keeps

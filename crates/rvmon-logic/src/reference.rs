@@ -167,6 +167,10 @@ pub fn evaluate_fo(
         }
     }
     collect_constants(f, interner, &mut domain);
+    // One value outside the trace and the formula: the logic's domain is infinite, and for the
+    // domain-independent formulas monitors accept, one fresh value stands for all the others
+    // (it also keeps the domain non-empty on a trace without data).
+    domain.push(Value::Int(i64::MIN + 7));
     let fv = crate::free_vars(f);
     let mut out = Vec::new();
     for i in 0..trace.len() {
