@@ -39,6 +39,11 @@ pub enum Workload {
         /// never overlap (the timescales traces run slightly past 100,000).
         #[arg(long)]
         shift: Option<i64>,
+        /// Rename every data value of copy k by appending `_k` (k ≥ 1), so that copies talk
+        /// about distinct objects (users, files, locks): a 10 k DejaVu log becomes a 1 M one with
+        /// the same shape.
+        #[arg(long)]
+        rename: bool,
     },
 }
 
@@ -88,7 +93,12 @@ pub fn run(args: &GenArgs, out: &mut dyn Write) -> Result<i32, Error> {
                 writeln!(out)?;
             }
         }
-        Workload::Repeat { log, copies, shift } => {
+        Workload::Repeat {
+            log,
+            copies,
+            shift,
+            rename,
+        } => {
             let text = crate::read_file(log)?;
             let last_ts = text
                 .lines()
@@ -113,7 +123,12 @@ pub fn run(args: &GenArgs, out: &mut dyn Write) -> Result<i32, Error> {
                                     "{log}: a line starts with `@` but no timestamp"
                                 ))
                             })?;
-                            writeln!(out, "@{}{}", ts + add, &rest[digits..])?;
+                            let body = &rest[digits..];
+                            if *rename && k > 0 {
+                                writeln!(out, "@{}{}", ts + add, rename_values(body, k))?;
+                            } else {
+                                writeln!(out, "@{}{}", ts + add, body)?;
+                            }
                         }
                         None => writeln!(out, "{line}")?,
                     }
@@ -123,4 +138,35 @@ pub fn run(args: &GenArgs, out: &mut dyn Write) -> Result<i32, Error> {
     }
     out.flush()?;
     Ok(0)
+}
+
+/// Appends `_k` to every value inside the tuples of a MonPoly log line.
+fn rename_values(body: &str, k: u64) -> String {
+    let mut out = String::with_capacity(body.len() + 8);
+    let mut depth = 0;
+    let mut in_value = false;
+    for c in body.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                out.push(c);
+            }
+            ')' | ',' if depth > 0 => {
+                if in_value {
+                    out.push_str(&format!("_{k}"));
+                    in_value = false;
+                }
+                if c == ')' {
+                    depth -= 1;
+                }
+                out.push(c);
+            }
+            c if depth > 0 && !c.is_whitespace() => {
+                in_value = true;
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }

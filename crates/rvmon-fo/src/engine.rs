@@ -32,8 +32,13 @@ impl Stream {
         self.vals.get((pos - self.head) as usize)
     }
 
+    /// PERF: empty relations (most of them, at most time points) share one allocation.
     fn push(&mut self, r: Rel) {
-        self.vals.push_back(Rc::new(r));
+        if r.is_empty() {
+            EMPTY.with(|e| self.vals.push_back(Rc::clone(e)));
+        } else {
+            self.vals.push_back(Rc::new(r));
+        }
     }
 
     fn end(&self) -> u64 {
@@ -46,6 +51,10 @@ impl Stream {
             self.head += 1;
         }
     }
+}
+
+thread_local! {
+    static EMPTY: Rc<Rel> = Rc::new(Rel::default());
 }
 
 #[derive(Default, Debug)]
@@ -62,6 +71,8 @@ struct SinceState {
     by_key: FxHashMap<Tuple, Vec<Tuple>>,
     /// The next position whose operands are to be absorbed.
     absorbed: u64,
+    /// The plan nodes it reads (right operand, then left operand or guard leaves).
+    inputs: Vec<usize>,
 }
 
 #[derive(Default, Debug)]
@@ -180,7 +191,11 @@ impl FoEngine {
                 out.push(Answer {
                     tp,
                     ts,
-                    rel: (**rel).clone(),
+                    rel: if rel.is_empty() {
+                        Rel::default()
+                    } else {
+                        (**rel).clone()
+                    },
                 });
             }
             self.emitted += 1;
@@ -389,11 +404,11 @@ impl FoEngine {
                 let next = &mut self.cursors[i];
                 while *next <= pos {
                     let v = if *next == 0 {
-                        Rc::new(Rel::default())
+                        EMPTY.with(Rc::clone)
                     } else {
                         match children[*c].get(*next - 1) {
                             Some(r) if w.contains(tl.ts(*next) - tl.ts(*next - 1)) => Rc::clone(r),
-                            Some(_) => Rc::new(Rel::default()),
+                            Some(_) => EMPTY.with(Rc::clone),
                             None => break,
                         }
                     };
@@ -406,11 +421,11 @@ impl FoEngine {
                 let next = &mut self.cursors[i];
                 while *next < pos || (self.at_end && *next == pos) {
                     let v = if *next == pos {
-                        Rc::new(Rel::default())
+                        EMPTY.with(Rc::clone)
                     } else {
                         match children[*c].get(*next + 1) {
                             Some(r) if w.contains(tl.ts(*next + 1) - tl.ts(*next)) => Rc::clone(r),
-                            Some(_) => Rc::new(Rel::default()),
+                            Some(_) => EMPTY.with(Rc::clone),
                             None => break,
                         }
                     };
@@ -429,11 +444,14 @@ impl FoEngine {
                 lag,
             } => {
                 let st = &mut self.since[i];
-                let mut inputs = vec![*r];
-                match guard {
-                    Some(g) => g.leaves(&mut inputs),
-                    None => inputs.push(*l),
+                if st.inputs.is_empty() {
+                    st.inputs.push(*r);
+                    match guard {
+                        Some(g) => g.leaves(&mut st.inputs),
+                        None => st.inputs.push(*l),
+                    }
                 }
+                let inputs = std::mem::take(&mut st.inputs);
                 let identity = l_key.len() == node.vars.len()
                     && l_key.iter().enumerate().all(|(k, &c)| k == c);
                 // Absorbs the operands at `st.absorbed` into the state (in place when no
@@ -481,15 +499,16 @@ impl FoEngine {
                         let v = if p > 0 && pw.contains(tl.ts(p) - tl.ts(p - 1)) {
                             Rc::clone(&st.out)
                         } else {
-                            Rc::new(Rel::default())
+                            EMPTY.with(Rc::clone)
                         };
                         out.vals.push_back(v);
                     },
                 }
                 let e = st.absorbed;
-                for n in inputs {
+                for &n in &inputs {
                     children[n].drop_before(e);
                 }
+                st.inputs = inputs;
             }
             NodeKind::Until {
                 w,
