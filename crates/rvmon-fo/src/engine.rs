@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use rvmon_core::{Error, Interner, TimePoint, Timestamp, Value};
 use rvmon_logic::eval::eval_term;
 use rvmon_logic::reference::compare;
@@ -73,6 +73,59 @@ struct SinceState {
     absorbed: u64,
     /// The plan nodes it reads (right operand, then left operand or guard leaves).
     inputs: Vec<usize>,
+    /// A secondary index on some columns of `out`, kept in step with it, for a parent join that
+    /// probes this state with a few tuples (e.g. `sleep(t) AND held(t,l)`).
+    index: Option<Index>,
+    /// Changes to `out` since a parent projection last read them (`true` = inserted), when a
+    /// projection over this state maintains itself incrementally.
+    log: Option<Vec<(bool, Tuple)>>,
+}
+
+/// An incrementally maintained projection of a SINCE state (`EXISTS s. held(s,l)`).
+#[derive(Default, Debug)]
+struct ProjState {
+    counts: FxHashMap<Tuple, usize>,
+    out: Rc<Rel>,
+    synced: bool,
+}
+
+type Index = (Vec<usize>, FxHashMap<Tuple, FxHashSet<Tuple>>);
+
+/// Records an insertion into a SINCE state's output in its index and change log.
+fn note_insert(index: &mut Option<Index>, log: &mut Option<Vec<(bool, Tuple)>>, t: &Tuple) {
+    idx_insert(index, t);
+    if let Some(log) = log {
+        log.push((true, t.clone()));
+    }
+}
+
+/// Records a removal from a SINCE state's output in its index and change log.
+fn note_remove(index: &mut Option<Index>, log: &mut Option<Vec<(bool, Tuple)>>, t: &[Value]) {
+    idx_remove(index, t);
+    if let Some(log) = log {
+        log.push((false, t.into()));
+    }
+}
+
+/// Records `t` in the secondary index.
+fn idx_insert(index: &mut Option<Index>, t: &Tuple) {
+    if let Some((cols, map)) = index {
+        let key: Tuple = cols.iter().map(|&c| t[c]).collect();
+        map.entry(key).or_default().insert(t.clone());
+    }
+}
+
+/// Forgets `t` in the secondary index.
+fn idx_remove(index: &mut Option<Index>, t: &[Value]) {
+    if let Some((cols, map)) = index {
+        let key: Tuple = cols.iter().map(|&c| t[c]).collect();
+        if let Some(set) = map.get_mut(&key) {
+            set.remove(t);
+            if set.is_empty() {
+                map.remove(&key);
+            }
+        }
+    }
 }
 
 #[derive(Default, Debug)]
@@ -113,6 +166,8 @@ pub struct FoEngine {
     streams: Vec<Stream>,
     cursors: Vec<u64>,
     since: Vec<SinceState>,
+    /// Incremental projections (over SINCE states), by node.
+    proj: Vec<Option<ProjState>>,
     until: Vec<UntilState>,
     timeline: Timeline,
     emitted: u64,
@@ -125,11 +180,35 @@ pub struct FoEngine {
 impl FoEngine {
     pub fn new(plan: Plan) -> FoEngine {
         let n = plan.nodes.len();
+        let mut since: Vec<SinceState> = (0..n).map(|_| SinceState::default()).collect();
+        // Joins that probe a SINCE state with a few tuples get an index on the shared columns.
+        for node in &plan.nodes {
+            if let NodeKind::Join { l, r, shared, .. } = &node.kind {
+                let r_cols: Vec<usize> = shared.iter().map(|p| p.1).collect();
+                let l_cols: Vec<usize> = shared.iter().map(|p| p.0).collect();
+                for (side, cols) in [(*r, r_cols), (*l, l_cols)] {
+                    let is_since = matches!(plan.nodes[side].kind, NodeKind::Since { .. });
+                    if is_since && since[side].index.is_none() && !cols.is_empty() {
+                        since[side].index = Some((cols, FxHashMap::default()));
+                    }
+                }
+            }
+        }
+        let mut proj: Vec<Option<ProjState>> = (0..n).map(|_| None).collect();
+        for (i, node) in plan.nodes.iter().enumerate() {
+            if let NodeKind::Project { c, .. } = &node.kind {
+                if matches!(plan.nodes[*c].kind, NodeKind::Since { .. }) {
+                    since[*c].log = Some(Vec::new());
+                    proj[i] = Some(ProjState::default());
+                }
+            }
+        }
         FoEngine {
+            since,
+            proj,
             plan,
             streams: (0..n).map(|_| Stream::default()).collect(),
             cursors: vec![0; n],
-            since: (0..n).map(|_| SinceState::default()).collect(),
             until: (0..n).map(|_| UntilState::default()).collect(),
             timeline: Timeline::default(),
             emitted: 0,
@@ -290,7 +369,11 @@ impl FoEngine {
                         self.plan.nodes[*l].vars.len(),
                         self.plan.nodes[*r].vars.len(),
                     );
-                    let v = join(a, b, shared, r_new, arities, buf);
+                    let states = (&self.since[*l], &self.since[*r]);
+                    let v = match indexed_join(a, b, shared, r_new, states) {
+                        Some(v) => v,
+                        None => join(a, b, shared, r_new, arities, buf),
+                    };
                     out.push(v);
                 }
                 let e = out.end();
@@ -372,8 +455,58 @@ impl FoEngine {
             }
             NodeKind::Project { c, keep } => {
                 while let Some(a) = children[*c].get(out.end()) {
-                    let v = a.iter().map(|t| project(t, keep)).collect();
-                    out.push(v);
+                    // PERF: over a SINCE state that is current, apply its changes to a kept
+                    // projection instead of projecting the whole state again.
+                    let incremental = match (&mut self.proj[i], &mut self.since[*c]) {
+                        (Some(ps), st) if Rc::ptr_eq(a, &st.out) => {
+                            let pout = Rc::make_mut(&mut ps.out);
+                            let log = st.log.get_or_insert_with(Vec::new);
+                            if !ps.synced {
+                                ps.counts.clear();
+                                pout.clear();
+                                for t in a.iter() {
+                                    *ps.counts.entry(project(t, keep)).or_default() += 1;
+                                }
+                                pout.extend(ps.counts.keys().cloned());
+                                ps.synced = true;
+                            } else {
+                                for (ins, t) in log.iter() {
+                                    let key = project(t, keep);
+                                    if *ins {
+                                        let n = ps.counts.entry(key.clone()).or_default();
+                                        *n += 1;
+                                        if *n == 1 {
+                                            pout.insert(key);
+                                        }
+                                    } else if let Some(n) = ps.counts.get_mut(&key) {
+                                        *n -= 1;
+                                        if *n == 0 {
+                                            ps.counts.remove(&key);
+                                            pout.remove(&key);
+                                        }
+                                    }
+                                }
+                            }
+                            log.clear();
+                            Some(Rc::clone(&ps.out))
+                        }
+                        (Some(ps), st) => {
+                            // Out of step (the parent lags): recompute from scratch next time.
+                            ps.synced = false;
+                            if let Some(log) = &mut st.log {
+                                log.clear();
+                            }
+                            None
+                        }
+                        _ => None,
+                    };
+                    match incremental {
+                        Some(v) => out.vals.push_back(v),
+                        None => {
+                            let v = a.iter().map(|t| project(t, keep)).collect();
+                            out.push(v);
+                        }
+                    }
                 }
                 let e = out.end();
                 children[*c].drop_before(e);
@@ -629,11 +762,14 @@ fn since_step(
             if identity {
                 if st.ripe.remove(&u[..]).is_some() {
                     out.remove(&u[..]);
+                    note_remove(&mut st.index, &mut st.log, u);
                 }
             } else if let Some(tuples) = st.by_key.remove(&u[..]) {
                 for tuple in tuples {
                     st.ripe.remove(&tuple);
-                    out.remove(&tuple);
+                    if out.remove(&tuple) {
+                        note_remove(&mut st.index, &mut st.log, &tuple);
+                    }
                 }
             }
             for (_, rel) in st.young.iter_mut() {
@@ -644,7 +780,14 @@ fn since_step(
         // A positive left operand: keep only the tuples it holds for.
         st.ripe
             .retain(|tuple, _| contains_key(a, tuple, l_key, buf));
-        out.retain(|tuple| st.ripe.contains_key(tuple));
+        let (index, log) = (&mut st.index, &mut st.log);
+        out.retain(|tuple| {
+            let kept = st.ripe.contains_key(tuple);
+            if !kept {
+                note_remove(index, log, tuple);
+            }
+            kept
+        });
         for (_, rel) in st.young.iter_mut() {
             rel.retain(|tuple| contains_key(a, tuple, l_key, buf));
         }
@@ -655,7 +798,14 @@ fn since_step(
 fn since_retain(st: &mut SinceState, keep: &mut dyn FnMut(&Tuple) -> bool) {
     let out = Rc::make_mut(&mut st.out);
     st.ripe.retain(|tuple, _| keep(tuple));
-    out.retain(|tuple| st.ripe.contains_key(tuple));
+    let (index, log) = (&mut st.index, &mut st.log);
+    out.retain(|tuple| {
+        let kept = st.ripe.contains_key(tuple);
+        if !kept {
+            note_remove(index, log, tuple);
+        }
+        kept
+    });
     for (_, rel) in st.young.iter_mut() {
         rel.retain(|tuple| keep(tuple));
     }
@@ -692,6 +842,7 @@ fn since_add(
                         st.by_key.entry(key).or_default().push(tuple.clone());
                     }
                     out.insert(tuple.clone());
+                    note_insert(&mut st.index, &mut st.log, &tuple);
                     st.ripe.insert(tuple, tj);
                 }
             }
@@ -704,6 +855,7 @@ fn since_add(
             if st.ripe.get(&tuple) == Some(&tj) {
                 st.ripe.remove(&tuple);
                 out.remove(&tuple);
+                note_remove(&mut st.index, &mut st.log, &tuple);
                 // `by_key` may keep a stale entry; removing a tuple twice is harmless.
             }
         }
@@ -714,6 +866,52 @@ fn since_add(
 #[inline]
 fn contains_key_eq(tuple: &[Value], cols: &[usize], key: &[Value]) -> bool {
     cols.len() == key.len() && cols.iter().zip(key).all(|(&c, k)| tuple[c] == *k)
+}
+
+/// A join that walks the small operand and probes the large one's SINCE index, when the large
+/// operand is the current state of an indexed SINCE node on the shared columns.
+fn indexed_join(
+    a: &Rc<Rel>,
+    b: &Rc<Rel>,
+    shared: &[(usize, usize)],
+    r_new: &[usize],
+    states: (&SinceState, &SinceState),
+) -> Option<Rel> {
+    let l_cols: Vec<usize> = shared.iter().map(|p| p.0).collect();
+    let r_cols: Vec<usize> = shared.iter().map(|p| p.1).collect();
+    let mut out = Rel::default();
+    let emit = |x: &[Value], y: &[Value], out: &mut Rel| {
+        let mut t = x.to_vec();
+        t.extend(r_new.iter().map(|&c| y[c]));
+        out.insert(t.into_boxed_slice());
+    };
+    if b.len() > 4 * a.len() && Rc::ptr_eq(b, &states.1.out) {
+        if let Some((cols, map)) = &states.1.index {
+            if *cols == r_cols {
+                for x in a.iter() {
+                    let key: Tuple = l_cols.iter().map(|&c| x[c]).collect();
+                    for y in map.get(&key).into_iter().flatten() {
+                        emit(x, y, &mut out);
+                    }
+                }
+                return Some(out);
+            }
+        }
+    }
+    if a.len() > 4 * b.len() && Rc::ptr_eq(a, &states.0.out) {
+        if let Some((cols, map)) = &states.0.index {
+            if *cols == l_cols {
+                for y in b.iter() {
+                    let key: Tuple = r_cols.iter().map(|&c| y[c]).collect();
+                    for x in map.get(&key).into_iter().flatten() {
+                        emit(x, y, &mut out);
+                    }
+                }
+                return Some(out);
+            }
+        }
+    }
+    None
 }
 
 fn join(
