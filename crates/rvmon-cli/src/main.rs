@@ -46,6 +46,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),
+        // A closed pipe (`rvmon gen … | head`) is the reader's choice, not an error.
+        Err(e) if e.message.contains("Broken pipe") => ExitCode::SUCCESS,
         Err(e) => {
             let _ = std::io::stdout().flush();
             let _ = writeln!(stderr.lock(), "rvmon: error: {e}");
