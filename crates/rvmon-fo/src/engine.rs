@@ -131,6 +131,22 @@ fn idx_remove(index: &mut Option<Index>, t: &[Value]) {
 #[derive(Default, Debug)]
 struct UntilState {
     next: u64,
+    /// First position not known to lie inside the oldest pending window (monotone).
+    scan: u64,
+    /// For `EVENTUALLY` (left operand `TRUE`): the witnesses inside the current window.
+    window: EventuallyWindow,
+}
+
+/// The sliding union of the right operand's relations over `[ts_i + a, ts_i + b]`: as the
+/// window moves, relations enter at the back and leave at the front, and a tuple count keeps the
+/// union (`out`, shared with the parent and updated in place) exact in time proportional to
+/// the change.
+#[derive(Default, Debug)]
+struct EventuallyWindow {
+    next_add: u64,
+    entries: VecDeque<(u64, Timestamp, Rc<Rel>)>,
+    counts: FxHashMap<Tuple, usize>,
+    out: Rc<Rel>,
 }
 
 /// Positions fed so far with their time-point index and timestamp.
@@ -289,7 +305,7 @@ impl FoEngine {
                 NodeKind::Prev { .. } => self.cursors[i].saturating_sub(1),
                 NodeKind::Next { .. } => self.cursors[i],
                 NodeKind::Since { .. } => self.since[i].absorbed.saturating_sub(1),
-                NodeKind::Until { .. } => self.until[i].next,
+                NodeKind::Until { .. } => self.until[i].next.min(self.until[i].window.next_add),
                 _ => continue,
             };
             min = min.min(need);
@@ -657,6 +673,13 @@ impl FoEngine {
                     ));
                 };
                 let st = &mut self.until[i];
+                let eventually = guard.is_none()
+                    && !*negated
+                    && matches!(&self.plan.nodes[*l].kind, NodeKind::Const(rel) if !rel.is_empty());
+                let mut leaves = vec![*l, *r];
+                if let Some(g) = guard {
+                    g.leaves(&mut leaves);
+                }
                 loop {
                     let n = st.next;
                     if n > pos {
@@ -664,19 +687,62 @@ impl FoEngine {
                     }
                     let tn = tl.ts(n);
                     // The first position beyond the window, if it has arrived.
-                    let mut q = n;
+                    let mut q = st.scan.max(n);
                     while q <= pos && tl.ts(q) - tn <= hi {
                         q += 1;
                     }
+                    st.scan = q;
                     if q > pos && !self.at_end {
                         break;
                     }
-                    let mut leaves = vec![*l, *r];
-                    if let Some(g) = guard {
-                        g.leaves(&mut leaves);
-                    }
-                    if (n..q).any(|j| leaves.iter().any(|&c| children[c].get(j).is_none())) {
+                    // Operand streams are contiguous: the last position decides availability.
+                    let last = q.max(n + 1) - 1;
+                    if leaves
+                        .iter()
+                        .any(|&c| children[c].get(n).is_none() || children[c].get(last).is_none())
+                    {
                         break;
+                    }
+                    if eventually {
+                        let win = &mut st.window;
+                        let union = Rc::make_mut(&mut win.out);
+                        win.next_add = win.next_add.max(n);
+                        while win.next_add < q {
+                            let p = win.next_add;
+                            let tp = tl.ts(p);
+                            if tp - tn >= w.lo {
+                                let rel = Rc::clone(children[*r].get(p).expect("checked"));
+                                for t in rel.iter() {
+                                    let c = win.counts.entry(t.clone()).or_default();
+                                    *c += 1;
+                                    if *c == 1 {
+                                        union.insert(t.clone());
+                                    }
+                                }
+                                win.entries.push_back((p, tp, rel));
+                            }
+                            win.next_add += 1;
+                        }
+                        // The window starts at position n (later positions only) and at ts_n + a.
+                        while win
+                            .entries
+                            .front()
+                            .is_some_and(|(pe, te, _)| *pe < n || *te - tn < w.lo)
+                        {
+                            let (_, _, rel) = win.entries.pop_front().expect("checked");
+                            for t in rel.iter() {
+                                if let Some(c) = win.counts.get_mut(t) {
+                                    *c -= 1;
+                                    if *c == 0 {
+                                        win.counts.remove(t);
+                                        union.remove(t);
+                                    }
+                                }
+                            }
+                        }
+                        out.vals.push_back(Rc::clone(&win.out));
+                        st.next += 1;
+                        continue;
                     }
                     // Backwards: S_j = R_j (if old enough) ∪ {t ∈ S_{j+1} | left holds for t at j}.
                     let mut acc = Rel::default();
