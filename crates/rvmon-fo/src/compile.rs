@@ -741,17 +741,7 @@ pub fn expand_lets(f: &Formula) -> Formula {
 }
 
 fn rename_term(t: &Term, map: &HashMap<String, String>) -> Term {
-    match t {
-        Term::Var(v) => Term::Var(map.get(v).cloned().unwrap_or_else(|| v.clone())),
-        Term::Neg(a) => Term::Neg(Box::new(rename_term(a, map))),
-        Term::Func(func, a) => Term::Func(*func, Box::new(rename_term(a, map))),
-        Term::Arith(op, a, b) => Term::Arith(
-            *op,
-            Box::new(rename_term(a, map)),
-            Box::new(rename_term(b, map)),
-        ),
-        other => other.clone(),
-    }
+    t.rename_vars(&|v| map.get(v).cloned())
 }
 
 /// Renames variables everywhere (free and bound occurrences alike).

@@ -232,6 +232,23 @@ pub enum Term {
     Func(Func, Box<Term>),
 }
 
+impl Term {
+    /// The term with each variable `v` renamed to `rename(v)` where that gives a name.
+    pub fn rename_vars(&self, rename: &dyn Fn(&str) -> Option<String>) -> Term {
+        match self {
+            Term::Var(v) => Term::Var(rename(v).unwrap_or_else(|| v.clone())),
+            Term::Neg(a) => Term::Neg(Box::new(a.rename_vars(rename))),
+            Term::Func(f, a) => Term::Func(*f, Box::new(a.rename_vars(rename))),
+            Term::Arith(op, a, b) => Term::Arith(
+                *op,
+                Box::new(a.rename_vars(rename)),
+                Box::new(b.rename_vars(rename)),
+            ),
+            other => other.clone(),
+        }
+    }
+}
+
 /// Aggregation operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AggOp {

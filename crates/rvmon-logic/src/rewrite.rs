@@ -60,21 +60,7 @@ fn fresh_var(taken: &[String]) -> String {
 }
 
 fn rename_term(t: &Term, m: &[(String, String)]) -> Term {
-    match t {
-        Term::Var(v) => Term::Var(
-            m.iter()
-                .find(|(a, _)| a == v)
-                .map_or_else(|| v.clone(), |(_, b)| b.clone()),
-        ),
-        Term::Neg(a) => Term::Neg(Box::new(rename_term(a, m))),
-        Term::Func(f, a) => Term::Func(*f, Box::new(rename_term(a, m))),
-        Term::Arith(op, a, b) => Term::Arith(
-            *op,
-            Box::new(rename_term(a, m)),
-            Box::new(rename_term(b, m)),
-        ),
-        other => other.clone(),
-    }
+    t.rename_vars(&|v| m.iter().find(|(a, _)| a == v).map(|(_, b)| b.clone()))
 }
 
 /// Capture-avoiding renaming of free variables (MonPoly's `substitute_vars` for variables).
