@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use rvmon_core::{Error, Interner, Sym, Value};
 use rvmon_logic::monitorable;
 use rvmon_logic::{
-    free_vars, AggOp, BinaryTemporal, BoolOp, CmpOp, Formula, FormulaKind, Quant, Term,
+    free_vars, AggOp, BinaryTemporal, BoolOp, CmpOp, Formula, FormulaKind, Quant, StrOp, Term,
     UnaryTemporal,
 };
 use rvmon_mtl::{Op, Window};
@@ -61,6 +61,21 @@ impl Guard {
     }
 }
 
+/// What `MATCHES` does with one group of the regular expression.
+#[derive(Clone, Debug)]
+pub enum GroupOp {
+    /// `_`: nothing (the group need not take part).
+    Skip,
+    /// A new variable: the group's text becomes a new column.
+    Bind,
+    /// Must equal the value of this column of the left operand.
+    SameCol(usize),
+    /// Must equal an earlier group (`(y, y)`).
+    SameGroup(usize),
+    /// Must equal this term's value.
+    SameTerm(Term),
+}
+
 #[derive(Clone, Debug)]
 pub enum NodeKind {
     /// Tuples of events named `sym` with `arity` values, matched by `args`.
@@ -93,6 +108,16 @@ pub enum NodeKind {
         op: CmpOp,
         lhs: Term,
         rhs: Term,
+        negated: bool,
+    },
+    /// `l AND (NOT) t1 SUBSTRING t2` / `l AND (NOT) t1 MATCHES r"…" (groups)`; `regex` for
+    /// `MATCHES`. Groups that bind new variables extend the left tuples.
+    StrRel {
+        l: usize,
+        lhs: Term,
+        rhs: Term,
+        regex: Option<Box<regex::Regex>>,
+        groups: Vec<GroupOp>,
         negated: bool,
     },
     /// `l AND x = t`: extends the left tuples with `x`'s value.
@@ -372,6 +397,23 @@ impl Compiler<'_> {
                     _ => return Err(self.err(f, "this comparison is not monitorable on its own")),
                 }
             }
+            FormulaKind::StrRel { .. } => {
+                // Alone, only a ground relation is monitorable: evaluate it on TRUE.
+                if !fv.is_empty() {
+                    return Err(self.err(f, monitorable::MSG_LESS));
+                }
+                let t = self.push(NodeKind::Const(crate::rel::unit()), vec![], Op::Const(true));
+                let FormulaKind::StrRel {
+                    op,
+                    lhs,
+                    rhs,
+                    groups,
+                } = &f.kind
+                else {
+                    unreachable!()
+                };
+                self.str_rel(f, f, t, &[], *op, lhs, rhs, groups, false)?
+            }
             FormulaKind::Not(g) => {
                 if !free_vars(g).is_empty() {
                     return Err(self.err(f, monitorable::MSG_NOT));
@@ -608,6 +650,78 @@ impl Compiler<'_> {
         })
     }
 
+    /// `l AND (NOT) t1 SUBSTRING/MATCHES t2 (groups)`.
+    #[allow(clippy::too_many_arguments)]
+    fn str_rel(
+        &mut self,
+        f: &Formula,
+        at: &Formula,
+        l: usize,
+        lv: &[String],
+        op: StrOp,
+        t1: &Term,
+        t2: &Term,
+        groups: &[Option<Term>],
+        negated: bool,
+    ) -> Result<usize, Error> {
+        let bound = |t: &Term| term_vars(t).iter().all(|v| lv.contains(v));
+        if !bound(t1) || !bound(t2) {
+            return Err(self.err(f, monitorable::MSG_ANDRELOP));
+        }
+        for t in [t1, t2] {
+            if let Term::Var(v) = t {
+                self.note_type(
+                    at,
+                    v,
+                    if op == StrOp::Matches && std::ptr::eq(t, t2) {
+                        Type::Regexp
+                    } else {
+                        Type::Str
+                    },
+                )?;
+            }
+        }
+        let regex = match (op, t2) {
+            (StrOp::Substring, _) => None,
+            (StrOp::Matches, Term::Regexp(p)) => Some(Box::new(
+                rvmon_logic::strrel::compile_str_regex(p).map_err(|e| self.err(at, e))?,
+            )),
+            (StrOp::Matches, _) => return Err(self.err(at, "MATCHES needs a constant regular expression r\"…\" (computed ones are not supported yet)")),
+        };
+        let mut vars = lv.to_vec();
+        let mut ops = Vec::new();
+        let mut new_groups: Vec<(String, usize)> = Vec::new();
+        for (k, g) in groups.iter().enumerate() {
+            ops.push(match g {
+                None => GroupOp::Skip,
+                Some(Term::Var(v)) if lv.contains(v) => GroupOp::SameCol(col(lv, v)),
+                Some(Term::Var(v)) => match new_groups.iter().find(|(n, _)| n == v) {
+                    Some((_, first)) => GroupOp::SameGroup(*first),
+                    None => {
+                        if negated {
+                            return Err(self.err(f, monitorable::MSG_ANDRELOP));
+                        }
+                        self.note_type(at, v, Type::Str)?;
+                        new_groups.push((v.clone(), k));
+                        vars.push(v.clone());
+                        GroupOp::Bind
+                    }
+                },
+                Some(t) if bound(t) => GroupOp::SameTerm(t.clone()),
+                Some(_) => return Err(self.err(f, monitorable::MSG_ANDRELOP)),
+            });
+        }
+        let kind = NodeKind::StrRel {
+            l,
+            lhs: t1.clone(),
+            rhs: t2.clone(),
+            regex,
+            groups: ops,
+            negated,
+        };
+        Ok(self.push(kind, vars, Op::Not(l)))
+    }
+
     /// A boolean combination of monitorable subformulas whose variables are among `outer`.
     fn guard(&mut self, f: &Formula, outer: &[String]) -> Result<Guard, Error> {
         Ok(match &f.kind {
@@ -651,6 +765,15 @@ impl Compiler<'_> {
             FormulaKind::Not(inner) => (true, &**inner),
             _ => (false, rhs),
         };
+        if let FormulaKind::StrRel {
+            op,
+            lhs: t1,
+            rhs: t2,
+            groups,
+        } = &right.kind
+        {
+            return self.str_rel(f, right, l, &lv, *op, t1, t2, groups, negated);
+        }
         if let FormulaKind::Cmp {
             op,
             lhs: t1,
@@ -1082,4 +1205,16 @@ fn compile_plan(
         output_order,
         shape: c.shape,
     })
+}
+
+fn term_vars(t: &Term) -> Vec<String> {
+    let f = Formula::new(
+        FormulaKind::Cmp {
+            op: CmpOp::Eq,
+            lhs: t.clone(),
+            rhs: Term::Int(0),
+        },
+        Default::default(),
+    );
+    free_vars(&f)
 }

@@ -12,7 +12,7 @@ use rvmon_logic::eval::eval_term;
 use rvmon_logic::reference::compare;
 use rvmon_logic::AggOp;
 
-use crate::compile::{ArgPat, Guard, NodeKind, Plan};
+use crate::compile::{ArgPat, GroupOp, Guard, NodeKind, Plan};
 use crate::rel::{project, unit, Rel, Tuple};
 
 /// A node's output: relations for consecutive positions from `head`. Relations are shared
@@ -434,6 +434,80 @@ impl FoEngine {
                         })?;
                         if holds != *negated {
                             v.insert(t.clone());
+                        }
+                    }
+                    out.push(v);
+                }
+                let e = out.end();
+                children[*l].drop_before(e);
+            }
+            NodeKind::StrRel {
+                l,
+                lhs,
+                rhs,
+                regex,
+                groups,
+                negated,
+            } => {
+                let lvars = &self.plan.nodes[*l].vars;
+                while let Some(a) = children[*l].get(out.end()) {
+                    let mut v = Rel::default();
+                    for t in a.iter() {
+                        let env = |x: &str| lvars.iter().position(|y| y == x).map(|c| t[c]);
+                        let text = |val: Value, interner: &Interner| match val {
+                            Value::Str(s) => Ok(interner.resolve(s).to_string()),
+                            _ => Err(Error::msg(
+                                "type error: a string relation on a value that is not a string",
+                            )),
+                        };
+                        let s = text(eval_term(lhs, &env, interner).map_err(eval_err)?, interner)?;
+                        let mut extra: Vec<Value> = Vec::new();
+                        let holds = match regex {
+                            None => {
+                                let r = text(
+                                    eval_term(rhs, &env, interner).map_err(eval_err)?,
+                                    interner,
+                                )?;
+                                r.contains(&s)
+                            }
+                            Some(re) => match rvmon_logic::strrel::match_groups(re, &s) {
+                                None => false,
+                                Some(caps) => {
+                                    let mut ok = true;
+                                    for (k, g) in groups.iter().enumerate() {
+                                        let cap = caps.get(k).cloned().flatten();
+                                        ok = match (g, cap) {
+                                            (GroupOp::Skip, _) => true,
+                                            (_, None) => false,
+                                            (GroupOp::Bind, Some(c)) => {
+                                                extra.push(Value::Str(interner.intern(&c)));
+                                                true
+                                            }
+                                            (GroupOp::SameCol(col), Some(c)) => {
+                                                matches!(t[*col], Value::Str(x) if interner.resolve(x) == c)
+                                            }
+                                            (GroupOp::SameGroup(j), Some(c)) => {
+                                                caps.get(*j).cloned().flatten().as_deref()
+                                                    == Some(c.as_str())
+                                            }
+                                            (GroupOp::SameTerm(term), Some(c)) => {
+                                                let x = eval_term(term, &env, interner)
+                                                    .map_err(eval_err)?;
+                                                matches!(x, Value::Str(x) if interner.resolve(x) == c)
+                                            }
+                                        };
+                                        if !ok {
+                                            break;
+                                        }
+                                    }
+                                    ok
+                                }
+                            },
+                        };
+                        if holds != *negated {
+                            let mut nt = t.to_vec();
+                            nt.extend(extra);
+                            v.insert(nt.into_boxed_slice());
                         }
                     }
                     out.push(v);

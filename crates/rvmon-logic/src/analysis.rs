@@ -138,6 +138,10 @@ fn check(
         }
         FormulaKind::Quant { .. } => note(f.span, "it quantifies over variables".into()),
         FormulaKind::Agg { .. } => note(f.span, "it aggregates over variables".into()),
+        FormulaKind::StrRel { .. } => note(
+            f.span,
+            "string relations run in the first-order engine".into(),
+        ),
         FormulaKind::Let { params, .. } if !params.is_empty() => {
             note(f.span, "LET defines a predicate with parameters".into())
         }

@@ -249,6 +249,16 @@ impl Term {
     }
 }
 
+/// MonPoly's string relations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrOp {
+    /// `t1 SUBSTRING t2`: `t1` occurs in `t2`.
+    Substring,
+    /// `t1 MATCHES t2 (g1, …)`: the regular expression `t2` occurs in `t1`; its groups match
+    /// the optional terms (`_` for none).
+    Matches,
+}
+
 /// Aggregation operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AggOp {
@@ -317,6 +327,13 @@ pub enum FormulaKind {
         group: Vec<String>,
         body: Box<Formula>,
     },
+    /// `t1 SUBSTRING t2`, `t1 MATCHES t2 (groups)`.
+    StrRel {
+        op: StrOp,
+        lhs: Term,
+        rhs: Term,
+        groups: Vec<Option<Term>>,
+    },
     /// `LET name(params) = def IN body`.
     Let {
         name: String,
@@ -340,7 +357,12 @@ impl Formula {
     /// The direct subformulas, left to right.
     pub fn children(&self) -> Vec<&Formula> {
         match &self.kind {
-            FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. } => vec![],
+            FormulaKind::Bool(_)
+            | FormulaKind::Pred { .. }
+            | FormulaKind::Cmp { .. }
+            | FormulaKind::StrRel { .. } => {
+                vec![]
+            }
             FormulaKind::Not(f)
             | FormulaKind::Quant { body: f, .. }
             | FormulaKind::Unary { body: f, .. }
@@ -370,7 +392,7 @@ impl std::fmt::Display for Formula {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.kind {
             FormulaKind::Bool(b) => f.write_str(if *b { "TRUE" } else { "FALSE" }),
-            FormulaKind::Pred { .. } | FormulaKind::Cmp { .. } => {
+            FormulaKind::Pred { .. } | FormulaKind::Cmp { .. } | FormulaKind::StrRel { .. } => {
                 f.write_str(&crate::monpoly::to_monpoly_string(self))
             }
             FormulaKind::Not(g) => write!(f, "(NOT {g})"),

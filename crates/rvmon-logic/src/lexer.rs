@@ -70,6 +70,10 @@ pub enum Tok {
     In,
     #[token("MOD")]
     Mod,
+    #[token("SUBSTRING")]
+    Substring,
+    #[token("MATCHES")]
+    Matches,
     #[regex(r"[A-Za-z_][A-Za-z0-9_']*", |lex| lex.slice().to_string())]
     Ident(String),
     #[regex(r"[0-9]+", |lex| lex.slice().to_string())]
@@ -155,6 +159,8 @@ impl Tok {
                     Tok::Let => "LET",
                     Tok::In => "IN",
                     Tok::Mod => "MOD",
+                    Tok::Substring => "SUBSTRING",
+                    Tok::Matches => "MATCHES",
                     Tok::LParen => "(",
                     Tok::RParen => ")",
                     Tok::LBracket => "[",

@@ -15,6 +15,7 @@ pub mod monpoly;
 mod parser;
 pub mod reference;
 pub mod rewrite;
+pub mod strrel;
 
 pub use analysis::{analyze, Analysis, TemporalClass};
 pub use ast::*;
@@ -55,6 +56,16 @@ pub fn free_vars(f: &Formula) -> Vec<String> {
             FormulaKind::Cmp { lhs, rhs, .. } => {
                 term_vars(lhs, bound, out);
                 term_vars(rhs, bound, out);
+            }
+            FormulaKind::StrRel {
+                lhs, rhs, groups, ..
+            } => {
+                term_vars(lhs, bound, out);
+                term_vars(rhs, bound, out);
+                groups
+                    .iter()
+                    .flatten()
+                    .for_each(|g| term_vars(g, bound, out));
             }
             // MonPoly lists the right operand's variables first.
             FormulaKind::Binary { lhs, rhs, .. } => {

@@ -48,15 +48,34 @@ fn subset(a: &[String], b: &[String]) -> bool {
 
 /// `t1 op t2` or `NOT t1 op t2`: what MonPoly allows only as the right operand of `AND`.
 pub(crate) fn is_and_relop(f: &Formula) -> bool {
+    let relop = |g: &Formula| {
+        matches!(
+            g.kind,
+            FormulaKind::Cmp { .. } | FormulaKind::Bool(_) | FormulaKind::StrRel { .. }
+        )
+    };
     match &f.kind {
-        FormulaKind::Cmp { .. } | FormulaKind::Bool(_) => true,
-        FormulaKind::Not(g) => matches!(g.kind, FormulaKind::Cmp { .. } | FormulaKind::Bool(_)),
-        _ => false,
+        FormulaKind::Not(g) => relop(g),
+        _ => relop(f),
     }
 }
 
 fn is_special_case(fv1: &[String], f: &Formula) -> bool {
     match &f.kind {
+        // Groups may bind new variables; everything else must be bound already.
+        FormulaKind::StrRel {
+            op: StrOp::Matches,
+            lhs,
+            rhs,
+            groups,
+        } => {
+            subset(&term_vars(lhs), fv1)
+                && subset(&term_vars(rhs), fv1)
+                && groups
+                    .iter()
+                    .flatten()
+                    .all(|g| matches!(g, Term::Var(_)) || subset(&term_vars(g), fv1))
+        }
         FormulaKind::Cmp {
             op: CmpOp::Eq,
             lhs,
@@ -84,7 +103,7 @@ pub fn is_monitorable(f: &Formula) -> Result<(), NotMonitorable<'_>> {
                 Err((f, MSG_EQUAL))
             }
         }
-        FormulaKind::Cmp { .. } => Err((f, MSG_LESS)),
+        FormulaKind::Cmp { .. } | FormulaKind::StrRel { .. } => Err((f, MSG_LESS)),
         FormulaKind::Not(g)
             if matches!(
                 g.kind,
@@ -215,7 +234,20 @@ pub(crate) fn rr(f: &Formula) -> (Vec<String>, bool) {
             }
             (vs, true)
         }
-        FormulaKind::Bool(_) => (vec![], true),
+        FormulaKind::Bool(_)
+        | FormulaKind::StrRel {
+            op: StrOp::Substring,
+            ..
+        } => (vec![], true),
+        FormulaKind::StrRel { groups, .. } => {
+            let mut vs = Vec::new();
+            for g in groups.iter().flatten() {
+                if let Term::Var(v) = g {
+                    vs = union(vs, vec![v.clone()]);
+                }
+            }
+            (vs, true)
+        }
         FormulaKind::Cmp { op, lhs, rhs } => {
             let (op, l, r) = as_monpoly_cmp(*op, lhs, rhs);
             let v = match (op, l, r) {

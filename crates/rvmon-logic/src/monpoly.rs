@@ -92,6 +92,13 @@ pub fn simplify_terms(f: &Formula) -> Formula {
             *lhs = fold(lhs);
             *rhs = fold(rhs);
         }
+        FormulaKind::StrRel {
+            lhs, rhs, groups, ..
+        } => {
+            *lhs = fold(lhs);
+            *rhs = fold(rhs);
+            groups.iter_mut().flatten().for_each(|t| *t = fold(t));
+        }
         _ => {}
     }
     map_children(&g, &mut simplify_terms)
@@ -108,9 +115,10 @@ fn not(f: Formula) -> Formula {
 
 pub(crate) fn map_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
     let kind = match &f.kind {
-        k @ (FormulaKind::Bool(_) | FormulaKind::Pred { .. } | FormulaKind::Cmp { .. }) => {
-            k.clone()
-        }
+        k @ (FormulaKind::Bool(_)
+        | FormulaKind::Pred { .. }
+        | FormulaKind::Cmp { .. }
+        | FormulaKind::StrRel { .. }) => k.clone(),
         FormulaKind::Not(b) => FormulaKind::Not(Box::new(g(b))),
         FormulaKind::Bool2 { op, lhs, rhs } => FormulaKind::Bool2 {
             op: *op,
@@ -373,6 +381,27 @@ fn print_rec(f: &Formula, top: bool, par: bool, out: &mut String) {
             out.push_str(sym);
             out.push(' ');
             out.push_str(&term_string(r));
+        }
+        FormulaKind::StrRel {
+            op,
+            lhs,
+            rhs,
+            groups,
+        } => {
+            out.push_str(&term_string(lhs));
+            out.push_str(if *op == StrOp::Substring {
+                " SUBSTRING "
+            } else {
+                " MATCHES "
+            });
+            out.push_str(&term_string(rhs));
+            if !groups.is_empty() {
+                let gs: Vec<String> = groups
+                    .iter()
+                    .map(|g| g.as_ref().map_or_else(|| "_".to_string(), term_string))
+                    .collect();
+                out.push_str(&format!(" ({})", gs.join(", ")));
+            }
         }
         FormulaKind::Pred { name, args } => {
             out.push_str(name);

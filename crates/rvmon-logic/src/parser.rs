@@ -376,6 +376,43 @@ impl Parser<'_> {
         let as_comparison = (|| {
             let lhs = self.term(0)?;
             let op = match self.peek() {
+                Some(Tok::Substring) | Some(Tok::Matches) => {
+                    let op = if self.peek() == Some(&Tok::Substring) {
+                        StrOp::Substring
+                    } else {
+                        StrOp::Matches
+                    };
+                    self.pos += 1;
+                    let rhs = self.term(0)?;
+                    let mut groups = Vec::new();
+                    if op == StrOp::Matches && self.eat(&Tok::LParen) {
+                        loop {
+                            match self.peek() {
+                                Some(Tok::Ident(v)) if v == "_" => {
+                                    self.pos += 1;
+                                    groups.push(None);
+                                }
+                                _ => groups.push(Some(self.term(0)?)),
+                            }
+                            if self.eat(&Tok::RParen) {
+                                break;
+                            }
+                            self.expect(&Tok::Comma, "expected `,` or `)` in the group list")?;
+                        }
+                    }
+                    return Ok(Formula::new(
+                        FormulaKind::StrRel {
+                            op,
+                            lhs,
+                            rhs,
+                            groups,
+                        },
+                        Span {
+                            start,
+                            end: self.prev_end(),
+                        },
+                    ));
+                }
                 Some(Tok::Eq) => CmpOp::Eq,
                 Some(Tok::Lt) => CmpOp::Lt,
                 Some(Tok::Le) => CmpOp::Le,

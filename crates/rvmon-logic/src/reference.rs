@@ -57,6 +57,7 @@ fn dist(trace: &[RefTimePoint], from: usize, to: usize) -> u64 {
 fn sat(f: &Formula, tr: &[RefTimePoint], i: usize, lets: &HashMap<String, &Formula>) -> bool {
     match &f.kind {
         FormulaKind::Bool(b) => *b,
+        FormulaKind::StrRel { .. } => panic!("reference evaluator: propositional formulas only"),
         FormulaKind::Pred { name, args } => {
             assert!(
                 args.is_empty(),
@@ -276,6 +277,41 @@ fn sat_fo(
             let r = eval_term(rhs, &|v| lookup(env, v), interner);
             match (l, r) {
                 (Ok(l), Ok(r)) => compare(*op, &l, &r, interner).unwrap_or(false),
+                _ => false,
+            }
+        }
+        FormulaKind::StrRel {
+            op,
+            lhs,
+            rhs,
+            groups,
+        } => {
+            let l = eval_term(lhs, &|v| lookup(env, v), interner);
+            let r = eval_term(rhs, &|v| lookup(env, v), interner);
+            let (Ok(Value::Str(l)), Ok(r)) = (l, r) else {
+                return false;
+            };
+            let text = interner.resolve(l).to_string();
+            match (op, r, rhs) {
+                (StrOp::Substring, Value::Str(r), _) => interner.resolve(r).contains(&text),
+                (StrOp::Matches, _, Term::Regexp(pattern)) => {
+                    let Ok(re) = crate::strrel::compile_str_regex(pattern) else {
+                        return false;
+                    };
+                    let Some(caps) = crate::strrel::match_groups(&re, &text) else {
+                        return false;
+                    };
+                    groups.iter().enumerate().all(|(k, g)| match g {
+                        None => true,
+                        Some(t) => match (
+                            caps.get(k).cloned().flatten(),
+                            eval_term(t, &|v| lookup(env, v), interner),
+                        ) {
+                            (Some(c), Ok(Value::Str(s))) => interner.resolve(s) == c,
+                            _ => false,
+                        },
+                    })
+                }
                 _ => false,
             }
         }

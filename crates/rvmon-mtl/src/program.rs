@@ -210,7 +210,7 @@ impl<'f> Compiler<'_, 'f> {
                     }
                 }
             }
-            FormulaKind::Quant { .. } | FormulaKind::Agg { .. } => {
+            FormulaKind::Quant { .. } | FormulaKind::Agg { .. } | FormulaKind::StrRel { .. } => {
                 return Err(self.error(f, "first-order formulas are not supported yet".into()))
             }
             FormulaKind::Let {
