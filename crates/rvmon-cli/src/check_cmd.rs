@@ -319,6 +319,8 @@ fn run_first_order(
         )?;
         writeln!(out, "  violations are the assignments of: {analyzed}")?;
         writeln!(out, "free variables: ({})", vars.join(","))?;
+        writeln!(out, "plan (operator -> its variables):")?;
+        write!(out, "{}", plan.describe())?;
         return Ok(0);
     }
     let has_future = plan.has_future();

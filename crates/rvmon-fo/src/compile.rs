@@ -198,6 +198,73 @@ impl Plan {
         self.nodes.len() - 1
     }
 
+    /// The plan as an indented operator tree, root first (for `rvmon check --explain`).
+    pub fn describe(&self) -> String {
+        fn go(plan: &Plan, i: usize, depth: usize, out: &mut String) {
+            let n = &plan.nodes[i];
+            let w = |w: &Window| match w.hi {
+                Some(h) => format!("[{},{}]", w.lo, h),
+                None => format!("[{},*)", w.lo),
+            };
+            let (label, kids): (String, Vec<usize>) = match &n.kind {
+                NodeKind::Pred { args, .. } => (format!("scan ({} args)", args.len()), vec![]),
+                NodeKind::Const(rel) => (format!("constant ({} tuples)", rel.len()), vec![]),
+                NodeKind::Not(c) => ("not (closed)".into(), vec![*c]),
+                NodeKind::Join { l, r, shared, .. } => {
+                    (format!("join on {} columns", shared.len()), vec![*l, *r])
+                }
+                NodeKind::AntiJoin { l, r, .. } => ("anti-join (AND NOT)".into(), vec![*l, *r]),
+                NodeKind::Filter { l, negated, .. } => (
+                    format!("filter{}", if *negated { " (negated)" } else { "" }),
+                    vec![*l],
+                ),
+                NodeKind::StrRel { l, regex, .. } => (
+                    if regex.is_some() {
+                        "matches".to_string()
+                    } else {
+                        "substring".to_string()
+                    },
+                    vec![*l],
+                ),
+                NodeKind::Assign { l, .. } => ("assign".into(), vec![*l]),
+                NodeKind::Union { l, r, .. } => ("union".into(), vec![*l, *r]),
+                NodeKind::Project { c, .. } => ("project (EXISTS)".into(), vec![*c]),
+                NodeKind::Agg { c, op, .. } => (format!("aggregate {}", op.keyword()), vec![*c]),
+                NodeKind::Prev { w: win, c } => (format!("previous{}", w(win)), vec![*c]),
+                NodeKind::Next { w: win, c } => (format!("next{}", w(win)), vec![*c]),
+                NodeKind::Since {
+                    w: win,
+                    l,
+                    r,
+                    guard,
+                    lag,
+                    ..
+                } => {
+                    let mut label = format!("since{}", w(win));
+                    if guard.is_some() {
+                        label.push_str(" (left operand as a guard)");
+                    }
+                    if lag.is_some() {
+                        label.push_str(" (with PREVIOUS fused)");
+                    }
+                    (label, vec![*l, *r])
+                }
+                NodeKind::Until { w: win, l, r, .. } => (format!("until{}", w(win)), vec![*l, *r]),
+            };
+            out.push_str(&format!(
+                "{}{label} -> ({})\n",
+                "  ".repeat(depth),
+                n.vars.join(",")
+            ));
+            for k in kids {
+                go(plan, k, depth + 1, out);
+            }
+        }
+        let mut out = String::new();
+        go(self, self.root(), 1, &mut out);
+        out
+    }
+
     pub fn has_future(&self) -> bool {
         self.nodes
             .iter()
