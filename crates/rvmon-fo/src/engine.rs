@@ -137,15 +137,19 @@ struct UntilState {
     window: EventuallyWindow,
 }
 
-/// The sliding union of the right operand's relations over `[ts_i + a, ts_i + b]`: as the
-/// window moves, relations enter at the back and leave at the front, and a tuple count keeps the
-/// union (`out`, shared with the parent and updated in place) exact in time proportional to
-/// the change.
+/// The sliding union of the right operand's relations over `[ts_i + a, ts_i + b]`. The window
+/// always ends at the newest position added, so a tuple is in the union exactly when its *latest*
+/// presence is at or after the window's start: each tuple is kept once, in the bucket of its
+/// latest position, and buckets that fall off the front take their tuples out of the union.
+/// Memory is the number of distinct tuples in the window, not one relation per time point (no
+/// snapshot of the operand is kept, so the operand also updates in place).
 #[derive(Default, Debug)]
 struct EventuallyWindow {
     next_add: u64,
-    entries: VecDeque<(u64, Timestamp, Rc<Rel>)>,
-    counts: FxHashMap<Tuple, usize>,
+    /// The latest position at which each tuple was present.
+    last: FxHashMap<Tuple, u64>,
+    /// (position, timestamp, tuples whose latest presence is that position), oldest first.
+    buckets: VecDeque<(u64, Timestamp, FxHashSet<Tuple>)>,
     out: Rc<Rel>,
 }
 
@@ -785,33 +789,36 @@ impl FoEngine {
                             let p = win.next_add;
                             let tp = tl.ts(p);
                             if tp - tn >= w.lo {
-                                let rel = Rc::clone(children[*r].get(p).expect("checked"));
-                                for t in rel.iter() {
-                                    let c = win.counts.entry(t.clone()).or_default();
-                                    *c += 1;
-                                    if *c == 1 {
-                                        union.insert(t.clone());
+                                let mut bucket = FxHashSet::default();
+                                for t in children[*r].get(p).expect("checked").iter() {
+                                    match win.last.insert(t.clone(), p) {
+                                        Some(old) => {
+                                            if let Ok(k) =
+                                                win.buckets.binary_search_by_key(&old, |b| b.0)
+                                            {
+                                                win.buckets[k].2.remove(t);
+                                            }
+                                        }
+                                        None => {
+                                            union.insert(t.clone());
+                                        }
                                     }
+                                    bucket.insert(t.clone());
                                 }
-                                win.entries.push_back((p, tp, rel));
+                                win.buckets.push_back((p, tp, bucket));
                             }
                             win.next_add += 1;
                         }
                         // The window starts at position n (later positions only) and at ts_n + a.
                         while win
-                            .entries
+                            .buckets
                             .front()
-                            .is_some_and(|(pe, te, _)| *pe < n || *te - tn < w.lo)
+                            .is_some_and(|(pb, tb, _)| *pb < n || *tb - tn < w.lo)
                         {
-                            let (_, _, rel) = win.entries.pop_front().expect("checked");
-                            for t in rel.iter() {
-                                if let Some(c) = win.counts.get_mut(t) {
-                                    *c -= 1;
-                                    if *c == 0 {
-                                        win.counts.remove(t);
-                                        union.remove(t);
-                                    }
-                                }
+                            let (_, _, gone) = win.buckets.pop_front().expect("checked");
+                            for t in gone {
+                                win.last.remove(&t);
+                                union.remove(&t);
                             }
                         }
                         out.vals.push_back(Rc::clone(&win.out));
