@@ -188,6 +188,8 @@ pub struct FoEngine {
     since: Vec<SinceState>,
     /// Incremental projections (over SINCE states), by node.
     proj: Vec<Option<ProjState>>,
+    /// The relation of each constant node, shared at every time point.
+    consts: Vec<Option<Rc<Rel>>>,
     until: Vec<UntilState>,
     timeline: Timeline,
     emitted: u64,
@@ -223,7 +225,16 @@ impl FoEngine {
                 }
             }
         }
+        let consts = plan
+            .nodes
+            .iter()
+            .map(|n| match &n.kind {
+                NodeKind::Const(rel) => Some(Rc::new(rel.clone())),
+                _ => None,
+            })
+            .collect();
         FoEngine {
+            consts,
             since,
             proj,
             plan,
@@ -364,9 +375,11 @@ impl FoEngine {
                     out.push(rel);
                 }
             }
-            NodeKind::Const(rel) => {
+            NodeKind::Const(_) => {
                 if out.end() <= pos {
-                    out.push(rel.clone());
+                    // PERF: the same shared relation at every time point.
+                    out.vals
+                        .push_back(Rc::clone(self.consts[i].as_ref().expect("built in new")));
                 }
             }
             NodeKind::Not(c) => {
@@ -390,7 +403,7 @@ impl FoEngine {
                         self.plan.nodes[*r].vars.len(),
                     );
                     let states = (&self.since[*l], &self.since[*r]);
-                    let v = match indexed_join(a, b, shared, r_new, states) {
+                    let v = match indexed_join(a, b, shared, r_new, states, buf) {
                         Some(v) => v,
                         None => join(a, b, shared, r_new, arities, buf),
                     };
@@ -971,29 +984,34 @@ fn since_add(
     identity: bool,
 ) {
     let out = Rc::make_mut(&mut st.out);
-    if !b.is_empty() {
-        st.young.push_back((t, b.clone()));
-    }
-    // Witnesses that reached the lower bound ripen; a tuple keeps its newest timestamp.
-    while st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo) {
-        let (tj, rel) = st.young.pop_front().expect("checked");
-        for tuple in rel {
-            if w.hi.is_some() {
-                st.expiry.push_back((tj, tuple.clone()));
-            }
-            match st.ripe.get_mut(&tuple) {
-                Some(old) => *old = (*old).max(tj),
-                None => {
-                    if negated && !identity {
-                        let key: Tuple = l_key.iter().map(|&c| tuple[c]).collect();
-                        st.by_key.entry(key).or_default().push(tuple.clone());
-                    }
-                    out.insert(tuple.clone());
-                    note_insert(&mut st.index, &mut st.log, &tuple);
-                    st.ripe.insert(tuple, tj);
+    // A witness at timestamp `tj` is old enough: it joins the output, keeping its newest time.
+    let mut ripen = |tuple: &Tuple, tj: Timestamp| {
+        if w.hi.is_some() {
+            st.expiry.push_back((tj, tuple.clone()));
+        }
+        match st.ripe.get_mut(tuple) {
+            Some(old) => *old = (*old).max(tj),
+            None => {
+                if negated && !identity {
+                    let key: Tuple = l_key.iter().map(|&c| tuple[c]).collect();
+                    st.by_key.entry(key).or_default().push(tuple.clone());
                 }
+                out.insert(tuple.clone());
+                note_insert(&mut st.index, &mut st.log, tuple);
+                st.ripe.insert(tuple.clone(), tj);
             }
         }
+    };
+    // PERF: with a zero lower bound the right operand's tuples ripen at once; only a positive
+    // lower bound needs them kept (copied) while they age.
+    if w.lo == 0 {
+        b.iter().for_each(|tuple| ripen(tuple, t));
+    } else if !b.is_empty() {
+        st.young.push_back((t, b.clone()));
+    }
+    while st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo) {
+        let (tj, rel) = st.young.pop_front().expect("checked");
+        rel.iter().for_each(|tuple| ripen(tuple, tj));
     }
     if let Some(hi) = w.hi {
         while st.expiry.front().is_some_and(|(tj, _)| t - tj > hi) {
@@ -1015,6 +1033,47 @@ fn contains_key_eq(tuple: &[Value], cols: &[usize], key: &[Value]) -> bool {
     cols.len() == key.len() && cols.iter().zip(key).all(|(&c, k)| tuple[c] == *k)
 }
 
+/// The columns of each operand that a join matches on.
+fn join_cols(shared: &[(usize, usize)]) -> (Vec<usize>, Vec<usize>) {
+    (
+        shared.iter().map(|p| p.0).collect(),
+        shared.iter().map(|p| p.1).collect(),
+    )
+}
+
+/// The joined tuple: the left tuple, then the right tuple's new columns.
+fn joined(x: &[Value], y: &[Value], r_new: &[usize]) -> Tuple {
+    x.iter()
+        .copied()
+        .chain(r_new.iter().map(|&c| y[c]))
+        .collect()
+}
+
+/// For each tuple of `walk`, calls `f(walked, found)` for every tuple `lookup` finds under
+/// its key (`walk` projected on `walk_cols`).
+fn probe<'a>(
+    walk: &'a Rel,
+    walk_cols: &[usize],
+    buf: &mut Vec<Value>,
+    lookup: impl Fn(&[Value], &mut dyn FnMut(&Tuple)),
+    mut f: impl FnMut(&'a Tuple, &Tuple),
+) {
+    for w in walk {
+        buf.clear();
+        buf.extend(walk_cols.iter().map(|&c| w[c]));
+        lookup(&buf[..], &mut |m| f(w, m));
+    }
+}
+
+/// An index of `rel` by `cols`.
+fn index_by<'a>(rel: &'a Rel, cols: &[usize]) -> FxHashMap<Tuple, Vec<&'a Tuple>> {
+    let mut index: FxHashMap<Tuple, Vec<&'a Tuple>> = FxHashMap::default();
+    for t in rel {
+        index.entry(project(t, cols)).or_default().push(t);
+    }
+    index
+}
+
 /// A join that walks the small operand and probes the large one's SINCE index, when the large
 /// operand is the current state of an indexed SINCE node on the shared columns.
 fn indexed_join(
@@ -1023,40 +1082,32 @@ fn indexed_join(
     shared: &[(usize, usize)],
     r_new: &[usize],
     states: (&SinceState, &SinceState),
+    buf: &mut Vec<Value>,
 ) -> Option<Rel> {
-    let l_cols: Vec<usize> = shared.iter().map(|p| p.0).collect();
-    let r_cols: Vec<usize> = shared.iter().map(|p| p.1).collect();
-    let mut out = Rel::default();
-    let emit = |x: &[Value], y: &[Value], out: &mut Rel| {
-        let mut t = x.to_vec();
-        t.extend(r_new.iter().map(|&c| y[c]));
-        out.insert(t.into_boxed_slice());
+    let (l_cols, r_cols) = join_cols(shared);
+    let usable = |big: &Rc<Rel>, small: &Rc<Rel>, st: &SinceState, cols: &[usize]| {
+        big.len() > 4 * small.len()
+            && Rc::ptr_eq(big, &st.out)
+            && st.index.as_ref().is_some_and(|(c, _)| c == cols)
     };
-    if b.len() > 4 * a.len() && Rc::ptr_eq(b, &states.1.out) {
-        if let Some((cols, map)) = &states.1.index {
-            if *cols == r_cols {
-                for x in a.iter() {
-                    let key: Tuple = l_cols.iter().map(|&c| x[c]).collect();
-                    for y in map.get(&key).into_iter().flatten() {
-                        emit(x, y, &mut out);
-                    }
-                }
-                return Some(out);
-            }
-        }
+    let mut out = Rel::default();
+    if usable(b, a, states.1, &r_cols) {
+        let map = &states.1.index.as_ref().expect("checked").1;
+        let lookup =
+            |k: &[Value], g: &mut dyn FnMut(&Tuple)| map.get(k).into_iter().flatten().for_each(g);
+        probe(a, &l_cols, buf, lookup, |x, y| {
+            out.insert(joined(x, y, r_new));
+        });
+        return Some(out);
     }
-    if a.len() > 4 * b.len() && Rc::ptr_eq(a, &states.0.out) {
-        if let Some((cols, map)) = &states.0.index {
-            if *cols == l_cols {
-                for y in b.iter() {
-                    let key: Tuple = r_cols.iter().map(|&c| y[c]).collect();
-                    for x in map.get(&key).into_iter().flatten() {
-                        emit(x, y, &mut out);
-                    }
-                }
-                return Some(out);
-            }
-        }
+    if usable(a, b, states.0, &l_cols) {
+        let map = &states.0.index.as_ref().expect("checked").1;
+        let lookup =
+            |k: &[Value], g: &mut dyn FnMut(&Tuple)| map.get(k).into_iter().flatten().for_each(g);
+        probe(b, &r_cols, buf, lookup, |y, x| {
+            out.insert(joined(x, y, r_new));
+        });
+        return Some(out);
     }
     None
 }
@@ -1070,22 +1121,17 @@ fn join(
     buf: &mut Vec<Value>,
 ) -> Rel {
     let mut out = Rel::default();
-    let emit = |x: &[Value], y: &Tuple, out: &mut Rel| {
-        let mut t = x.to_vec();
-        t.extend(r_new.iter().map(|&c| y[c]));
-        out.insert(t.into_boxed_slice());
-    };
     if shared.is_empty() {
         for x in a {
             for y in b {
-                emit(x, y, &mut out);
+                out.insert(joined(x, y, r_new));
             }
         }
         return out;
     }
-    // PERF: when the shared columns are all of one operand's columns, that operand is its own
-    // index: walk the other one and probe (`enter(x) AND PREVIOUS ONCE enter(x)` costs the
-    // size of `enter`, not of the history).
+    // PERF: when the shared columns are all of the right operand's columns, it is its own
+    // index: walk the left one and probe (`enter(x) AND PREVIOUS ONCE enter(x)` costs the size
+    // of `enter`, not of the history).
     if shared.len() == arities.1 {
         let mut key = vec![0usize; arities.1];
         for &(li, ri) in shared {
@@ -1098,52 +1144,24 @@ fn join(
         }
         return out;
     }
-    if shared.len() == arities.0 {
-        let mut key = vec![0usize; arities.0];
-        for &(li, ri) in shared {
-            key[li] = ri;
-        }
-        for y in b {
-            buf.clear();
-            buf.extend(key.iter().map(|&c| y[c]));
-            if a.contains(&buf[..]) {
-                let x = buf.clone();
-                emit(&x, y, &mut out);
-            }
-        }
-        return out;
-    }
-    // Hash join on the shared columns, building the index on the smaller operand.
-    let r_cols: Vec<usize> = shared.iter().map(|p| p.1).collect();
-    let l_cols: Vec<usize> = shared.iter().map(|p| p.0).collect();
+    // Hash join on the shared columns, indexing the smaller operand.
+    let (l_cols, r_cols) = join_cols(shared);
     if a.len() <= b.len() {
-        let mut index: FxHashMap<Tuple, Vec<&Tuple>> = FxHashMap::default();
-        for x in a {
-            index.entry(project(x, &l_cols)).or_default().push(x);
-        }
-        for y in b {
-            buf.clear();
-            buf.extend(r_cols.iter().map(|&c| y[c]));
-            if let Some(xs) = index.get(&buf[..]) {
-                for x in xs {
-                    emit(x, y, &mut out);
-                }
-            }
-        }
+        let index = index_by(a, &l_cols);
+        let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
+            index.get(k).into_iter().flatten().for_each(|t| g(t))
+        };
+        probe(b, &r_cols, buf, lookup, |y, x| {
+            out.insert(joined(x, y, r_new));
+        });
     } else {
-        let mut index: FxHashMap<Tuple, Vec<&Tuple>> = FxHashMap::default();
-        for y in b {
-            index.entry(project(y, &r_cols)).or_default().push(y);
-        }
-        for x in a {
-            buf.clear();
-            buf.extend(l_cols.iter().map(|&c| x[c]));
-            if let Some(ys) = index.get(&buf[..]) {
-                for y in ys {
-                    emit(x, y, &mut out);
-                }
-            }
-        }
+        let index = index_by(b, &r_cols);
+        let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
+            index.get(k).into_iter().flatten().for_each(|t| g(t))
+        };
+        probe(a, &l_cols, buf, lookup, |x, y| {
+            out.insert(joined(x, y, r_new));
+        });
     }
     out
 }
