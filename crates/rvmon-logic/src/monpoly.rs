@@ -113,6 +113,16 @@ fn not(f: Formula) -> Formula {
     mk(FormulaKind::Not(Box::new(f)), span)
 }
 
+/// `LET p = def IN g(body)`: the same definition, a transformed body (MonPoly's rewrites do not
+/// descend into definitions).
+pub(crate) fn map_let_body(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
+    let mut out = f.clone();
+    if let FormulaKind::Let { body, .. } = &mut out.kind {
+        **body = g(body);
+    }
+    out
+}
+
 pub(crate) fn map_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
     let kind = match &f.kind {
         k @ (FormulaKind::Bool(_)
@@ -310,37 +320,11 @@ fn push_negation(f: &Formula) -> Formula {
                 op: BoolOp::Implies | BoolOp::Equiv,
                 ..
             } => push_negation(&not(push_negation(inner))),
-            FormulaKind::Let {
-                name,
-                params,
-                def,
-                body,
-            } => mk(
-                FormulaKind::Let {
-                    name: name.clone(),
-                    params: params.clone(),
-                    def: def.clone(),
-                    body: Box::new(push_negation(&not((**body).clone()))),
-                },
-                span,
-            ),
+            FormulaKind::Let { .. } => map_let_body(inner, &mut |b| push_negation(&not(b.clone()))),
             _ => not(push_negation(inner)),
         },
         // MonPoly does not descend into LET definitions here.
-        FormulaKind::Let {
-            name,
-            params,
-            def,
-            body,
-        } => mk(
-            FormulaKind::Let {
-                name: name.clone(),
-                params: params.clone(),
-                def: def.clone(),
-                body: Box::new(push_negation(body)),
-            },
-            span,
-        ),
+        FormulaKind::Let { .. } => map_let_body(f, &mut push_negation),
         _ => map_children(f, &mut push_negation),
     }
 }

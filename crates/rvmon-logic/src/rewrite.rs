@@ -155,20 +155,7 @@ pub fn substitute_vars(f: &Formula, m: &[(String, String)]) -> Formula {
                 span,
             )
         }
-        FormulaKind::Let {
-            name,
-            params,
-            def,
-            body,
-        } => mk(
-            FormulaKind::Let {
-                name: name.clone(),
-                params: params.clone(),
-                def: def.clone(),
-                body: Box::new(sub(body)),
-            },
-            span,
-        ),
+        FormulaKind::Let { .. } => crate::monpoly::map_let_body(f, &mut |g| sub(g)),
         _ => crate::monpoly::map_children(f, &mut |g| sub(g)),
     }
 }
