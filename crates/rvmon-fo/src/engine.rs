@@ -197,6 +197,40 @@ pub struct FoEngine {
     warnings: Vec<String>,
     /// Scratch space for projected keys (lookups without allocation).
     buf: Vec<Value>,
+    /// For each join: positions below this had their waiting operand reduced (see
+    /// [`reduce_waiting`]).
+    reduced: Vec<u64>,
+    copies: CopyPolicy,
+}
+
+/// When a temporal operator may update its state in place although its last snapshot is
+/// still held (which copies the state); see [`FoEngine::run_passes`].
+#[derive(Debug)]
+struct CopyPolicy {
+    /// States of at most this many tuples are copied rather than waited for or reduced.
+    small: usize,
+    /// The lowest node that waited in the current pass instead of copying its state.
+    waiting: Option<usize>,
+    /// The node allowed one copy of its state, to break a wait that no consumer will end.
+    may_copy: Option<usize>,
+}
+
+impl CopyPolicy {
+    /// Whether node `i` must wait rather than update `state` in place; `false` also uses up a
+    /// granted copy.
+    fn must_wait(&mut self, i: usize, state: &Rc<Rel>) -> bool {
+        if Rc::strong_count(state) == 1 || state.len() <= self.small {
+            return false;
+        }
+        if self.may_copy == Some(i) {
+            self.may_copy = None;
+            return false;
+        }
+        if self.waiting.is_none_or(|w| i < w) {
+            self.waiting = Some(i);
+        }
+        true
+    }
 }
 
 impl FoEngine {
@@ -246,12 +280,24 @@ impl FoEngine {
             at_end: false,
             warnings: Vec::new(),
             buf: Vec::new(),
+            reduced: vec![0; n],
+            copies: CopyPolicy {
+                small: 32,
+                waiting: None,
+                may_copy: None,
+            },
         }
     }
 
     /// Warnings produced so far (taken): MonPoly's notes on conventions it applied.
     pub fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.warnings)
+    }
+
+    /// Sets the size up to which a state is copied rather than waited for or reduced (32 by
+    /// default; tests set 0 so that small traces exercise the waiting and reducing paths).
+    pub fn set_small_state(&mut self, tuples: usize) {
+        self.copies.small = tuples;
     }
 
     pub fn plan(&self) -> &Plan {
@@ -267,9 +313,7 @@ impl FoEngine {
     ) -> Result<(), Error> {
         let pos = self.timeline.end();
         self.timeline.points.push_back((tp.index, tp.ts));
-        for i in 0..self.plan.nodes.len() {
-            self.update(i, pos, Some(tp), interner)?;
-        }
+        self.run_passes(pos, Some(tp), interner)?;
         self.drain(out);
         self.trim();
         Ok(())
@@ -286,11 +330,41 @@ impl FoEngine {
         self.step(&closing, interner, out)?;
         self.at_end = true;
         let pos = self.timeline.end() - 1;
-        for i in 0..self.plan.nodes.len() {
-            self.update(i, pos, None, interner)?;
-        }
+        self.run_passes(pos, None, interner)?;
         self.drain(out);
         Ok(())
+    }
+
+    /// Updates every node, children first. A temporal operator hands out its state as a shared
+    /// snapshot and then updates it in place, which copies the state if the snapshot is still
+    /// held. When one step decides many positions at once (the end of the trace, a gap in the
+    /// timestamps, a window that waited a day), that would be one copy per position. So such an
+    /// operator emits one position and waits for its consumer to take it in the next pass. When
+    /// a pass makes no progress (the consumer itself waits, for another operand or for a window
+    /// that needs more of this operator), the lowest waiting operator copies once and the passes
+    /// go on.
+    fn run_passes(
+        &mut self,
+        pos: u64,
+        tp: Option<&TimePoint>,
+        interner: &mut Interner,
+    ) -> Result<(), Error> {
+        let progress = |e: &FoEngine| -> u64 {
+            e.streams.iter().map(Stream::end).sum::<u64>()
+                + e.since.iter().map(|s| s.absorbed).sum::<u64>()
+        };
+        loop {
+            let before = progress(self);
+            self.copies.waiting = None;
+            for i in 0..self.plan.nodes.len() {
+                self.update(i, pos, tp, interner)?;
+            }
+            match self.copies.waiting {
+                None => return Ok(()),
+                Some(w) if progress(self) == before => self.copies.may_copy = Some(w),
+                Some(_) => {}
+            }
+        }
     }
 
     fn drain(&mut self, out: &mut Vec<Answer>) {
@@ -409,6 +483,22 @@ impl FoEngine {
                     };
                     out.push(v);
                 }
+                reduce_waiting(
+                    &self.plan,
+                    children,
+                    self.copies.small,
+                    &mut self.reduced[i],
+                    *l,
+                    *r,
+                );
+                reduce_waiting(
+                    &self.plan,
+                    children,
+                    self.copies.small,
+                    &mut self.reduced[i],
+                    *r,
+                    *l,
+                );
                 let e = out.end();
                 children[*l].drop_before(e);
                 children[*r].drop_before(e);
@@ -429,6 +519,14 @@ impl FoEngine {
                     };
                     out.vals.push_back(v);
                 }
+                reduce_waiting(
+                    &self.plan,
+                    children,
+                    self.copies.small,
+                    &mut self.reduced[i],
+                    *l,
+                    *r,
+                );
                 let e = out.end();
                 children[*l].drop_before(e);
                 children[*r].drop_before(e);
@@ -696,12 +794,15 @@ impl FoEngine {
                     && l_key.iter().enumerate().all(|(k, &c)| k == c);
                 // Absorbs the operands at `st.absorbed` into the state (in place when no
                 // snapshot of the state is still held).
-                let absorb = |st: &mut SinceState,
-                              children: &[Stream],
-                              buf: &mut Vec<Value>|
+                let copies = &mut self.copies;
+                let mut absorb = |st: &mut SinceState,
+                                  children: &[Stream],
+                                  buf: &mut Vec<Value>|
                  -> bool {
                     let at = st.absorbed;
-                    if !inputs.iter().all(|&n| children[n].get(at).is_some()) {
+                    if !inputs.iter().all(|&n| children[n].get(at).is_some())
+                        || copies.must_wait(i, &st.out)
+                    {
                         return false;
                     }
                     let t = tl.ts(at);
@@ -788,14 +889,16 @@ impl FoEngine {
                     }
                     // Operand streams are contiguous: the last position decides availability.
                     let last = q.max(n + 1) - 1;
-                    if leaves
-                        .iter()
-                        .any(|&c| children[c].get(n).is_none() || children[c].get(last).is_none())
-                    {
+                    // `end()` rather than `get()`: an EVENTUALLY drops its operand's positions
+                    // as soon as its window has absorbed them.
+                    if leaves.iter().any(|&c| children[c].end() <= last) {
                         break;
                     }
                     if eventually {
                         let win = &mut st.window;
+                        if self.copies.must_wait(i, &win.out) {
+                            break;
+                        }
                         let union = Rc::make_mut(&mut win.out);
                         win.next_add = win.next_add.max(n);
                         while win.next_add < q {
@@ -857,7 +960,13 @@ impl FoEngine {
                 }
                 let e = st.next;
                 children[*l].drop_before(e);
-                children[*r].drop_before(e);
+                // PERF: what the window has absorbed is not needed again; keeping it would pin
+                // one snapshot of a changing operand per time point of the window.
+                children[*r].drop_before(if eventually {
+                    e.max(st.window.next_add)
+                } else {
+                    e
+                });
                 if let Some(g) = guard {
                     let mut leaves = Vec::new();
                     g.leaves(&mut leaves);
@@ -869,6 +978,107 @@ impl FoEngine {
         }
         Ok(())
     }
+}
+
+/// A join (or `AND NOT`) whose operand `early` has arrived while `late` has not keeps the
+/// early relations until `late` catches up. When they are snapshots of a temporal operator's
+/// state (P3 of paper 04: a day's window of logouts, waiting 20 minutes for the other side),
+/// that is a copy of the state per waiting position. Only the early tuples that can meet a late
+/// tuple matter, and a bound on the late operand is often already there: an operand of it that
+/// is known at the same position (the scan in `ssh_login(c,s) AND EVENTUALLY …`). Early tuples
+/// that agree with no tuple of that bound are dropped, which also releases the snapshot.
+fn reduce_waiting(
+    plan: &Plan,
+    children: &mut [Stream],
+    small: usize,
+    from: &mut u64,
+    late: usize,
+    early: usize,
+) {
+    let start = (*from).max(children[late].end()).max(children[early].head);
+    let end = children[early].end();
+    for p in start..end {
+        let rel = children[early].get(p).expect("in range");
+        // Small relations cost little to keep.
+        if rel.len() <= small {
+            continue;
+        }
+        let mut allowed: Vec<&str> = plan.nodes[late]
+            .vars
+            .iter()
+            .filter(|v| plan.nodes[early].vars.contains(v))
+            .map(String::as_str)
+            .collect();
+        let Some(bound) = known_bound(plan, children, late, p, &mut allowed) else {
+            continue;
+        };
+        let col = |node: usize, v: &str| plan.nodes[node].vars.iter().position(|x| x == v);
+        let b_cols: Vec<usize> = allowed.iter().filter_map(|v| col(bound, v)).collect();
+        let e_cols: Vec<usize> = allowed.iter().filter_map(|v| col(early, v)).collect();
+        let known = children[bound].get(p).expect("found at p");
+        let kept: Rel = if e_cols.len() == plan.nodes[early].vars.len() {
+            // The bound fixes whole early tuples: look them up.
+            let mut order = vec![0; e_cols.len()];
+            for (k, &c) in e_cols.iter().enumerate() {
+                order[c] = b_cols[k];
+            }
+            known
+                .iter()
+                .map(|t| project(t, &order))
+                .filter(|t| rel.contains(t))
+                .collect()
+        } else {
+            let keys: FxHashSet<Tuple> = known.iter().map(|t| project(t, &b_cols)).collect();
+            rel.iter()
+                .filter(|t| keys.contains(&project(t, &e_cols)))
+                .cloned()
+                .collect()
+        };
+        let k = (p - children[early].head) as usize;
+        children[early].vals[k] = if kept.is_empty() {
+            EMPTY.with(Rc::clone)
+        } else {
+            Rc::new(kept)
+        };
+    }
+    *from = (*from).max(end);
+}
+
+/// A node below `x` (or `x`) whose relation at `p` is known and bounds `x`'s: every tuple of
+/// `x` at `p` agrees with one of its tuples on the variables left in `allowed` (narrowed on
+/// the way down, so that a variable renamed under a projection is not confused with another).
+fn known_bound(
+    plan: &Plan,
+    children: &[Stream],
+    x: usize,
+    p: u64,
+    allowed: &mut Vec<&str>,
+) -> Option<usize> {
+    let vars = &plan.nodes[x].vars;
+    allowed.retain(|v| vars.iter().any(|x| x == v));
+    if allowed.is_empty() {
+        return None;
+    }
+    if x < children.len() && children[x].get(p).is_some() {
+        return Some(x);
+    }
+    let below: &[usize] = match &plan.nodes[x].kind {
+        NodeKind::Join { l, r, .. } => &[*l, *r],
+        NodeKind::AntiJoin { l, .. }
+        | NodeKind::Filter { l, .. }
+        | NodeKind::StrRel { l, .. }
+        | NodeKind::Assign { l, .. } => std::slice::from_ref(l),
+        NodeKind::Project { c, .. } => std::slice::from_ref(c),
+        _ => &[],
+    };
+    for &c in below {
+        let mut narrowed = allowed.clone();
+        if let Some(b) = known_bound(plan, children, c, p, &mut narrowed) {
+            *allowed = narrowed;
+            return Some(b);
+        }
+    }
+    None
 }
 
 /// Evaluates a guard on `tuple` with the leaves' relations at position `at`.
