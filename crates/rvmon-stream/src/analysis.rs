@@ -1,0 +1,1167 @@
+//! From a parsed specification to an executable [`Program`]: names resolved, types checked,
+//! pacing inferred and checked, and the dependency graph analysed.
+//!
+//! The dependency graph has an edge `x -> s` of weight `k` when `x` reads `s`'s value `k`
+//! steps away from its current one (0 for synchronous, `hold`, `get` and `is_fresh` accesses).
+//! Lola's rules (paper 06, §4; note B §1.9):
+//! * **well-formed** — no closed walk of weight 0, so every value is defined by values that
+//!   are computed before it;
+//! * **efficiently monitorable** — no closed walk of positive weight, so every value is
+//!   decided a bounded number of steps after its position (its *latency*, the heaviest path
+//!   from it) and memory does not grow with the trace. Other well-formed specifications run
+//!   too, but keep their unresolved values until the end of the trace.
+
+use rustc_hash::FxHashMap;
+use rvmon_core::Error;
+
+use crate::ast::*;
+use crate::value::Val;
+
+pub type Sid = usize;
+
+/// A type-checked expression over stream ids.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CExpr {
+    Const(Val),
+    Sync(Sid),
+    Offset(Sid, i64),
+    Hold(Sid),
+    Get(Sid),
+    Fresh(Sid),
+    Default(Box<CExpr>, Box<CExpr>),
+    Neg(Box<CExpr>),
+    Not(Box<CExpr>),
+    Bin(BinOp, Box<CExpr>, Box<CExpr>),
+    Ite(Box<CExpr>, Box<CExpr>, Box<CExpr>),
+    Call(Func, Vec<CExpr>),
+    Cast(Type, Box<CExpr>),
+    Format(String, Vec<CExpr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Func {
+    Min,
+    Max,
+    Abs,
+    Sqrt,
+    Sin,
+    Cos,
+    Tan,
+    Arcsin,
+    Arccos,
+    Arctan,
+    Exp,
+    Ln,
+    Round,
+    Floor,
+    Ceil,
+}
+
+/// When a stream has a value: at events where one of the conjuncts' inputs all have values
+/// (disjunctive normal form over input ids; `[[]]` is every event).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dnf(pub Vec<Vec<Sid>>);
+
+impl Dnf {
+    fn input(i: Sid) -> Dnf {
+        Dnf(vec![vec![i]])
+    }
+
+    fn every_event() -> Dnf {
+        Dnf(vec![vec![]])
+    }
+
+    fn and(&self, o: &Dnf) -> Dnf {
+        let mut out = Vec::new();
+        for a in &self.0 {
+            for b in &o.0 {
+                let mut c = a.clone();
+                c.extend(b.iter().copied());
+                c.sort_unstable();
+                c.dedup();
+                out.push(c);
+            }
+        }
+        Dnf(out).minimal()
+    }
+
+    fn or(&self, o: &Dnf) -> Dnf {
+        Dnf(self.0.iter().chain(&o.0).cloned().collect()).minimal()
+    }
+
+    /// Drops conjuncts implied by smaller ones.
+    fn minimal(mut self) -> Dnf {
+        self.0.sort_by_key(Vec::len);
+        self.0.dedup();
+        let mut kept: Vec<Vec<Sid>> = Vec::new();
+        for c in self.0 {
+            if !kept.iter().any(|k| k.iter().all(|x| c.contains(x))) {
+                kept.push(c);
+            }
+        }
+        Dnf(kept)
+    }
+
+    /// Whether the stream has a value at an event where exactly the inputs in `fresh` do.
+    pub fn holds(&self, fresh: &[bool]) -> bool {
+        self.0.iter().any(|c| c.iter().all(|&i| fresh[i]))
+    }
+
+    pub fn describe(&self, names: &[String]) -> String {
+        if self.0.iter().any(Vec::is_empty) {
+            return "every event".into();
+        }
+        self.0
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .map(|&i| names[i].as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ∧ ")
+            })
+            .collect::<Vec<_>>()
+            .join(" ∨ ")
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct OutputInfo {
+    pub name: String,
+    pub ty: Type,
+    pub pacing: Dnf,
+    pub expr: CExpr,
+    /// For a trigger: its index among triggers (RTLola's `#i`) and message.
+    pub trigger: Option<(usize, CMessage)>,
+    /// The streams the expression (and message) reads, each once.
+    pub reads: Vec<Sid>,
+}
+
+#[derive(Clone, Debug)]
+pub enum CMessage {
+    Text(String),
+    Computed(CExpr),
+}
+
+/// What the analysis found about a stream, for `--explain` and memory bounds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamReport {
+    /// How many of its own values later than its position a value is decided, at most;
+    /// `None`: unbounded (a positive cycle; the value may wait until the end of the trace).
+    pub latency: Option<u64>,
+    /// How many past values of the stream must be kept for the offsets that read it.
+    pub keep_past: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// Input names and types; stream ids `0..inputs.len()`.
+    pub inputs: Vec<(String, Type)>,
+    /// Outputs and triggers in declaration order; stream id `inputs.len() + k`.
+    pub outputs: Vec<OutputInfo>,
+    /// Output indices in an order where every value read with weight 0 is computed first.
+    pub order: Vec<usize>,
+    /// One report per stream id.
+    pub report: Vec<StreamReport>,
+    /// A positive cycle, when the specification is not efficiently monitorable.
+    pub unbounded_cycle: Option<Vec<String>>,
+}
+
+impl Program {
+    pub fn names(&self) -> Vec<String> {
+        self.inputs
+            .iter()
+            .map(|i| i.0.clone())
+            .chain(self.outputs.iter().map(|o| o.name.clone()))
+            .collect()
+    }
+
+    pub fn stream_count(&self) -> usize {
+        self.inputs.len() + self.outputs.len()
+    }
+
+    pub fn trigger_count(&self) -> usize {
+        self.outputs.iter().filter(|o| o.trigger.is_some()).count()
+    }
+}
+
+/// A type during checking: integer literals take the type their context needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ty {
+    Known(Type),
+    IntLit,
+}
+
+struct Checker<'a> {
+    file: &'a str,
+    text: &'a str,
+    ids: FxHashMap<String, Sid>,
+    types: Vec<Option<Type>>,
+    n_inputs: usize,
+}
+
+impl Checker<'_> {
+    fn err(&self, span: Span, msg: impl Into<String>) -> Error {
+        Error::at_offset(self.file, self.text, span.0, msg)
+    }
+
+    fn stream(&self, name: &str, span: Span) -> Result<Sid, Error> {
+        self.ids.get(name).copied().ok_or_else(|| {
+            self.err(
+                span,
+                format!("unknown stream `{name}` (declare it with `input` or `output`)"),
+            )
+        })
+    }
+
+    fn type_of(&self, s: Sid, span: Span) -> Result<Ty, Error> {
+        match self.types[s] {
+            Some(t) => Ok(Ty::Known(t)),
+            None => Err(self.err(span, "the type of this stream cannot be inferred here (it depends on itself); declare it: `output x: Int64 := …`")),
+        }
+    }
+
+    /// Checks `e`; returns its compiled form, type and whether it is optional (may be absent).
+    fn check(&self, e: &Expr) -> Result<(CExpr, Ty, bool), Error> {
+        use ExprKind as K;
+        let must_be_present = |c: &(CExpr, Ty, bool), span: Span| -> Result<(), Error> {
+            if c.2 {
+                Err(self.err(span, "this value may be absent (an offset, `hold()` or `get()`); resolve it with `.defaults(to: …)` first"))
+            } else {
+                Ok(())
+            }
+        };
+        Ok(match &e.kind {
+            K::Lit(Lit::Bool(b)) => (CExpr::Const(Val::Bool(*b)), Ty::Known(Type::Bool), false),
+            K::Lit(Lit::Int(i)) => (CExpr::Const(Val::Int(*i)), Ty::IntLit, false),
+            K::Lit(Lit::Float(x)) => (CExpr::Const(Val::Float(*x)), Ty::Known(Type::Float), false),
+            K::Lit(Lit::Str(s)) => (
+                CExpr::Const(Val::Str(s.as_str().into())),
+                Ty::Known(Type::Str),
+                false,
+            ),
+            K::Stream(n) => {
+                let s = self.stream(n, e.span)?;
+                (CExpr::Sync(s), self.type_of(s, e.span)?, false)
+            }
+            K::Offset { stream, by } => {
+                let s = self.stream(stream, e.span)?;
+                (CExpr::Offset(s, *by), self.type_of(s, e.span)?, true)
+            }
+            K::Hold(n) => {
+                let s = self.stream(n, e.span)?;
+                (CExpr::Hold(s), self.type_of(s, e.span)?, true)
+            }
+            K::Get(n) => {
+                let s = self.stream(n, e.span)?;
+                (CExpr::Get(s), self.type_of(s, e.span)?, true)
+            }
+            K::IsFresh(n) => {
+                let s = self.stream(n, e.span)?;
+                (CExpr::Fresh(s), Ty::Known(Type::Bool), false)
+            }
+            K::Default(a, d) => {
+                let ca = self.check(a)?;
+                let cd = self.check(d)?;
+                must_be_present(&cd, d.span)?;
+                let (x, y, t) = self.unify(ca.0, ca.1, cd.0, cd.1, e.span, "`.defaults(to: …)`")?;
+                (CExpr::Default(Box::new(x), Box::new(y)), t, false)
+            }
+            K::Unary(op, a) => {
+                let ca = self.check(a)?;
+                must_be_present(&ca, a.span)?;
+                match op {
+                    UnOp::Not => {
+                        self.expect(ca.1, Type::Bool, a.span, "`!`")?;
+                        (CExpr::Not(Box::new(ca.0)), Ty::Known(Type::Bool), false)
+                    }
+                    UnOp::Neg => {
+                        if !matches!(ca.1, Ty::IntLit | Ty::Known(Type::Int | Type::Float)) {
+                            return Err(self.err(
+                                a.span,
+                                format!("`-` needs a signed number, found {}", ty_name(ca.1)),
+                            ));
+                        }
+                        (CExpr::Neg(Box::new(ca.0)), ca.1, false)
+                    }
+                }
+            }
+            K::Binary(op, a, b) => {
+                let ca = self.check(a)?;
+                let cb = self.check(b)?;
+                must_be_present(&ca, a.span)?;
+                must_be_present(&cb, b.span)?;
+                let what = format!("`{}`", binop_text(*op));
+                match op {
+                    BinOp::And | BinOp::Or | BinOp::Implies => {
+                        self.expect(ca.1, Type::Bool, a.span, &what)?;
+                        self.expect(cb.1, Type::Bool, b.span, &what)?;
+                        (
+                            CExpr::Bin(*op, Box::new(ca.0), Box::new(cb.0)),
+                            Ty::Known(Type::Bool),
+                            false,
+                        )
+                    }
+                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                        let (x, y, t) = self.unify(ca.0, ca.1, cb.0, cb.1, e.span, &what)?;
+                        let ordered = !matches!(op, BinOp::Eq | BinOp::Ne);
+                        if ordered && t == Ty::Known(Type::Bool) {
+                            return Err(self.err(e.span, format!("{what} does not order Booleans")));
+                        }
+                        (
+                            CExpr::Bin(*op, Box::new(x), Box::new(y)),
+                            Ty::Known(Type::Bool),
+                            false,
+                        )
+                    }
+                    _ => {
+                        let (x, y, t) = self.unify(ca.0, ca.1, cb.0, cb.1, e.span, &what)?;
+                        if !matches!(
+                            t,
+                            Ty::IntLit | Ty::Known(Type::Int | Type::UInt | Type::Float)
+                        ) {
+                            return Err(self.err(
+                                e.span,
+                                format!("{what} needs numbers, found {}", ty_name(t)),
+                            ));
+                        }
+                        (CExpr::Bin(*op, Box::new(x), Box::new(y)), t, false)
+                    }
+                }
+            }
+            K::Ite(c, a, b) => {
+                let cc = self.check(c)?;
+                must_be_present(&cc, c.span)?;
+                self.expect(cc.1, Type::Bool, c.span, "the condition of `if`")?;
+                let ca = self.check(a)?;
+                let cb = self.check(b)?;
+                let (x, y, t) =
+                    self.unify(ca.0, ca.1, cb.0, cb.1, e.span, "the branches of `if`")?;
+                (
+                    CExpr::Ite(Box::new(cc.0), Box::new(x), Box::new(y)),
+                    t,
+                    ca.2 || cb.2,
+                )
+            }
+            K::Call(name, args) => {
+                let f = match name.as_str() {
+                    "min" => Func::Min,
+                    "max" => Func::Max,
+                    "abs" => Func::Abs,
+                    "sqrt" => Func::Sqrt,
+                    "sin" => Func::Sin,
+                    "cos" => Func::Cos,
+                    "tan" => Func::Tan,
+                    "arcsin" => Func::Arcsin,
+                    "arccos" => Func::Arccos,
+                    "arctan" => Func::Arctan,
+                    "exp" => Func::Exp,
+                    "ln" => Func::Ln,
+                    "round" => Func::Round,
+                    "floor" => Func::Floor,
+                    "ceil" => Func::Ceil,
+                    _ => return Err(self.err(e.span, format!("unknown function `{name}`"))),
+                };
+                let arity = if matches!(f, Func::Min | Func::Max) {
+                    2
+                } else {
+                    1
+                };
+                if args.len() != arity {
+                    return Err(self.err(e.span, format!("`{name}` takes {arity} argument(s)")));
+                }
+                let mut cs = Vec::new();
+                for a in args {
+                    let c = self.check(a)?;
+                    must_be_present(&c, a.span)?;
+                    cs.push(c);
+                }
+                match f {
+                    Func::Min | Func::Max => {
+                        let b = cs.pop().expect("two");
+                        let a = cs.pop().expect("two");
+                        let (x, y, t) =
+                            self.unify(a.0, a.1, b.0, b.1, e.span, &format!("`{name}`"))?;
+                        if !matches!(
+                            t,
+                            Ty::IntLit | Ty::Known(Type::Int | Type::UInt | Type::Float)
+                        ) {
+                            return Err(self.err(e.span, format!("`{name}` needs numbers")));
+                        }
+                        (CExpr::Call(f, vec![x, y]), t, false)
+                    }
+                    Func::Abs => {
+                        let a = cs.pop().expect("one");
+                        if !matches!(a.1, Ty::IntLit | Ty::Known(Type::Int | Type::Float)) {
+                            return Err(self.err(e.span, "`abs` needs a signed number"));
+                        }
+                        (CExpr::Call(f, vec![a.0]), a.1, false)
+                    }
+                    _ => {
+                        let a = cs.pop().expect("one");
+                        let x = match a.1 {
+                            Ty::IntLit => coerce(a.0, Type::Float),
+                            Ty::Known(Type::Float) => a.0,
+                            t => {
+                                return Err(self.err(
+                                    e.span,
+                                    format!("`{name}` needs a Float64, found {}", ty_name(t)),
+                                ))
+                            }
+                        };
+                        (CExpr::Call(f, vec![x]), Ty::Known(Type::Float), false)
+                    }
+                }
+            }
+            K::Cast(to, a) => {
+                let ca = self.check(a)?;
+                must_be_present(&ca, a.span)?;
+                let numeric = |t: Type| matches!(t, Type::Int | Type::UInt | Type::Float);
+                let from = match ca.1 {
+                    Ty::IntLit => Type::Int,
+                    Ty::Known(t) => t,
+                };
+                if !numeric(from) || !numeric(*to) {
+                    return Err(self.err(
+                        e.span,
+                        format!("cannot cast {} to {}", from.name(), to.name()),
+                    ));
+                }
+                let x = if ca.1 == Ty::IntLit {
+                    coerce(ca.0, Type::Int)
+                } else {
+                    ca.0
+                };
+                (CExpr::Cast(*to, Box::new(x)), Ty::Known(*to), false)
+            }
+            K::Format(t, args) => {
+                let mut cs = Vec::new();
+                for a in args {
+                    let c = self.check(a)?;
+                    must_be_present(&c, a.span)?;
+                    cs.push(if c.1 == Ty::IntLit {
+                        coerce(c.0, Type::Int)
+                    } else {
+                        c.0
+                    });
+                }
+                (CExpr::Format(t.clone(), cs), Ty::Known(Type::Str), false)
+            }
+        })
+    }
+
+    fn expect(&self, t: Ty, want: Type, span: Span, what: &str) -> Result<(), Error> {
+        if t == Ty::Known(want) {
+            Ok(())
+        } else {
+            Err(self.err(
+                span,
+                format!("{what} needs {}, found {}", want.a(), ty_name(t)),
+            ))
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn unify(
+        &self,
+        a: CExpr,
+        ta: Ty,
+        b: CExpr,
+        tb: Ty,
+        span: Span,
+        what: &str,
+    ) -> Result<(CExpr, CExpr, Ty), Error> {
+        match (ta, tb) {
+            (x, y) if x == y => Ok((a, b, x)),
+            (Ty::IntLit, Ty::Known(t)) if matches!(t, Type::Int | Type::UInt | Type::Float) => {
+                Ok((coerce(a, t), b, tb))
+            }
+            (Ty::Known(t), Ty::IntLit) if matches!(t, Type::Int | Type::UInt | Type::Float) => {
+                Ok((a, coerce(b, t), ta))
+            }
+            _ => Err(self.err(
+                span,
+                format!(
+                    "type mismatch in {what}: {} and {}",
+                    ty_name(ta),
+                    ty_name(tb)
+                ),
+            )),
+        }
+    }
+}
+
+/// For an output whose type depends on itself (`y := x || y[1, false]`,
+/// `c := c[-1, 0] + 1`): the first of Bool, Int64, Float64, UInt64, String under which its
+/// expression has that same type. Returns whether one output got a type.
+fn guess_a_type(
+    ck: &mut Checker,
+    spec: &Spec,
+    compiled: &[Option<(CExpr, Option<CMessage>)>],
+    n_in: usize,
+) -> bool {
+    for (k, o) in spec.outputs.iter().enumerate() {
+        if compiled[k].is_some() || ck.types[n_in + k].is_some() {
+            continue;
+        }
+        for cand in [Type::Bool, Type::Int, Type::Float, Type::UInt, Type::Str] {
+            ck.types[n_in + k] = Some(cand);
+            let fits = match ck.check(&o.expr) {
+                Ok((_, Ty::Known(t), false)) => t == cand,
+                Ok((_, Ty::IntLit, false)) => matches!(cand, Type::Int | Type::UInt | Type::Float),
+                _ => false,
+            };
+            if fits {
+                return true;
+            }
+        }
+        ck.types[n_in + k] = None;
+    }
+    // Mutually dependent outputs: the same type for all of them.
+    let open: Vec<usize> = (0..spec.outputs.len())
+        .filter(|&k| compiled[k].is_none() && ck.types[n_in + k].is_none())
+        .collect();
+    for cand in [Type::Bool, Type::Int, Type::Float, Type::UInt, Type::Str] {
+        open.iter().for_each(|&k| ck.types[n_in + k] = Some(cand));
+        let fits = open.iter().all(|&k| match ck.check(&spec.outputs[k].expr) {
+            Ok((_, Ty::Known(t), false)) => t == cand,
+            Ok((_, Ty::IntLit, false)) => matches!(cand, Type::Int | Type::UInt | Type::Float),
+            _ => false,
+        });
+        if fits && !open.is_empty() {
+            return true;
+        }
+    }
+    open.iter().for_each(|&k| ck.types[n_in + k] = None);
+    false
+}
+
+fn ty_name(t: Ty) -> &'static str {
+    match t {
+        Ty::Known(t) => t.name(),
+        Ty::IntLit => "an integer literal",
+    }
+}
+
+fn binop_text(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Implies => "->",
+        BinOp::Or => "||",
+        BinOp::And => "&&",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+        BinOp::Pow => "**",
+    }
+}
+
+/// Gives the integer literals of a literal-only expression the type `t`.
+fn coerce(c: CExpr, t: Type) -> CExpr {
+    let rec = |x: Box<CExpr>| Box::new(coerce(*x, t));
+    match c {
+        CExpr::Const(Val::Int(i)) => CExpr::Const(match t {
+            Type::UInt => Val::UInt(i as u64),
+            Type::Float => Val::Float(i as f64),
+            _ => Val::Int(i),
+        }),
+        CExpr::Neg(x) => CExpr::Neg(rec(x)),
+        CExpr::Bin(op, x, y) => CExpr::Bin(op, rec(x), rec(y)),
+        CExpr::Ite(c, x, y) => CExpr::Ite(c, rec(x), rec(y)),
+        CExpr::Default(x, y) => CExpr::Default(rec(x), rec(y)),
+        CExpr::Call(f, args) => CExpr::Call(f, args.into_iter().map(|a| coerce(a, t)).collect()),
+        other => other,
+    }
+}
+
+/// Every stream access of `c`: (stream, weight, synchronous for pacing).
+fn accesses(c: &CExpr, out: &mut Vec<(Sid, i64, bool)>) {
+    match c {
+        CExpr::Const(_) => {}
+        CExpr::Sync(s) => out.push((*s, 0, true)),
+        CExpr::Offset(s, k) => out.push((*s, *k, true)),
+        CExpr::Hold(s) | CExpr::Get(s) | CExpr::Fresh(s) => out.push((*s, 0, false)),
+        CExpr::Default(a, b) | CExpr::Bin(_, a, b) => {
+            accesses(a, out);
+            accesses(b, out);
+        }
+        CExpr::Neg(a) | CExpr::Not(a) | CExpr::Cast(_, a) => accesses(a, out),
+        CExpr::Ite(a, b, d) => {
+            accesses(a, out);
+            accesses(b, out);
+            accesses(d, out);
+        }
+        CExpr::Call(_, args) | CExpr::Format(_, args) => args.iter().for_each(|a| accesses(a, out)),
+    }
+}
+
+/// Checks `spec` (from `file` with text `text`, for error positions) and compiles it.
+pub fn analyze(file: &str, text: &str, spec: &Spec) -> Result<Program, Error> {
+    let err = |span: Span, msg: String| Error::at_offset(file, text, span.0, msg);
+    let n_in = spec.inputs.len();
+    let mut ids: FxHashMap<String, Sid> = FxHashMap::default();
+    let mut types: Vec<Option<Type>> = Vec::new();
+    let mut spans: Vec<Span> = Vec::new();
+    for i in &spec.inputs {
+        if ids.insert(i.name.clone(), types.len()).is_some() {
+            return Err(err(
+                i.span,
+                format!("stream `{}` is declared twice", i.name),
+            ));
+        }
+        types.push(Some(i.ty));
+        spans.push(i.span);
+    }
+    for o in &spec.outputs {
+        if ids.insert(o.name.clone(), types.len()).is_some() {
+            return Err(err(
+                o.span,
+                format!("stream `{}` is declared twice", o.name),
+            ));
+        }
+        types.push(o.ty);
+        spans.push(o.span);
+    }
+    let mut ck = Checker {
+        file,
+        text,
+        ids,
+        types,
+        n_inputs: n_in,
+    };
+    // Types: outputs without a declared type take their expression's, in as many rounds as
+    // the references between them need.
+    let mut compiled: Vec<Option<(CExpr, Option<CMessage>)>> = vec![None; spec.outputs.len()];
+    let mut first_error = None;
+    for _round in 0..=2 * spec.outputs.len() + 1 {
+        let mut progress = false;
+        first_error = None;
+        for (k, o) in spec.outputs.iter().enumerate() {
+            if compiled[k].is_some() {
+                continue;
+            }
+            match ck.check(&o.expr) {
+                Ok((c, t, optional)) => {
+                    if optional {
+                        return Err(err(o.expr.span, format!("the value of `{}` may be absent (an offset, `hold()` or `get()`); resolve it with `.defaults(to: …)`", o.name)));
+                    }
+                    let c = match (o.ty, t) {
+                        (Some(want), Ty::IntLit)
+                            if matches!(want, Type::Int | Type::UInt | Type::Float) =>
+                        {
+                            coerce(c, want)
+                        }
+                        (None, Ty::IntLit) => coerce(c, Type::Int),
+                        (Some(want), Ty::Known(got)) if want != got => {
+                            return Err(err(
+                                o.expr.span,
+                                format!(
+                                    "`{}` is declared {} but its expression is {}",
+                                    o.name,
+                                    want.name(),
+                                    got.name()
+                                ),
+                            ))
+                        }
+                        (Some(want), Ty::IntLit) => {
+                            return Err(err(
+                                o.expr.span,
+                                format!(
+                                    "`{}` is declared {} but its expression is an integer",
+                                    o.name,
+                                    want.name()
+                                ),
+                            ))
+                        }
+                        _ => c,
+                    };
+                    let t = match t {
+                        Ty::Known(t) => t,
+                        Ty::IntLit => o.ty.unwrap_or(Type::Int),
+                    };
+                    if o.message.is_some() && t != Type::Bool {
+                        return Err(err(
+                            o.expr.span,
+                            format!("a trigger's condition must be a Bool, found {}", t.name()),
+                        ));
+                    }
+                    let message = match &o.message {
+                        None => None,
+                        Some(Message::Text(s)) => Some(CMessage::Text(s.clone())),
+                        Some(Message::Computed(m)) => {
+                            let (cm, tm, opt) = ck.check(m)?;
+                            if opt || tm != Ty::Known(Type::Str) {
+                                return Err(err(m.span, "a trigger's message must be a String (a literal or `\"…\".format(…)`)".into()));
+                            }
+                            Some(CMessage::Computed(cm))
+                        }
+                    };
+                    ck.types[n_in + k] = Some(t);
+                    compiled[k] = Some((c, message));
+                    progress = true;
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        if !progress && !guess_a_type(&mut ck, spec, &compiled, n_in) {
+            break;
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    let _ = ck.n_inputs;
+    let names: Vec<String> = spec
+        .inputs
+        .iter()
+        .map(|i| i.name.clone())
+        .chain(spec.outputs.iter().map(|o| o.name.clone()))
+        .collect();
+    let n = names.len();
+    // Dependency graph.
+    let mut edges: Vec<Vec<(Sid, i64)>> = vec![Vec::new(); n];
+    let mut reads: Vec<Vec<Sid>> = vec![Vec::new(); spec.outputs.len()];
+    let mut sync_reads: Vec<Vec<Sid>> = vec![Vec::new(); spec.outputs.len()];
+    for (k, c) in compiled.iter().enumerate() {
+        let (c, m) = c.as_ref().expect("all compiled");
+        let mut acc = Vec::new();
+        accesses(c, &mut acc);
+        if let Some(CMessage::Computed(m)) = m {
+            accesses(m, &mut acc);
+        }
+        for &(s, w, sync) in &acc {
+            if !edges[n_in + k].contains(&(s, w)) {
+                edges[n_in + k].push((s, w));
+            }
+            if !reads[k].contains(&s) {
+                reads[k].push(s);
+            }
+            if sync && !sync_reads[k].contains(&s) {
+                sync_reads[k].push(s);
+            }
+        }
+    }
+    check_well_formed(&edges, &names)?;
+    // Pacing: explicit, or the conjunction of what is read synchronously.
+    let mut pacing: Vec<Option<Dnf>> = (0..n).map(|s| (s < n_in).then(|| Dnf::input(s))).collect();
+    for k in 0..spec.outputs.len() {
+        infer_pacing(
+            n_in + k,
+            spec,
+            &sync_reads,
+            &ck,
+            &mut pacing,
+            &mut vec![false; n],
+            file,
+            text,
+        )?;
+    }
+    // Explicit pacing must guarantee the synchronous reads.
+    for (k, o) in spec.outputs.iter().enumerate() {
+        let own = pacing[n_in + k].clone().expect("inferred");
+        for &s in &sync_reads[k] {
+            let theirs = pacing[s].as_ref().expect("inferred");
+            for c in &own.0 {
+                let mut fresh = vec![false; n_in];
+                c.iter().for_each(|&i| fresh[i] = true);
+                if !theirs.holds(&fresh) {
+                    let span = o.pacing.as_ref().map_or(o.span, pacing_span);
+                    return Err(err(span, format!(
+                        "`{}` is evaluated at {}, but reads `{}` synchronously, which has values only at {}; read it with `.hold()` or change the pacing",
+                        o.name,
+                        own.describe(&names),
+                        names[s],
+                        theirs.describe(&names)
+                    )));
+                }
+            }
+        }
+    }
+    let (report, unbounded_cycle) = report(&edges, &names, n_in);
+    let order = zero_weight_order(&edges, n_in);
+    let mut trigger_index = 0;
+    let outputs = spec
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(k, o)| {
+            let (expr, message) = compiled[k].take().expect("compiled");
+            let trigger = message.map(|m| {
+                trigger_index += 1;
+                (trigger_index - 1, m)
+            });
+            OutputInfo {
+                name: o.name.clone(),
+                ty: ck.types[n_in + k].expect("typed"),
+                pacing: pacing[n_in + k].clone().expect("inferred"),
+                expr,
+                trigger,
+                reads: reads[k].clone(),
+            }
+        })
+        .collect();
+    Ok(Program {
+        inputs: spec.inputs.iter().map(|i| (i.name.clone(), i.ty)).collect(),
+        outputs,
+        order,
+        report,
+        unbounded_cycle,
+    })
+}
+
+fn pacing_span(p: &Pacing) -> Span {
+    match p {
+        Pacing::True => (0, 0),
+        Pacing::Stream(_, s) => *s,
+        Pacing::And(a, _) | Pacing::Or(a, _) => pacing_span(a),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn infer_pacing(
+    s: Sid,
+    spec: &Spec,
+    sync_reads: &[Vec<Sid>],
+    ck: &Checker,
+    pacing: &mut Vec<Option<Dnf>>,
+    visiting: &mut Vec<bool>,
+    file: &str,
+    text: &str,
+) -> Result<Dnf, Error> {
+    if let Some(p) = &pacing[s] {
+        return Ok(p.clone());
+    }
+    let k = s - spec.inputs.len();
+    let o = &spec.outputs[k];
+    let dnf = if let Some(p) = &o.pacing {
+        explicit(p, ck)?
+    } else {
+        if sync_reads[k].is_empty() {
+            return Err(Error::at_offset(file, text, o.span.0, format!(
+                "`{}` reads no stream synchronously, so it would never be evaluated; give it a pacing (`@ true` for every event, or `@ a` for the events where `a` has a value)",
+                o.name
+            )));
+        }
+        visiting[s] = true;
+        let mut acc = Dnf::every_event();
+        for &r in &sync_reads[k] {
+            // A read through an offset back into a stream whose pacing is being inferred
+            // (`c := c[-1, 0] + 1`) does not constrain it: the pacing is the largest solution.
+            if visiting[r] {
+                continue;
+            }
+            let p = infer_pacing(r, spec, sync_reads, ck, pacing, visiting, file, text)?;
+            acc = acc.and(&p);
+        }
+        if acc.0.iter().any(Vec::is_empty) && sync_reads[k].iter().all(|&r| visiting[r]) {
+            return Err(Error::at_offset(file, text, o.span.0, format!(
+                "the pacing of `{}` cannot be inferred: it reads only itself (through offsets); annotate it, e.g. `output {} @ a := …`",
+                o.name, o.name
+            )));
+        }
+        visiting[s] = false;
+        acc
+    };
+    pacing[s] = Some(dnf.clone());
+    Ok(dnf)
+}
+
+/// An explicit pacing over input names (outputs in a pacing are not supported: their own
+/// pacing would have to be used, which RTLola does not do either).
+fn explicit(p: &Pacing, ck: &Checker) -> Result<Dnf, Error> {
+    Ok(match p {
+        Pacing::True => Dnf::every_event(),
+        Pacing::Stream(name, span) => {
+            let s = ck.stream(name, *span)?;
+            if s >= ck.n_inputs {
+                return Err(ck.err(
+                    *span,
+                    format!("a pacing names input streams; `{name}` is an output"),
+                ));
+            }
+            Dnf::input(s)
+        }
+        Pacing::And(a, b) => explicit(a, ck)?.and(&explicit(b, ck)?),
+        Pacing::Or(a, b) => explicit(a, ck)?.or(&explicit(b, ck)?),
+    })
+}
+
+/// Strongly connected components (Tarjan), each a list of streams.
+fn sccs(edges: &[Vec<(Sid, i64)>]) -> Vec<Vec<Sid>> {
+    struct St<'a> {
+        edges: &'a [Vec<(Sid, i64)>],
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on: Vec<bool>,
+        stack: Vec<Sid>,
+        next: usize,
+        out: Vec<Vec<Sid>>,
+    }
+    fn visit(v: Sid, st: &mut St) {
+        st.index[v] = Some(st.next);
+        st.low[v] = st.next;
+        st.next += 1;
+        st.stack.push(v);
+        st.on[v] = true;
+        for &(w, _) in &st.edges[v] {
+            match st.index[w] {
+                None => {
+                    visit(w, st);
+                    st.low[v] = st.low[v].min(st.low[w]);
+                }
+                Some(i) if st.on[w] => st.low[v] = st.low[v].min(i),
+                _ => {}
+            }
+        }
+        if Some(st.low[v]) == st.index[v] {
+            let mut comp = Vec::new();
+            loop {
+                let w = st.stack.pop().expect("on stack");
+                st.on[w] = false;
+                comp.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            st.out.push(comp);
+        }
+    }
+    let n = edges.len();
+    let mut st = St {
+        edges,
+        index: vec![None; n],
+        low: vec![0; n],
+        on: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in 0..n {
+        if st.index[v].is_none() {
+            visit(v, &mut st);
+        }
+    }
+    st.out
+}
+
+/// Longest-path potentials within `comp` with weights multiplied by `sign`; `None` if a
+/// cycle of positive (signed) weight exists, with one such cycle.
+fn potentials(
+    edges: &[Vec<(Sid, i64)>],
+    comp: &[Sid],
+    sign: i64,
+) -> Result<FxHashMap<Sid, i64>, Vec<Sid>> {
+    let inside: rustc_hash::FxHashSet<Sid> = comp.iter().copied().collect();
+    let mut pot: FxHashMap<Sid, i64> = comp.iter().map(|&v| (v, 0)).collect();
+    let mut pred: FxHashMap<Sid, Sid> = FxHashMap::default();
+    for round in 0..=comp.len() {
+        let mut changed = None;
+        for &u in comp {
+            for &(v, w) in &edges[u] {
+                if !inside.contains(&v) {
+                    continue;
+                }
+                let cand = pot[&u] + sign * w;
+                if cand > pot[&v] {
+                    pot.insert(v, cand);
+                    pred.insert(v, u);
+                    changed = Some(v);
+                }
+            }
+        }
+        match changed {
+            None => return Ok(pot),
+            Some(v) if round == comp.len() => {
+                // Walk back to a vertex on the cycle, then collect it.
+                let mut x = v;
+                for _ in 0..comp.len() {
+                    match pred.get(&x) {
+                        Some(&p) => x = p,
+                        None => return Err(comp.to_vec()),
+                    }
+                }
+                let mut cycle = vec![x];
+                let mut y = x;
+                while let Some(&p) = pred.get(&y) {
+                    if p == x || cycle.len() > comp.len() {
+                        break;
+                    }
+                    cycle.push(p);
+                    y = p;
+                }
+                cycle.reverse();
+                return Err(cycle);
+            }
+            _ => {}
+        }
+    }
+    Ok(pot)
+}
+
+fn cycle_text(cycle: &[Sid], names: &[String]) -> String {
+    let mut parts: Vec<&str> = cycle.iter().map(|&s| names[s].as_str()).collect();
+    parts.push(names[cycle[0]].as_str());
+    parts.join(" -> ")
+}
+
+/// Rejects a dependency graph with a closed walk of weight 0, naming a cycle on it.
+fn check_well_formed(edges: &[Vec<(Sid, i64)>], names: &[String]) -> Result<(), Error> {
+    for comp in sccs(edges) {
+        let has_cycle = comp.len() > 1 || edges[comp[0]].iter().any(|&(v, _)| v == comp[0]);
+        if !has_cycle {
+            continue;
+        }
+        let pos = potentials(edges, &comp, 1);
+        let neg = potentials(edges, &comp, -1);
+        let (pot, sign) = match (&pos, &neg) {
+            (Err(p), Err(_)) => {
+                return Err(Error::msg(format!(
+                    "specification is not well-formed: the dependency cycle {} can be combined with a cycle of the opposite weight into one of weight 0, so some value would depend on itself",
+                    cycle_text(p, names)
+                )))
+            }
+            (Ok(p), _) => (p, 1),
+            (Err(_), Ok(p)) => (p, -1),
+        };
+        // With potentials of a longest path, a weight-0 cycle uses tight edges only.
+        let tight: Vec<Vec<(Sid, i64)>> = (0..edges.len())
+            .map(|u| {
+                if !pot.contains_key(&u) {
+                    return Vec::new();
+                }
+                edges[u]
+                    .iter()
+                    .filter(|&&(v, w)| pot.get(&v).is_some_and(|pv| *pv == pot[&u] + sign * w))
+                    .copied()
+                    .collect()
+            })
+            .collect();
+        for c in sccs(&tight) {
+            let cyclic = c.len() > 1 || tight[c[0]].iter().any(|&(v, _)| v == c[0]);
+            if cyclic {
+                let cycle = find_cycle(&tight, &c);
+                return Err(Error::msg(format!(
+                    "specification is not well-formed: the dependency cycle {} has weight 0, so a value would depend on itself",
+                    cycle_text(&cycle, names)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A simple cycle inside the strongly connected `comp`.
+fn find_cycle(edges: &[Vec<(Sid, i64)>], comp: &[Sid]) -> Vec<Sid> {
+    let inside: rustc_hash::FxHashSet<Sid> = comp.iter().copied().collect();
+    let start = *comp.iter().min().expect("non-empty");
+    let mut path = vec![start];
+    let mut seen = rustc_hash::FxHashSet::default();
+    seen.insert(start);
+    let mut v = start;
+    loop {
+        let next = edges[v]
+            .iter()
+            .map(|e| e.0)
+            .find(|w| inside.contains(w))
+            .expect("strongly connected");
+        if let Some(p) = path.iter().position(|&x| x == next) {
+            return path[p..].to_vec();
+        }
+        path.push(next);
+        seen.insert(next);
+        v = next;
+    }
+}
+
+/// Latency and past memory per stream, and a positive cycle if there is one.
+fn report(
+    edges: &[Vec<(Sid, i64)>],
+    names: &[String],
+    _n_in: usize,
+) -> (Vec<StreamReport>, Option<Vec<String>>) {
+    let n = edges.len();
+    let mut keep_past = vec![0u64; n];
+    for e in edges {
+        for &(s, w) in e {
+            if w < 0 {
+                keep_past[s] = keep_past[s].max(w.unsigned_abs());
+            }
+        }
+    }
+    let mut unbounded = vec![false; n];
+    let mut cycle = None;
+    for comp in sccs(edges) {
+        if let Err(c) = potentials(edges, &comp, 1) {
+            comp.iter().for_each(|&v| unbounded[v] = true);
+            cycle.get_or_insert_with(|| c.iter().map(|&s| names[s].clone()).collect::<Vec<_>>());
+        }
+    }
+    // Latency: L(x) = max(0, max over x -> s of w + L(s)); unbounded propagates to readers.
+    let mut lat: Vec<Option<i64>> = (0..n)
+        .map(|v| if unbounded[v] { None } else { Some(0) })
+        .collect();
+    for _ in 0..=n {
+        let mut changed = false;
+        for u in 0..n {
+            let Some(mut best) = lat[u] else { continue };
+            let mut unb = false;
+            for &(v, w) in &edges[u] {
+                match lat[v] {
+                    None => unb = true,
+                    Some(l) => best = best.max(w + l),
+                }
+            }
+            let new = if unb { None } else { Some(best.max(0)) };
+            if new != lat[u] {
+                lat[u] = new;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let rep = (0..n)
+        .map(|v| StreamReport {
+            latency: lat[v].map(|l| l as u64),
+            keep_past: keep_past[v],
+        })
+        .collect();
+    (rep, cycle)
+}
+
+/// Output indices ordered so that every weight-0 read is computed before its reader.
+fn zero_weight_order(edges: &[Vec<(Sid, i64)>], n_in: usize) -> Vec<usize> {
+    let n = edges.len();
+    let mut order = Vec::new();
+    let mut state = vec![0u8; n];
+    fn visit(v: Sid, edges: &[Vec<(Sid, i64)>], state: &mut [u8], order: &mut Vec<Sid>) {
+        if state[v] != 0 {
+            return;
+        }
+        state[v] = 1;
+        for &(w, weight) in &edges[v] {
+            if weight == 0 {
+                visit(w, edges, state, order);
+            }
+        }
+        state[v] = 2;
+        order.push(v);
+    }
+    for v in n_in..n {
+        visit(v, edges, &mut state, &mut order);
+    }
+    order
+        .into_iter()
+        .filter(|&v| v >= n_in)
+        .map(|v| v - n_in)
+        .collect()
+}

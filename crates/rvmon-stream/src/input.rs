@@ -1,0 +1,273 @@
+//! Events from CSV: a header naming the input streams (other columns are ignored) and a time
+//! column, then one event per row. A cell `#` (RTLola's marker) or an empty cell means the
+//! stream has no value at that event. Times are decimal seconds, read exactly into
+//! nanoseconds (`0.1` is 100 ms, not the nearest float), and must not decrease.
+
+use std::io::BufRead;
+
+use rvmon_core::{Error, SourcePos};
+
+use crate::ast::Type;
+use crate::engine::Event;
+use crate::value::Val;
+
+pub struct CsvEvents<R> {
+    reader: R,
+    file: String,
+    line: usize,
+    /// Per column: the input it feeds.
+    columns: Vec<Option<(usize, Type)>>,
+    time_col: Option<usize>,
+    n_inputs: usize,
+    last_time: i64,
+    rows: i64,
+    buf: String,
+    cells: Vec<(usize, usize)>,
+}
+
+impl<R: BufRead> CsvEvents<R> {
+    /// Reads the header. `time_field` names the time column; by default the first column
+    /// called `time`, `ts` or `timestamp` (any case). Without one, the row index is the time
+    /// in seconds.
+    pub fn new(
+        mut reader: R,
+        file: &str,
+        inputs: &[(String, Type)],
+        time_field: Option<&str>,
+    ) -> Result<Self, Error> {
+        let mut header = String::new();
+        reader
+            .read_line(&mut header)
+            .map_err(|e| Error::msg(format!("{file}: cannot read: {e}")))?;
+        let header = header.trim_start_matches('\u{feff}');
+        let names: Vec<String> = split_cells(header.trim_end_matches(['\r', '\n']))
+            .into_iter()
+            .map(|(a, b)| unquote(header[a..b].trim()).to_string())
+            .collect();
+        let pos = |line: usize, col: usize| SourcePos {
+            file: file.to_string(),
+            line,
+            col,
+        };
+        let time_col = match time_field {
+            Some(t) => Some(names.iter().position(|n| n == t).ok_or_else(|| {
+                Error::at(pos(1, 1), format!("the header has no time column `{t}`"))
+            })?),
+            None => names.iter().position(|n| {
+                matches!(n.to_ascii_lowercase().as_str(), "time" | "ts" | "timestamp")
+            }),
+        };
+        let mut columns = vec![None; names.len()];
+        for (i, (name, ty)) in inputs.iter().enumerate() {
+            let c = names.iter().position(|n| n == name).ok_or_else(|| {
+                Error::at(
+                    pos(1, 1),
+                    format!(
+                        "the header has no column for input stream `{name}` (columns: {})",
+                        names.join(", ")
+                    ),
+                )
+            })?;
+            columns[c] = Some((i, *ty));
+        }
+        Ok(CsvEvents {
+            reader,
+            file: file.to_string(),
+            line: 1,
+            columns,
+            time_col,
+            n_inputs: inputs.len(),
+            last_time: i64::MIN,
+            rows: 0,
+            buf: String::new(),
+            cells: Vec::new(),
+        })
+    }
+
+    fn err(&self, byte: usize, msg: String) -> Error {
+        let col = self.buf[..byte.min(self.buf.len())].chars().count() + 1;
+        Error::at(
+            SourcePos {
+                file: self.file.clone(),
+                line: self.line,
+                col,
+            },
+            msg,
+        )
+    }
+
+    /// Reads the next event into `ev`; `false` at the end.
+    pub fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error> {
+        loop {
+            self.buf.clear();
+            let n = self
+                .reader
+                .read_line(&mut self.buf)
+                .map_err(|e| Error::msg(format!("{}: cannot read: {e}", self.file)))?;
+            if n == 0 {
+                return Ok(false);
+            }
+            self.line += 1;
+            if !self.buf.trim().is_empty() {
+                break;
+            }
+        }
+        let line = self.buf.trim_end_matches(['\r', '\n']);
+        self.cells = split_cells(line);
+        if self.cells.len() != self.columns.len() {
+            let at = self.cells.last().map_or(0, |c| c.1);
+            return Err(self.err(
+                at,
+                format!(
+                    "expected {} cells as in the header, found {}",
+                    self.columns.len(),
+                    self.cells.len()
+                ),
+            ));
+        }
+        ev.values.clear();
+        ev.values.resize(self.n_inputs, None);
+        for (c, &(a, b)) in self.cells.iter().enumerate() {
+            let Some((input, ty)) = self.columns[c] else {
+                continue;
+            };
+            let cell = unquote(self.buf[a..b].trim());
+            if cell.is_empty() || cell == "#" {
+                continue;
+            }
+            let v = Val::parse(ty, cell).ok_or_else(|| {
+                let lead = self.buf[a..b].len() - self.buf[a..b].trim_start().len();
+                self.err(
+                    a + lead,
+                    format!(
+                        "expected {} value or `#` (no value), found `{cell}`",
+                        ty.a()
+                    ),
+                )
+            })?;
+            ev.values[input] = Some(v);
+        }
+        ev.time = match self.time_col {
+            Some(c) => {
+                let (a, b) = self.cells[c];
+                let text = unquote(self.buf[a..b].trim());
+                let t = parse_seconds(text).ok_or_else(|| {
+                    self.err(
+                        a,
+                        format!("expected a time in seconds (a decimal number), found `{text}`"),
+                    )
+                })?;
+                if t < self.last_time {
+                    return Err(self.err(
+                        a,
+                        format!("time {text} is earlier than the previous event's"),
+                    ));
+                }
+                t
+            }
+            None => self.rows.saturating_mul(1_000_000_000),
+        };
+        self.last_time = ev.time;
+        self.rows += 1;
+        Ok(true)
+    }
+}
+
+/// Byte ranges of the comma-separated cells of `line` (commas inside double quotes do not
+/// separate).
+fn split_cells(line: &str) -> Vec<(usize, usize)> {
+    let mut cells = Vec::new();
+    let mut start = 0;
+    let mut quoted = false;
+    for (i, b) in line.bytes().enumerate() {
+        match b {
+            b'"' => quoted = !quoted,
+            b',' if !quoted => {
+                cells.push((start, i));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    cells.push((start, line.len()));
+    cells
+}
+
+fn unquote(s: &str) -> &str {
+    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+        &s[1..s.len() - 1]
+    } else {
+        s
+    }
+}
+
+/// Decimal seconds to nanoseconds, exactly (at most 9 fractional digits).
+pub fn parse_seconds(s: &str) -> Option<i64> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    if !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+        || frac.len() > 9
+    {
+        return None;
+    }
+    let secs: i64 = if int.is_empty() { 0 } else { int.parse().ok()? };
+    let mut nanos: i64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
+    nanos *= 10i64.pow(9 - frac.len() as u32);
+    let t = secs.checked_mul(1_000_000_000)?.checked_add(nanos)?;
+    Some(if neg { -t } else { t })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_exact() {
+        assert_eq!(parse_seconds("0.30"), Some(300_000_000));
+        assert_eq!(parse_seconds("24.7"), Some(24_700_000_000));
+        assert_eq!(parse_seconds("0.000536"), Some(536_000));
+        assert_eq!(parse_seconds("3"), Some(3_000_000_000));
+        assert_eq!(parse_seconds("1e3"), None);
+        assert_eq!(parse_seconds("0.0000000001"), None);
+    }
+
+    #[test]
+    fn rows_with_holes_and_errors_with_positions() {
+        let inputs = vec![("a".to_string(), Type::Int), ("b".to_string(), Type::Int)];
+        let data = "a,b,time\r\n#,#,0.000536\r\n3,#,0.100536\r\n1,x,0.2\r\n";
+        let mut r = CsvEvents::new(data.as_bytes(), "t.csv", &inputs, None).unwrap();
+        let mut ev = Event::default();
+        assert!(r.next_event(&mut ev).unwrap());
+        assert_eq!(ev.values, vec![None, None]);
+        assert!(r.next_event(&mut ev).unwrap());
+        assert_eq!(
+            (ev.time, ev.values.clone()),
+            (100_536_000, vec![Some(Val::Int(3)), None])
+        );
+        let e = r.next_event(&mut ev).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.csv:4:3: expected an Int64 value or `#` (no value), found `x`"
+        );
+        let missing = CsvEvents::new("b,time\n".as_bytes(), "t.csv", &inputs, None)
+            .err()
+            .unwrap();
+        assert!(
+            missing
+                .to_string()
+                .contains("no column for input stream `a`"),
+            "{missing}"
+        );
+    }
+}

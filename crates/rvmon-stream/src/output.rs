@@ -1,0 +1,79 @@
+//! How fired triggers are written.
+
+use crate::engine::Firing;
+
+/// Nanoseconds as RTLola prints relative times: `secs.nnnnnnnnn`.
+pub fn time_text(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    format!("{sign}{}.{:09}", a / 1_000_000_000, a % 1_000_000_000)
+}
+
+/// RTLola's log line for a trigger: `[0.600536000][Trigger][#0][Value] = "c is too large"`.
+pub fn rtlola_line(f: &Firing) -> String {
+    format!(
+        "[{}][Trigger][#{}][Value] = \"{}\"",
+        time_text(f.time),
+        f.trigger,
+        f.message
+    )
+}
+
+/// rvmon's text line: `trigger #0: event 6 @0.600536000: c is too large`.
+pub fn text_line(f: &Firing) -> String {
+    format!(
+        "trigger #{}: event {} @{}: {}",
+        f.trigger,
+        f.event,
+        time_text(f.time),
+        f.message
+    )
+}
+
+/// One JSON object: `{"tp":6,"ts":0.600536000,"trigger":0,"message":"…"}`.
+pub fn jsonl_line(f: &Firing) -> String {
+    let mut msg = String::with_capacity(f.message.len() + 2);
+    msg.push('"');
+    for c in f.message.chars() {
+        match c {
+            '"' => msg.push_str("\\\""),
+            '\\' => msg.push_str("\\\\"),
+            c if (c as u32) < 0x20 => msg.push_str(&format!("\\u{:04x}", c as u32)),
+            c => msg.push(c),
+        }
+    }
+    msg.push('"');
+    format!(
+        "{{\"tp\":{},\"ts\":{},\"trigger\":{},\"message\":{}}}",
+        f.event,
+        time_text(f.time),
+        f.trigger,
+        msg
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_print_as_rtlola_does() {
+        assert_eq!(time_text(600_536_000), "0.600536000");
+        assert_eq!(time_text(24_700_000_000), "24.700000000");
+        assert_eq!(time_text(0), "0.000000000");
+        let f = Firing {
+            event: 6,
+            time: 600_536_000,
+            trigger: 0,
+            message: "c is \"big\"".into(),
+        };
+        assert_eq!(
+            rtlola_line(&f),
+            "[0.600536000][Trigger][#0][Value] = \"c is \"big\"\""
+        );
+        assert_eq!(
+            jsonl_line(&f),
+            r#"{"tp":6,"ts":0.600536000,"trigger":0,"message":"c is \"big\""}"#
+        );
+    }
+}

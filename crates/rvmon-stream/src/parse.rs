@@ -1,0 +1,770 @@
+//! Parser for stream specifications in RTLola's syntax (event-based fragment), extended with
+//! Lola's offsets with defaults in both directions: `s[k, d]`, `s.offset(by: k)` with k > 0.
+//!
+//! Operator precedence is RTLola's (lowest first): `->`; `||`; `&&`; `|`; `^`; `&`; `==` `!=`;
+//! `<` `<=` `>` `>=`; `<<` `>>`; `+` `-`; `*` `/` `%`; `**`; then method calls and `[…]`.
+//! A unary operator applies to the whole postfix chain: `-a.hold()` is `-(a.hold())`.
+
+use logos::Logos;
+use rvmon_core::Error;
+
+use crate::ast::*;
+use crate::lexer::Tok;
+
+/// Parses a whole specification; `file` names it in errors.
+pub fn parse_spec(file: &str, text: &str) -> Result<Spec, Error> {
+    let mut toks = Vec::new();
+    for (t, span) in Tok::lexer(text).spanned() {
+        match t {
+            Ok(t) => toks.push((t, (span.start, span.end))),
+            Err(()) => {
+                let bad = text[span.start..].chars().next().unwrap_or(' ');
+                return Err(Error::at_offset(
+                    file,
+                    text,
+                    span.start,
+                    format!("unexpected character `{bad}`"),
+                ));
+            }
+        }
+    }
+    let mut p = Parser {
+        file,
+        text,
+        toks,
+        pos: 0,
+        triggers: 0,
+    };
+    p.spec()
+}
+
+struct Parser<'a> {
+    file: &'a str,
+    text: &'a str,
+    toks: Vec<(Tok, Span)>,
+    pos: usize,
+    triggers: usize,
+}
+
+type PResult<T> = Result<T, Error>;
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|t| &t.0)
+    }
+
+    fn peek_at(&self, k: usize) -> Option<&Tok> {
+        self.toks.get(self.pos + k).map(|t| &t.0)
+    }
+
+    fn here(&self) -> usize {
+        self.toks.get(self.pos).map_or(self.text.len(), |t| t.1 .0)
+    }
+
+    fn prev_end(&self) -> usize {
+        self.pos
+            .checked_sub(1)
+            .and_then(|k| self.toks.get(k))
+            .map_or(0, |t| t.1 .1)
+    }
+
+    fn err_at(&self, offset: usize, msg: impl Into<String>) -> Error {
+        Error::at_offset(self.file, self.text, offset, msg)
+    }
+
+    fn unexpected(&self, expected: &str) -> Error {
+        let found = self
+            .peek()
+            .map_or("the end of the specification".to_string(), Tok::describe);
+        self.err_at(self.here(), format!("expected {expected}, found {found}"))
+    }
+
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.peek() == Some(t) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, t: &Tok, what: &str) -> PResult<()> {
+        if self.eat(t) {
+            Ok(())
+        } else {
+            Err(self.unexpected(what))
+        }
+    }
+
+    fn ident(&mut self, what: &str) -> PResult<(String, Span)> {
+        match self.toks.get(self.pos) {
+            Some((Tok::Ident(s), span)) => {
+                let r = (s.clone(), *span);
+                self.pos += 1;
+                Ok(r)
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    fn spec(&mut self) -> PResult<Spec> {
+        let mut spec = Spec::default();
+        while self.eat(&Tok::Import) {
+            let (lib, span) = self.ident("a library name after `import`")?;
+            if !matches!(lib.as_str(), "math") {
+                return Err(self.err_at(
+                    span.0,
+                    format!("unknown library `{lib}` (rvmon knows `math`)"),
+                ));
+            }
+        }
+        while let Some(t) = self.peek() {
+            match t {
+                Tok::Input => self.input(&mut spec)?,
+                Tok::Output => {
+                    let o = self.output()?;
+                    spec.outputs.push(o);
+                }
+                Tok::Trigger => {
+                    let o = self.trigger()?;
+                    spec.outputs.push(o);
+                }
+                Tok::Import => {
+                    return Err(
+                        self.err_at(self.here(), "`import` must come before the declarations")
+                    )
+                }
+                Tok::Ident(w) if w == "constant" || w == "type" || w == "include" => {
+                    return Err(
+                        self.err_at(self.here(), format!("`{w}` declarations are not supported"))
+                    )
+                }
+                _ => return Err(self.unexpected("`input`, `output` or `trigger`")),
+            }
+        }
+        Ok(spec)
+    }
+
+    fn input(&mut self, spec: &mut Spec) -> PResult<()> {
+        self.pos += 1;
+        loop {
+            let (name, span) = self.ident("an input stream name")?;
+            self.expect(&Tok::Colon, "`:` and the input's type")?;
+            let ty = self.ty()?;
+            spec.inputs.push(InputDecl { name, ty, span });
+            if !self.eat(&Tok::Comma) {
+                return Ok(());
+            }
+        }
+    }
+
+    fn ty(&mut self) -> PResult<Type> {
+        if self.peek() == Some(&Tok::LParen) {
+            return Err(self.err_at(self.here(), "tuple types are not supported"));
+        }
+        let (name, span) = self.ident("a type (Bool, Int64, UInt64, Float64, String)")?;
+        let ty = match name.as_str() {
+            "Bool" => Type::Bool,
+            "Int" | "Int8" | "Int16" | "Int32" | "Int64" => Type::Int,
+            "UInt" | "UInt8" | "UInt16" | "UInt32" | "UInt64" => Type::UInt,
+            "Float" | "Float32" | "Float64" => Type::Float,
+            "String" => Type::Str,
+            _ => {
+                return Err(self.err_at(
+                    span.0,
+                    format!("unknown or unsupported type `{name}` (rvmon has Bool, Int8–Int64, UInt8–UInt64, Float32/Float64, String)"),
+                ))
+            }
+        };
+        if self.peek() == Some(&Tok::Question) {
+            return Err(self.err_at(
+                self.here(),
+                "optional types in declarations are not supported",
+            ));
+        }
+        Ok(ty)
+    }
+
+    fn output(&mut self) -> PResult<OutputDecl> {
+        let start = self.here();
+        self.pos += 1;
+        let (name, _) = self.ident("an output stream name")?;
+        if self.peek() == Some(&Tok::LParen) {
+            return Err(self.err_at(
+                self.here(),
+                "parameterized streams (`output s(p: T)`) are not supported yet",
+            ));
+        }
+        let ty = if self.eat(&Tok::Colon) {
+            Some(self.ty()?)
+        } else {
+            None
+        };
+        let pacing = self.pacing()?;
+        if matches!(self.peek(), Some(Tok::Spawn | Tok::Close | Tok::Eval)) {
+            return Err(self.err_at(
+                self.here(),
+                "dynamic streams (`spawn`, `close`, `eval`) are not supported yet",
+            ));
+        }
+        self.expect(&Tok::Define, "`:=` and the stream's expression")?;
+        let expr = self.expr(0)?;
+        Ok(OutputDecl {
+            name,
+            ty,
+            pacing,
+            expr,
+            message: None,
+            span: (start, self.prev_end()),
+        })
+    }
+
+    fn trigger(&mut self) -> PResult<OutputDecl> {
+        let start = self.here();
+        self.pos += 1;
+        let name = format!("trigger_{}", self.triggers);
+        self.triggers += 1;
+        if self.eat(&Tok::Eval) {
+            // The long form: `trigger eval [@ac] when COND with MESSAGE`.
+            let pacing = self.pacing()?;
+            let (mut cond, mut msg) = (None, None);
+            loop {
+                if self.eat(&Tok::When) {
+                    cond = Some(self.expr(0)?);
+                } else if self.eat(&Tok::With) {
+                    msg = Some(self.expr(0)?);
+                } else {
+                    break;
+                }
+            }
+            let cond = cond.unwrap_or(Expr {
+                kind: ExprKind::Lit(Lit::Bool(true)),
+                span: (start, start),
+            });
+            let message = match msg {
+                None => Message::Text(String::new()),
+                Some(Expr {
+                    kind: ExprKind::Lit(Lit::Str(s)),
+                    ..
+                }) => Message::Text(s),
+                Some(e) => Message::Computed(e),
+            };
+            return Ok(OutputDecl {
+                name,
+                ty: Some(Type::Bool),
+                pacing,
+                expr: cond,
+                message: Some(message),
+                span: (start, self.prev_end()),
+            });
+        }
+        let pacing = self.pacing()?;
+        let expr = self.expr(0)?;
+        let message = match self.toks.get(self.pos) {
+            Some((Tok::Str(s), _)) => {
+                let s = s.clone();
+                self.pos += 1;
+                s
+            }
+            _ => String::new(),
+        };
+        Ok(OutputDecl {
+            name,
+            ty: Some(Type::Bool),
+            pacing,
+            expr,
+            message: Some(Message::Text(message)),
+            span: (start, self.prev_end()),
+        })
+    }
+
+    fn pacing(&mut self) -> PResult<Option<Pacing>> {
+        if !self.eat(&Tok::At) {
+            return Ok(None);
+        }
+        if let Some(Tok::Number(n)) = self.peek() {
+            return Err(self.err_at(
+                self.here(),
+                format!("periodic streams (`@ {n}`) are not supported yet; rvmon evaluates streams at events"),
+            ));
+        }
+        Ok(Some(self.pacing_or()?))
+    }
+
+    fn pacing_or(&mut self) -> PResult<Pacing> {
+        let mut l = self.pacing_and()?;
+        while matches!(self.peek(), Some(Tok::Or | Tok::Bar)) {
+            self.pos += 1;
+            let r = self.pacing_and()?;
+            l = Pacing::Or(Box::new(l), Box::new(r));
+        }
+        Ok(l)
+    }
+
+    fn pacing_and(&mut self) -> PResult<Pacing> {
+        let mut l = self.pacing_atom()?;
+        while matches!(self.peek(), Some(Tok::And | Tok::Amp)) {
+            self.pos += 1;
+            let r = self.pacing_atom()?;
+            l = Pacing::And(Box::new(l), Box::new(r));
+        }
+        Ok(l)
+    }
+
+    fn pacing_atom(&mut self) -> PResult<Pacing> {
+        if self.eat(&Tok::True) {
+            return Ok(Pacing::True);
+        }
+        if self.eat(&Tok::LParen) {
+            let p = self.pacing_or()?;
+            self.expect(&Tok::RParen, "`)` closing the pacing")?;
+            return Ok(p);
+        }
+        let (name, span) = self.ident("a stream name, `true` or `(` in the pacing")?;
+        Ok(Pacing::Stream(name, span))
+    }
+
+    /// Binding power of a binary operator: (left, right); right-associative ones have right < left.
+    fn infix(t: &Tok) -> Option<(u8, u8, Option<BinOp>)> {
+        Some(match t {
+            Tok::Implies => (2, 1, Some(BinOp::Implies)),
+            Tok::Or => (3, 4, Some(BinOp::Or)),
+            Tok::And => (5, 6, Some(BinOp::And)),
+            Tok::Bar => (7, 8, None),
+            Tok::Caret => (9, 10, None),
+            Tok::Amp => (11, 12, None),
+            Tok::Eq => (13, 14, Some(BinOp::Eq)),
+            Tok::Ne => (13, 14, Some(BinOp::Ne)),
+            Tok::Lt => (15, 16, Some(BinOp::Lt)),
+            Tok::Le => (15, 16, Some(BinOp::Le)),
+            Tok::Gt => (15, 16, Some(BinOp::Gt)),
+            Tok::Ge => (15, 16, Some(BinOp::Ge)),
+            Tok::Shl | Tok::Shr => (17, 18, None),
+            Tok::Plus => (19, 20, Some(BinOp::Add)),
+            Tok::Minus => (19, 20, Some(BinOp::Sub)),
+            Tok::Star => (21, 22, Some(BinOp::Mul)),
+            Tok::Slash => (21, 22, Some(BinOp::Div)),
+            Tok::Percent => (21, 22, Some(BinOp::Rem)),
+            Tok::Pow => (24, 23, Some(BinOp::Pow)),
+            _ => return None,
+        })
+    }
+
+    fn expr(&mut self, min_bp: u8) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        while let Some((lbp, rbp, op)) = self.peek().and_then(Self::infix) {
+            if lbp < min_bp {
+                break;
+            }
+            let Some(op) = op else {
+                return Err(self.err_at(
+                    self.here(),
+                    format!(
+                        "bitwise operator {} is not supported",
+                        self.peek().map_or(String::new(), Tok::describe)
+                    ),
+                ));
+            };
+            self.pos += 1;
+            let rhs = self.expr(rbp)?;
+            let span = (lhs.span.0, rhs.span.1);
+            lhs = Expr {
+                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        let start = self.here();
+        let op = match self.peek() {
+            Some(Tok::Minus) => Some(UnOp::Neg),
+            Some(Tok::Not) => Some(UnOp::Not),
+            Some(Tok::Plus) => {
+                self.pos += 1;
+                return self.unary();
+            }
+            Some(Tok::Tilde) => {
+                return Err(self.err_at(start, "bitwise operator `~` is not supported"))
+            }
+            _ => None,
+        };
+        match op {
+            Some(op) => {
+                self.pos += 1;
+                let e = self.unary()?;
+                let span = (start, e.span.1);
+                // A negated number literal is a literal (offsets take literals).
+                let kind = match (op, e.kind) {
+                    (UnOp::Neg, ExprKind::Lit(Lit::Int(n))) => {
+                        ExprKind::Lit(Lit::Int(n.wrapping_neg()))
+                    }
+                    (UnOp::Neg, ExprKind::Lit(Lit::Float(x))) => ExprKind::Lit(Lit::Float(-x)),
+                    (op, kind) => ExprKind::Unary(op, Box::new(Expr { kind, span: e.span })),
+                };
+                Ok(Expr { kind, span })
+            }
+            None => self.postfix(),
+        }
+    }
+
+    fn postfix(&mut self) -> PResult<Expr> {
+        let mut e = self.term()?;
+        loop {
+            if self.eat(&Tok::Dot) {
+                e = self.method(e)?;
+            } else if self.peek() == Some(&Tok::LBracket) {
+                let at = self.here();
+                self.pos += 1;
+                let stream = self.stream_of(&e, at, "an offset `[k]`")?;
+                let by = self.int_literal("an integer offset")?;
+                let default = if self.eat(&Tok::Comma) {
+                    Some(self.expr(0)?)
+                } else {
+                    None
+                };
+                self.expect(&Tok::RBracket, "`]` closing the offset")?;
+                let span = (e.span.0, self.prev_end());
+                e = offset_expr(stream, by, span);
+                if let Some(d) = default {
+                    e = Expr {
+                        kind: ExprKind::Default(Box::new(e), Box::new(d)),
+                        span,
+                    };
+                }
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    /// The stream named by `e`, for accesses that apply to a stream only.
+    fn stream_of(&self, e: &Expr, at: usize, what: &str) -> PResult<String> {
+        match &e.kind {
+            ExprKind::Stream(s) => Ok(s.clone()),
+            _ => Err(self.err_at(at, format!("{what} applies to a stream name, not to an expression; define an output stream for the expression"))),
+        }
+    }
+
+    fn int_literal(&mut self, what: &str) -> PResult<i64> {
+        let neg = self.eat(&Tok::Minus);
+        if !neg {
+            self.eat(&Tok::Plus);
+        }
+        match self.toks.get(self.pos) {
+            Some((Tok::Number(n), span)) => match n.parse::<i64>() {
+                Ok(k) => {
+                    self.pos += 1;
+                    Ok(if neg { -k } else { k })
+                }
+                Err(_) => Err(self.err_at(span.0, format!("expected {what}, found `{n}`"))),
+            },
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    /// `label: expr` inside a method call.
+    fn labelled(&mut self, label: &str) -> PResult<Expr> {
+        let (name, span) = self.ident(&format!("`{label}:`"))?;
+        if name != label {
+            return Err(self.err_at(span.0, format!("expected `{label}:`, found `{name}`")));
+        }
+        self.expect(&Tok::Colon, &format!("`:` after `{label}`"))?;
+        self.expr(0)
+    }
+
+    fn method(&mut self, recv: Expr) -> PResult<Expr> {
+        let (name, span) = self.ident("a method name after `.`")?;
+        self.expect(&Tok::LParen, "`(` after the method name")?;
+        let start = recv.span.0;
+        let kind = match name.as_str() {
+            "offset" => {
+                let stream = self.stream_of(&recv, span.0, "`.offset`")?;
+                let (l, lspan) = self.ident("`by:`")?;
+                if l != "by" {
+                    return Err(self.err_at(lspan.0, format!("expected `by:`, found `{l}`")));
+                }
+                self.expect(&Tok::Colon, "`:` after `by`")?;
+                let by = self.int_literal("an integer offset")?;
+                self.expect(&Tok::RParen, "`)` closing `.offset(by: …)`")?;
+                offset_expr(stream, by, (start, self.prev_end())).kind
+            }
+            "defaults" => {
+                let d = self.labelled("to")?;
+                self.expect(&Tok::RParen, "`)` closing `.defaults(to: …)`")?;
+                ExprKind::Default(Box::new(recv), Box::new(d))
+            }
+            "hold" | "get" => {
+                let stream = self.stream_of(&recv, span.0, &format!("`.{name}`"))?;
+                let access = Expr {
+                    kind: if name == "hold" {
+                        ExprKind::Hold(stream)
+                    } else {
+                        ExprKind::Get(stream)
+                    },
+                    span: (start, self.prev_end()),
+                };
+                if self.eat(&Tok::RParen) {
+                    access.kind
+                } else {
+                    let d = self.labelled("or")?;
+                    self.expect(&Tok::RParen, &format!("`)` closing `.{name}(or: …)`"))?;
+                    ExprKind::Default(Box::new(access), Box::new(d))
+                }
+            }
+            "is_fresh" => {
+                let stream = self.stream_of(&recv, span.0, "`.is_fresh`")?;
+                self.expect(&Tok::RParen, "`)` after `.is_fresh(`")?;
+                ExprKind::IsFresh(stream)
+            }
+            "format" => {
+                let ExprKind::Lit(Lit::Str(template)) = recv.kind else {
+                    return Err(self.err_at(span.0, "`.format` applies to a string literal"));
+                };
+                let args = self.args_after_paren()?;
+                ExprKind::Format(template, args)
+            }
+            "aggregate" => {
+                return Err(self.err_at(
+                    span.0,
+                    "sliding windows (`.aggregate(over: …)`) are not supported yet",
+                ))
+            }
+            _ => {
+                return Err(self.err_at(
+                    span.0,
+                    format!("unknown method `.{name}` (rvmon knows offset, defaults, hold, get, is_fresh, format)"),
+                ))
+            }
+        };
+        Ok(Expr {
+            kind,
+            span: (start, self.prev_end()),
+        })
+    }
+
+    /// Arguments up to and including `)`, the `(` already read.
+    fn args_after_paren(&mut self) -> PResult<Vec<Expr>> {
+        let mut args = Vec::new();
+        if self.eat(&Tok::RParen) {
+            return Ok(args);
+        }
+        loop {
+            args.push(self.expr(0)?);
+            if self.eat(&Tok::RParen) {
+                return Ok(args);
+            }
+            self.expect(&Tok::Comma, "`,` or `)` in the arguments")?;
+        }
+    }
+
+    /// Whether the tokens from here read `< Type {, Type} > (`: a call with type arguments
+    /// (`min<Int64>(x, y)`) rather than a comparison.
+    fn generic_call_ahead(&self) -> bool {
+        let mut k = 0;
+        if self.peek_at(k) != Some(&Tok::Lt) {
+            return false;
+        }
+        k += 1;
+        loop {
+            if !matches!(self.peek_at(k), Some(Tok::Ident(_))) {
+                return false;
+            }
+            k += 1;
+            match self.peek_at(k) {
+                Some(Tok::Comma) => k += 1,
+                Some(Tok::Gt) => return self.peek_at(k + 1) == Some(&Tok::LParen),
+                _ => return false,
+            }
+        }
+    }
+
+    fn term(&mut self) -> PResult<Expr> {
+        let start = self.here();
+        let Some((t, span)) = self.toks.get(self.pos).cloned() else {
+            return Err(self.unexpected("an expression"));
+        };
+        self.pos += 1;
+        let kind = match t {
+            Tok::True => ExprKind::Lit(Lit::Bool(true)),
+            Tok::False => ExprKind::Lit(Lit::Bool(false)),
+            Tok::Str(s) => ExprKind::Lit(Lit::Str(s)),
+            Tok::Number(n) => ExprKind::Lit(number(&n).ok_or_else(|| {
+                if n.chars().any(|c| c.is_alphabetic() && c != 'e' && c != 'E') {
+                    self.err_at(span.0, format!("`{n}`: durations and frequencies are only meaningful for periodic streams and windows, which are not supported yet"))
+                } else {
+                    self.err_at(span.0, format!("`{n}` is not a number rvmon can represent"))
+                }
+            })?),
+            Tok::LParen => {
+                let e = self.expr(0)?;
+                if self.peek() == Some(&Tok::Comma) {
+                    return Err(self.err_at(self.here(), "tuples are not supported"));
+                }
+                self.expect(&Tok::RParen, "`)`")?;
+                return Ok(Expr {
+                    kind: e.kind,
+                    span: (start, self.prev_end()),
+                });
+            }
+            Tok::If => {
+                let c = self.expr(0)?;
+                self.expect(&Tok::Then, "`then`")?;
+                let a = self.expr(0)?;
+                self.expect(&Tok::Else, "`else`")?;
+                let b = self.expr(0)?;
+                ExprKind::Ite(Box::new(c), Box::new(a), Box::new(b))
+            }
+            Tok::Ident(name) => {
+                let mut types = Vec::new();
+                if self.generic_call_ahead() {
+                    self.pos += 1;
+                    loop {
+                        types.push(self.ty()?);
+                        if !self.eat(&Tok::Comma) {
+                            break;
+                        }
+                    }
+                    self.expect(&Tok::Gt, "`>`")?;
+                }
+                if self.eat(&Tok::LParen) {
+                    let args = self.args_after_paren()?;
+                    if name == "cast" {
+                        let (Some(&to), [arg]) = (types.last(), &args[..]) else {
+                            return Err(self.err_at(span.0, "`cast<From, To>(x)` takes two types and one argument"));
+                        };
+                        ExprKind::Cast(to, Box::new(arg.clone()))
+                    } else {
+                        ExprKind::Call(name, args)
+                    }
+                } else if !types.is_empty() {
+                    return Err(self.unexpected("`(`"));
+                } else {
+                    ExprKind::Stream(name)
+                }
+            }
+            other => {
+                self.pos -= 1;
+                return Err(self.unexpected(&format!("an expression (not {})", other.describe())));
+            }
+        };
+        Ok(Expr {
+            kind,
+            span: (start, self.prev_end()),
+        })
+    }
+}
+
+fn offset_expr(stream: String, by: i64, span: Span) -> Expr {
+    Expr {
+        kind: if by == 0 {
+            ExprKind::Stream(stream)
+        } else {
+            ExprKind::Offset { stream, by }
+        },
+        span,
+    }
+}
+
+fn number(n: &str) -> Option<Lit> {
+    if n.bytes().all(|b| b.is_ascii_digit()) {
+        return n.parse().ok().map(Lit::Int);
+    }
+    if n.chars().any(|c| c.is_alphabetic() && c != 'e' && c != 'E') {
+        return None;
+    }
+    n.parse().ok().map(Lit::Float)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Spec {
+        parse_spec("t.lola", s).unwrap()
+    }
+
+    #[test]
+    fn precedence_and_unary_over_methods() {
+        let s = parse("input a: Int64\noutput x := -a.hold().defaults(to: 5) * 2 + 1 < 3 && true");
+        let e = &s.outputs[0].expr;
+        let ExprKind::Binary(BinOp::And, l, _) = &e.kind else {
+            panic!("{e:?}")
+        };
+        let ExprKind::Binary(BinOp::Lt, l, _) = &l.kind else {
+            panic!()
+        };
+        let ExprKind::Binary(BinOp::Add, l, _) = &l.kind else {
+            panic!()
+        };
+        let ExprKind::Binary(BinOp::Mul, l, _) = &l.kind else {
+            panic!()
+        };
+        let ExprKind::Unary(UnOp::Neg, inner) = &l.kind else {
+            panic!()
+        };
+        assert!(matches!(inner.kind, ExprKind::Default(_, _)));
+    }
+
+    #[test]
+    fn offsets_in_both_spellings() {
+        let s = parse(
+            "input a: Int64\noutput x := a.offset(by:-256).defaults(to:0) + a[-1, 3] + a[2, 0]",
+        );
+        let text = format!("{:?}", s.outputs[0].expr);
+        assert!(text.contains("by: -256"));
+        assert!(text.contains("by: -1"));
+        assert!(text.contains("by: 2"));
+    }
+
+    #[test]
+    fn triggers_short_and_long_forms() {
+        let s = parse(
+            "input a: Int64\ntrigger a > 2 \"big\"\ntrigger eval when a > 2 with \"a is {{}}\".format(a)\ntrigger a = 1",
+        );
+        assert_eq!(s.outputs.len(), 3);
+        assert_eq!(s.outputs[0].message, Some(Message::Text("big".into())));
+        assert!(matches!(s.outputs[1].message, Some(Message::Computed(_))));
+        assert_eq!(s.outputs[2].message, Some(Message::Text(String::new())));
+        assert_eq!(s.outputs[2].name, "trigger_2");
+    }
+
+    #[test]
+    fn generic_calls_and_comparisons() {
+        let s =
+            parse("import math\ninput x: Int64\noutput m := min<Int64>(x, -x)\noutput c := x < x");
+        assert!(
+            matches!(&s.outputs[0].expr.kind, ExprKind::Call(n, a) if n == "min" && a.len() == 2)
+        );
+        assert!(matches!(
+            &s.outputs[1].expr.kind,
+            ExprKind::Binary(BinOp::Lt, _, _)
+        ));
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let e = parse_spec("t.lola", "input a: Int64\noutput b @1Hz := a").unwrap_err();
+        assert_eq!(e.pos.as_ref().map(|p| (p.line, p.col)), Some((2, 11)));
+        assert!(e.message.contains("periodic"), "{}", e.message);
+        let e = parse_spec("t.lola", "input a: Int64\noutput b := a +").unwrap_err();
+        assert!(
+            e.message.contains("expected an expression"),
+            "{}",
+            e.message
+        );
+        let e = parse_spec("t.lola", "input a: Int64\noutput b := (a + 1)[-1]").unwrap_err();
+        assert!(
+            e.message.contains("applies to a stream name"),
+            "{}",
+            e.message
+        );
+        let e = parse_spec(
+            "t.lola",
+            "input a: Int64\noutput b := a.aggregate(over: 1s, using: sum)",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("sliding windows"), "{}", e.message);
+    }
+}
