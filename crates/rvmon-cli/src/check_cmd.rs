@@ -25,11 +25,14 @@ pub enum Output {
     Jsonl,
     /// MonPoly's `-negate` output: `@1000 (time point 3): true`.
     Monpoly,
+    /// RTLola's log lines, for stream specifications: `[0.6][Trigger][#0][Value] = "msg"`.
+    Rtlola,
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
-    /// The specification (`.mtl`, `.mfotl`, `.ltl`: a temporal formula in MonPoly syntax).
+    /// The specification: `.mtl`, `.mfotl`, `.ltl` (a temporal formula in MonPoly syntax) or
+    /// `.lola` (stream equations in RTLola's syntax).
     pub spec: String,
     /// The trace; `-` or nothing reads standard input incrementally (online monitoring).
     pub trace: Option<String>,
@@ -48,7 +51,7 @@ pub struct CheckArgs {
     /// Print the plan (engine, formula class, horizons, memory) and exit.
     #[arg(long)]
     pub explain: bool,
-    /// The spec language when the extension does not say: `mtl` (also `mfotl`, `ltl`).
+    /// The spec language when the extension does not say: `mtl` (also `mfotl`, `ltl`) or `lola`.
     #[arg(long)]
     pub lang: Option<String>,
 }
@@ -108,12 +111,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
             .map(str::to_string)
     });
     match lang.as_deref() {
-        Some("lola" | "rtlola") => {
-            return Err(Error::msg(format!(
-                "{}: stream specifications (.lola) are not supported yet",
-                args.spec
-            )))
-        }
+        Some("lola" | "rtlola") => return crate::stream_cmd::run(args, out, err),
         Some("rvm") => {
             return Err(Error::msg(format!(
                 "{}: parametric specifications (.rvm) are not supported yet",
@@ -121,6 +119,11 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
             )))
         }
         _ => {}
+    }
+    if args.output == Output::Rtlola {
+        return Err(Error::msg(
+            "--output rtlola is for stream specifications (.lola); formulas write text, jsonl or monpoly",
+        ));
     }
     let text = read_file(&args.spec)?;
     let f = parse_formula(&args.spec, &text)?;
@@ -227,7 +230,10 @@ impl Sink {
                 Truth::False => {
                     self.violations += 1;
                     match self.output {
-                        Output::Text => writeln!(out, "violation: time point {} @{}", v.tp, v.ts)?,
+                        // (`--output rtlola` is rejected for formulas before monitoring.)
+                        Output::Text | Output::Rtlola => {
+                            writeln!(out, "violation: time point {} @{}", v.tp, v.ts)?
+                        }
                         Output::Jsonl => writeln!(
                             out,
                             "{{\"tp\":{},\"ts\":{},\"verdict\":\"violation\"}}",
@@ -352,7 +358,7 @@ fn run_first_order(
                     };
                     writeln!(out, "@{} (time point {}): {shown}", a.ts, a.tp)?;
                 }
-                Output::Text => {
+                Output::Text | Output::Rtlola => {
                     for t in &rows {
                         let values: Vec<String> = vars
                             .iter()

@@ -181,7 +181,7 @@ impl StreamEngine {
                 continue;
             }
             let idx = self.hist[n_in + k].count() - 1;
-            match self.eval_output(k, &At::Now(e))? {
+            match self.eval_output(k, &At::Now(e)).map_err(|e| *e)? {
                 Ok((v, msg)) => self.decide(k, idx, v, msg, e, ev.time)?,
                 Err((s, j)) => {
                     let anchors = self.prog.outputs[k]
@@ -264,7 +264,10 @@ impl StreamEngine {
         while let Some(id) = self.work.pop() {
             let p = self.pending[id].take().expect("a live pending instance");
             let reads = self.prog.outputs[p.out].reads.clone();
-            match self.eval_output(p.out, &At::Then(&reads, &p.anchors))? {
+            match self
+                .eval_output(p.out, &At::Then(&reads, &p.anchors))
+                .map_err(|e| *e)?
+            {
                 Ok((v, msg)) => {
                     self.live_pending -= 1;
                     self.free.push(id);
@@ -330,8 +333,9 @@ impl StreamEngine {
     fn trim(&mut self) {
         if self.live_pending == 0 {
             self.floor.iter_mut().for_each(|f| *f = u64::MAX);
-        } else if self.events & 63 == 0 {
-            // Let the floors rise again as old instances are decided.
+        } else if self.live_pending <= 32 || self.events & 63 == 0 {
+            // Let the floors rise again as old instances are decided (every event while
+            // that is cheap).
             self.floor.iter_mut().for_each(|f| *f = u64::MAX);
             for p in self.pending.iter().flatten() {
                 for (r, &(count, _)) in self.prog.outputs[p.out].reads.iter().zip(&p.anchors) {
@@ -356,16 +360,16 @@ impl StreamEngine {
         &self,
         k: usize,
         at: &At,
-    ) -> Result<Result<(Val, Option<String>), (Sid, u64)>, Error> {
+    ) -> Result<Result<(Val, Option<String>), (Sid, u64)>, Box<Error>> {
         let o = &self.prog.outputs[k];
         let v = match self.eval(&o.expr, at)? {
             R::V(v) => v,
             R::Wait(s, j) => return Ok(Err((s, j))),
             R::Absent => {
-                return Err(Error::msg(format!(
+                return Err(Box::new(Error::msg(format!(
                     "internal error: `{}` has no value",
                     o.name
-                )))
+                ))))
             }
         };
         let msg = match (&o.trigger, &v) {
@@ -393,7 +397,7 @@ impl StreamEngine {
         }
     }
 
-    fn value(&self, s: Sid, idx: u64) -> Result<R, Error> {
+    fn value(&self, s: Sid, idx: u64) -> Result<R, Box<Error>> {
         let h = &self.hist[s];
         if idx >= h.count() {
             return Ok(if self.ended {
@@ -403,9 +407,9 @@ impl StreamEngine {
             });
         }
         if idx < h.base {
-            return Err(Error::msg(
+            return Err(Box::new(Error::msg(
                 "internal error: a stream value was dropped while still needed",
-            ));
+            )));
         }
         Ok(match &h.vals[(idx - h.base) as usize] {
             Some(v) => R::V(v.clone()),
@@ -413,7 +417,7 @@ impl StreamEngine {
         })
     }
 
-    fn eval(&self, c: &CExpr, at: &At) -> Result<R, Error> {
+    fn eval(&self, c: &CExpr, at: &At) -> Result<R, Box<Error>> {
         Ok(match c {
             CExpr::Const(v) => R::V(v.clone()),
             CExpr::Sync(s) => {
@@ -475,19 +479,31 @@ impl StreamEngine {
                 match (ra, rb) {
                     (R::V(Val::Bool(_)), R::V(Val::Bool(y))) => R::V(Val::Bool(y)),
                     (R::Wait(s, j), _) | (_, R::Wait(s, j)) => R::Wait(s, j),
-                    _ => return Err(Error::msg("internal error: a Boolean operand has no value")),
+                    _ => {
+                        return Err(Box::new(Error::msg(
+                            "internal error: a Boolean operand has no value",
+                        )))
+                    }
                 }
             }
             CExpr::Bin(op, a, b) => match (self.eval(a, at)?, self.eval(b, at)?) {
                 (R::V(x), R::V(y)) => R::V(binary(*op, x, y)?),
                 (R::Wait(s, j), _) | (_, R::Wait(s, j)) => R::Wait(s, j),
-                _ => return Err(Error::msg("internal error: an operand has no value")),
+                _ => {
+                    return Err(Box::new(Error::msg(
+                        "internal error: an operand has no value",
+                    )))
+                }
             },
             CExpr::Ite(cond, a, b) => match self.eval(cond, at)? {
                 R::V(Val::Bool(true)) => self.eval(a, at)?,
                 R::V(Val::Bool(false)) => self.eval(b, at)?,
                 R::Wait(s, j) => R::Wait(s, j),
-                _ => return Err(Error::msg("internal error: a condition has no value")),
+                _ => {
+                    return Err(Box::new(Error::msg(
+                        "internal error: a condition has no value",
+                    )))
+                }
             },
             CExpr::Call(f, args) => {
                 let mut vals = Vec::with_capacity(args.len());
@@ -517,8 +533,8 @@ impl StreamEngine {
     }
 }
 
-fn type_bug(op: &str, v: &Val) -> Error {
-    Error::msg(format!("internal error: `{op}` applied to {v}"))
+fn type_bug(op: &str, v: &Val) -> Box<Error> {
+    Box::new(Error::msg(format!("internal error: `{op}` applied to {v}")))
 }
 
 /// RTLola's `format`: each `{{…}}` is replaced by the next argument; extra ones stay.
@@ -559,7 +575,7 @@ fn cast(to: Type, v: Val) -> Val {
     }
 }
 
-fn call(f: Func, mut args: Vec<Val>) -> Result<Val, Error> {
+fn call(f: Func, mut args: Vec<Val>) -> Result<Val, Box<Error>> {
     let float = |g: fn(f64) -> f64, v: &Val| match v {
         Val::Float(x) => Ok(Val::Float(g(*x))),
         v => Err(type_bug("a math function", v)),
@@ -602,7 +618,7 @@ fn call(f: Func, mut args: Vec<Val>) -> Result<Val, Error> {
 
 /// Arithmetic and comparisons; integers wrap on overflow (as RTLola's interpreter does), and
 /// integer division by zero is an error instead of RTLola's crash.
-fn binary(op: BinOp, x: Val, y: Val) -> Result<Val, Error> {
+fn binary(op: BinOp, x: Val, y: Val) -> Result<Val, Box<Error>> {
     use std::cmp::Ordering;
     let ord = match (&x, &y) {
         (Val::Int(a), Val::Int(b)) => a.partial_cmp(b),
@@ -613,7 +629,7 @@ fn binary(op: BinOp, x: Val, y: Val) -> Result<Val, Error> {
         _ => return Err(type_bug("a comparison", &x)),
     };
     let cmp = |f: fn(Ordering) -> bool| Val::Bool(ord.is_some_and(f));
-    let div_zero = || Error::msg("division by zero");
+    let div_zero = || Box::new(Error::msg("division by zero"));
     Ok(match op {
         BinOp::Eq => cmp(|o| o == Ordering::Equal),
         BinOp::Ne => Val::Bool(ord != Some(Ordering::Equal)),

@@ -113,7 +113,7 @@ impl<R: BufRead> CsvEvents<R> {
             }
         }
         let line = self.buf.trim_end_matches(['\r', '\n']);
-        self.cells = split_cells(line);
+        split_cells_into(line, &mut self.cells);
         if self.cells.len() != self.columns.len() {
             let at = self.cells.last().map_or(0, |c| c.1);
             return Err(self.err(
@@ -177,6 +177,12 @@ impl<R: BufRead> CsvEvents<R> {
 /// separate).
 fn split_cells(line: &str) -> Vec<(usize, usize)> {
     let mut cells = Vec::new();
+    split_cells_into(line, &mut cells);
+    cells
+}
+
+fn split_cells_into(line: &str, cells: &mut Vec<(usize, usize)>) {
+    cells.clear();
     let mut start = 0;
     let mut quoted = false;
     for (i, b) in line.bytes().enumerate() {
@@ -190,7 +196,6 @@ fn split_cells(line: &str) -> Vec<(usize, usize)> {
         }
     }
     cells.push((start, line.len()));
-    cells
 }
 
 fn unquote(s: &str) -> &str {
