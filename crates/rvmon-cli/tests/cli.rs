@@ -294,3 +294,91 @@ fn generators_write_readable_logs() {
         "two days of five computers"
     );
 }
+
+#[test]
+fn stream_specifications_report_triggers_and_errors() {
+    let spec = file(
+        "lola",
+        "spec.lola",
+        "input a: Int64\ninput b: Int64\noutput c @ a := a + b.hold().defaults(to: 0)\ntrigger c > 2 \"c is too large\"\n",
+    );
+    let trace = file(
+        "lola",
+        "t.csv",
+        "a,b,time\n#,#,0.000536\n3,#,0.100536\n1,1,0.300536\n2,x,0.4\n5,0,0.5\n",
+    );
+    let r = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        trace.to_str().unwrap(),
+        "--output",
+        "rtlola",
+    ]);
+    // The trigger at 0.1 is written before the bad cell on line 5 stops the run.
+    assert_eq!(r.status, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "[0.100536000][Trigger][#0][Value] = \"c is too large\"\n"
+    );
+    assert!(
+        r.stderr.contains("t.csv:5:3: expected an Int64 value"),
+        "{}",
+        r.stderr
+    );
+    let good = file("lola", "good.csv", "a,b,time\n3,#,0.1\n1,1,0.3\n");
+    let r = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        good.to_str().unwrap(),
+        "--output",
+        "jsonl",
+    ]);
+    assert_eq!(r.status, 1);
+    assert_eq!(
+        r.stdout,
+        "{\"tp\":0,\"ts\":0.100000000,\"trigger\":0,\"message\":\"c is too large\"}\n"
+    );
+    let bad_spec = file("lola", "bad.lola", "input a: Int64\noutput x := x + a\n");
+    let r = run(&["check", bad_spec.to_str().unwrap(), good.to_str().unwrap()]);
+    assert_eq!(r.status, 2);
+    assert!(
+        r.stderr.contains("x -> x") && r.stderr.contains("weight 0"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&["check", spec.to_str().unwrap(), "--explain"]);
+    assert_eq!(r.status, 0);
+    assert!(
+        r.stdout.contains("efficiently monitorable: yes"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn stream_specifications_monitor_a_pipe_online() {
+    let spec = file(
+        "lola-online",
+        "spec.lola",
+        "input a: Int64\ntrigger a > 2 \"big\"\n",
+    );
+    let mut child = rvmon()
+        .args(["check", spec.to_str().unwrap(), "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdin.write_all(b"a,time\n1,0\n5,1\n").unwrap();
+    stdin.flush().unwrap();
+    // The trigger is written while the pipe is still open.
+    let mut line = String::new();
+    let start = Instant::now();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line, "trigger #0: event 1 @1.000000000: big\n");
+    assert!(start.elapsed() < Duration::from_secs(30));
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}

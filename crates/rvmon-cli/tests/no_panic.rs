@@ -15,6 +15,13 @@ const JSON_SEED: &str = "{\"open\": {\"file\": \"f1\", \"n\": 2}}\n{\"name\": \"
 const XML_SEED: &str =
     "<?xml version=\"1.0\"?><log><event><name>a</name><field><name>f</name><value>1 &amp; 2</value></field></event><event><name>b</name></event></log>";
 
+const LOLA_SEED: &str = "import math\ninput a: Int64, b: Float64\ninput s: String\n// c\n\
+                         output c @ (a || b) := a.hold().defaults(to: 0) + 1\n\
+                         output d := if a > 2 then a[-1, 0] * 2 else -a.offset(by: 1).defaults(to: 3)\n\
+                         output m := min<Int64>(c, d) /* x */ % 3 == 0 -> s.get().defaults(to: \"z\") != \"q\"\n\
+                         trigger d > 2 \"too big\"\ntrigger eval when !m with \"c={{}}\".format(c)";
+const LOLA_CSV_SEED: &str = "a,b,s,time\n1,2.5,x,0.1\n#,#,#,0.2\n3,,\"y,z\",0.30\n-4,1e3,w,1\n";
+
 /// A valid seed with random byte edits.
 fn mutated(seed: &'static str) -> impl Strategy<Value = String> {
     prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 0..6).prop_map(
@@ -64,8 +71,28 @@ fn drain(format: TraceFormat, text: &str) {
     }
 }
 
+/// A stream specification: parse, analyse, and if it compiles run it over a fixed trace.
+fn stream_spec(text: &str) {
+    if let Ok(p) = rvmon_stream::compile("t.lola", text) {
+        let csv = "a,b,s,time\n1,2.5,x,0.1\n#,#,#,0.2\n3,0,y,0.3\n";
+        let _ = rvmon_stream::run_csv(p, csv.as_bytes(), "t.csv", None, |_| Ok(()));
+    }
+}
+
+/// Events for the seed specification from a (mutated) CSV text.
+fn stream_events(text: &str) {
+    let p = rvmon_stream::compile("t.lola", LOLA_SEED).unwrap();
+    let _ = rvmon_stream::run_csv(p, text.as_bytes(), "t.csv", None, |_| Ok(()));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn stream_spec_parser_and_engine(text in input(LOLA_SEED)) { stream_spec(&text) }
+
+    #[test]
+    fn stream_csv_reader(text in input(LOLA_CSV_SEED)) { stream_events(&text) }
 
     #[test]
     fn formula_parser(text in input(FORMULA_SEED)) {

@@ -5,8 +5,10 @@ use logos::Logos;
 #[derive(Logos, Clone, Debug, PartialEq)]
 #[logos(skip r"[ \t\r\n\f\u{FEFF}]+")]
 #[logos(skip r"//[^\n]*")]
-#[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
 pub enum Tok {
+    /// `/* … */`, skipped (not nested, as in RTLola); an unterminated one runs to the end.
+    #[token("/*", block_comment)]
+    BlockComment,
     #[token("input")]
     Input,
     #[token("output")]
@@ -123,6 +125,12 @@ pub enum Tok {
     Tilde,
 }
 
+fn block_comment(lex: &mut logos::Lexer<Tok>) -> logos::Skip {
+    let rest = lex.remainder();
+    lex.bump(rest.find("*/").map_or(rest.len(), |i| i + 2));
+    logos::Skip
+}
+
 impl Tok {
     /// How the token reads in an error message.
     pub fn describe(&self) -> String {
@@ -183,6 +191,7 @@ fn symbol(t: &Tok) -> &'static str {
         Tok::Pow => "**",
         Tok::Not => "!",
         Tok::Tilde => "~",
+        Tok::BlockComment => "/*",
         Tok::Ident(_) | Tok::Number(_) | Tok::Str(_) => "",
     }
 }

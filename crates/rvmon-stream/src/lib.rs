@@ -11,6 +11,7 @@ pub mod ast;
 pub mod engine;
 pub mod input;
 pub mod lexer;
+pub mod ltl;
 pub mod output;
 pub mod parse;
 pub mod value;

@@ -768,3 +768,16 @@ mod tests {
         assert!(e.message.contains("sliding windows"), "{}", e.message);
     }
 }
+
+#[cfg(test)]
+mod comment_tests {
+    #[test]
+    fn comments_are_skipped() {
+        let s = super::parse_spec(
+            "t.lola",
+            "input a: Int64 // x\n/* block\n * more */ output b := a /* y */ + 1",
+        )
+        .unwrap();
+        assert_eq!(s.outputs.len(), 1);
+    }
+}
