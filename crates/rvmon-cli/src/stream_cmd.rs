@@ -4,6 +4,10 @@
 use std::io::{BufRead, IsTerminal, Write};
 
 use rvmon_core::Error;
+use rvmon_stream::bsrv::{Bsrv, NoUniqueModel};
+use rvmon_stream::engine::Event;
+use rvmon_stream::input::CsvEvents;
+use rvmon_stream::output::time_text;
 use rvmon_stream::output::{jsonl_line, rtlola_line, text_line};
 use rvmon_stream::Program;
 use rvmon_trace::TraceFormat;
@@ -60,11 +64,70 @@ pub fn explain(spec: &str, p: &Program) -> String {
     s
 }
 
+/// The automaton analysis of a small Boolean specification, for `--explain`.
+fn definedness_text(b: &Bsrv) -> String {
+    match b.automaton(AUTOMATON_LIMIT) {
+        Err(e) => format!("definedness: not analysed ({e})\n"),
+        Ok(nfa) => {
+            let d = nfa.definedness();
+            let word = |w: &[u32]| -> String {
+                (0..b.inputs.len())
+                    .map(|i| {
+                        let bits: String = w
+                            .iter()
+                            .map(|l| if l >> i & 1 == 1 { '1' } else { '0' })
+                            .collect();
+                        format!("{}={bits}", b.inputs[i])
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let mut s = format!(
+                "definedness (window automaton, {} states): ",
+                nfa.state_count()
+            );
+            if d.well_defined() {
+                s += "well-defined: every input has exactly one model\n";
+            } else {
+                if let Some(w) = &d.ambiguous_input {
+                    s += &format!("under-defined (the input {} has several models) ", word(w));
+                }
+                if let Some(w) = &d.modelless_input {
+                    s += &format!("over-defined (the input {} has none)", word(w));
+                }
+                s += "\n";
+            }
+            s
+        }
+    }
+}
+
+/// States the window automaton may have before rvmon gives up on it.
+const AUTOMATON_LIMIT: usize = 200_000;
+
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
     let text = read_file(&args.spec)?;
-    let program = rvmon_stream::compile(&args.spec, &text)?;
+    let spec = rvmon_stream::parse_spec(&args.spec, &text)?;
+    let boolean = Bsrv::from_spec(&spec).ok();
+    let program = match rvmon_stream::analyze(&args.spec, &text, &spec) {
+        Ok(p) => p,
+        // A Boolean specification that is not well-formed may still define its outputs:
+        // the automaton decides, and the two-pass monitor computes them offline.
+        Err(e) if e.message.contains("not well-formed") && boolean.is_some() => {
+            let b = boolean.expect("checked");
+            if args.explain {
+                write!(out, "spec: {}\nengine: Boolean stream automaton (paper 06, Fig. 4), offline two passes\n{}\n{}", args.spec, e, definedness_text(&b))?;
+                return Ok(0);
+            }
+            return run_two_pass(args, &b, out, err);
+        }
+        Err(e) => return Err(e),
+    };
     if args.explain {
         write!(out, "{}", explain(&args.spec, &program))?;
+        if let Some(b) = &boolean {
+            write!(out, "{}", definedness_text(b))?;
+        }
         return Ok(0);
     }
     if let Some(f) = args.format {
@@ -125,4 +188,84 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let events = result?;
     writeln!(err, "rvmon: {fired} trigger(s) fired in {events} event(s)")?;
     Ok(if fired > 0 { 1 } else { 0 })
+}
+
+/// The two-pass offline monitor for a Boolean specification that is not well-formed: reads
+/// the whole trace, then writes every output's value at every event. Exit 1 if the trace has
+/// no model or several (the specification is over- or under-defined on it).
+fn run_two_pass(
+    args: &CheckArgs,
+    b: &Bsrv,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Error> {
+    let nfa = b
+        .automaton(AUTOMATON_LIMIT)
+        .map_err(|e| Error::msg(format!("{}: {e}", args.spec)))?;
+    writeln!(err, "rvmon: {} is not well-formed; running the Boolean stream automaton ({} states) over the whole trace", args.spec, nfa.state_count())?;
+    let path = args.trace.as_deref().filter(|t| *t != "-");
+    let input: Box<dyn BufRead> = match path {
+        Some(p) => Box::new(std::io::BufReader::new(
+            std::fs::File::open(p).map_err(|e| Error::msg(format!("{p}: cannot open: {e}")))?,
+        )),
+        None => Box::new(std::io::BufReader::new(std::io::stdin())),
+    };
+    let name = path.unwrap_or("<stdin>");
+    let inputs: Vec<(String, rvmon_stream::ast::Type)> = b
+        .inputs
+        .iter()
+        .map(|n| (n.clone(), rvmon_stream::ast::Type::Bool))
+        .collect();
+    let mut events = CsvEvents::new(input, name, &inputs, args.time_field.as_deref())?;
+    let (mut letters, mut times) = (Vec::new(), Vec::new());
+    let mut ev = Event::default();
+    while events.next_event(&mut ev)? {
+        let mut l = 0u32;
+        for (i, v) in ev.values.iter().enumerate() {
+            match v {
+                Some(rvmon_stream::value::Val::Bool(true)) => l |= 1 << i,
+                Some(_) => {}
+                None => {
+                    return Err(Error::msg(format!(
+                        "{name}: event {}: a Boolean stream specification needs every input at every event (`{}` has none)",
+                        letters.len(),
+                        b.inputs[i]
+                    )))
+                }
+            }
+        }
+        letters.push(l);
+        times.push(ev.time);
+    }
+    match nfa.two_pass(&letters) {
+        Ok(model) => {
+            let n_in = b.inputs.len();
+            for (i, l) in model.iter().enumerate() {
+                let vals: Vec<String> = b
+                    .outputs
+                    .iter()
+                    .enumerate()
+                    .map(|(k, o)| format!("{o}={}", l >> (n_in + k) & 1 == 1))
+                    .collect();
+                writeln!(
+                    out,
+                    "event {i} @{}: {}",
+                    time_text(times[i]),
+                    vals.join(" ")
+                )?;
+            }
+            Ok(0)
+        }
+        Err(NoUniqueModel::None) => {
+            writeln!(
+                err,
+                "rvmon: the trace has no model: the specification is over-defined on it"
+            )?;
+            Ok(1)
+        }
+        Err(NoUniqueModel::Several(i)) => {
+            writeln!(err, "rvmon: the trace has several models, which differ at event {i}: the specification is under-defined on it")?;
+            Ok(1)
+        }
+    }
 }

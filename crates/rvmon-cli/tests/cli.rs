@@ -382,3 +382,46 @@ fn stream_specifications_monitor_a_pipe_online() {
     drop(stdin);
     assert_eq!(child.wait().unwrap().code(), Some(1));
 }
+
+#[test]
+fn boolean_specifications_that_are_not_well_formed_run_on_the_automaton() {
+    let spec = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/lola/paper06_example3.lola"
+    );
+    let ok = file("bsrv", "ok.csv", "x,time\ntrue,0\nfalse,1\ntrue,2\n");
+    let r = run(&["check", spec, ok.to_str().unwrap()]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "event 0 @0.000000000: y=true\nevent 1 @1.000000000: y=false\nevent 2 @2.000000000: y=true\n"
+    );
+    let bad = file("bsrv", "bad.csv", "x,time\ntrue,0\nfalse,1\nfalse,2\n");
+    let r = run(&["check", spec, bad.to_str().unwrap()]);
+    assert_eq!(r.status, 1);
+    assert!(r.stderr.contains("no model"), "{}", r.stderr);
+    let r = run(&["check", spec, "--explain"]);
+    assert!(
+        r.stdout.contains("over-defined (the input x=0 has none)"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn bundled_stream_example_reports_its_triggers() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/lola/");
+    let r = run(&[
+        "check",
+        &format!("{dir}engine.lola"),
+        &format!("{dir}engine.csv"),
+    ]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "trigger #0: event 4 @2.000000000: temperature jumped\n\
+         trigger #0: event 5 @2.500000000: temperature jumped\n\
+         trigger #1: event 5 @2.500000000: overheating under pressure\n\
+         trigger #1: event 6 @3.000000000: overheating under pressure\n"
+    );
+}

@@ -773,7 +773,7 @@ pub fn analyze(file: &str, text: &str, spec: &Spec) -> Result<Program, Error> {
                 let mut fresh = vec![false; n_in];
                 c.iter().for_each(|&i| fresh[i] = true);
                 if !theirs.holds(&fresh) {
-                    let span = o.pacing.as_ref().map_or(o.span, pacing_span);
+                    let span = o.pacing.as_ref().and_then(pacing_span).unwrap_or(o.span);
                     return Err(err(span, format!(
                         "`{}` is evaluated at {}, but reads `{}` synchronously, which has values only at {}; read it with `.hold()` or change the pacing",
                         o.name,
@@ -817,10 +817,10 @@ pub fn analyze(file: &str, text: &str, spec: &Spec) -> Result<Program, Error> {
     })
 }
 
-fn pacing_span(p: &Pacing) -> Span {
+fn pacing_span(p: &Pacing) -> Option<Span> {
     match p {
-        Pacing::True => (0, 0),
-        Pacing::Stream(_, s) => *s,
+        Pacing::True => None,
+        Pacing::Stream(_, s) => Some(*s),
         Pacing::And(a, _) | Pacing::Or(a, _) => pacing_span(a),
     }
 }

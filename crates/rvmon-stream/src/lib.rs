@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod ast;
+pub mod bsrv;
 pub mod engine;
 pub mod input;
 pub mod lexer;
