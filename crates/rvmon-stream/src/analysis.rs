@@ -107,6 +107,17 @@ impl Dnf {
         self.0.iter().any(|c| c.iter().all(|&i| fresh[i]))
     }
 
+    /// The conjuncts as bit masks over input ids, when there are at most 64 inputs.
+    pub fn masks(&self) -> Option<Vec<u64>> {
+        self.0
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .try_fold(0u64, |m, &i| (i < 64).then(|| m | 1 << i))
+            })
+            .collect()
+    }
+
     pub fn describe(&self, names: &[String]) -> String {
         if self.0.iter().any(Vec::is_empty) {
             return "every event".into();

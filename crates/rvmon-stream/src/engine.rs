@@ -74,6 +74,14 @@ enum R {
     Absent,
     /// Waiting for value `.1` of stream `.0`.
     Wait(Sid, u64),
+    Fail(Box<Error>),
+}
+
+/// An output's evaluation: its value and trigger message, or what it waits for.
+enum Out {
+    Done(Val, Option<String>),
+    Wait(Sid, u64),
+    Fail(Box<Error>),
 }
 
 /// Where accesses are resolved from: the current event, or a pending instance's event.
@@ -97,6 +105,9 @@ pub struct StreamEngine {
     /// The lowest value count a pending instance anchors at, per stream (conservative).
     floor: Vec<u64>,
     fresh: Vec<bool>,
+    /// `fresh` as a bit mask, and each output's pacing as masks (`None`: over 64 inputs).
+    fresh_mask: u64,
+    pacing_masks: Vec<Option<Vec<u64>>>,
     ticked: Vec<bool>,
     work: Vec<usize>,
     /// When recording: every decided output value (output index, value index, event, value).
@@ -118,6 +129,8 @@ impl StreamEngine {
             ready: BTreeMap::new(),
             floor: vec![u64::MAX; n],
             fresh: vec![false; prog.inputs.len()],
+            fresh_mask: 0,
+            pacing_masks: prog.outputs.iter().map(|o| o.pacing.masks()).collect(),
             ticked: vec![false; prog.outputs.len()],
             work: Vec::new(),
             decided: None,
@@ -153,9 +166,13 @@ impl StreamEngine {
         let e = self.events;
         self.events += 1;
         let n_in = self.prog.inputs.len();
+        self.fresh_mask = 0;
         for i in 0..n_in {
             let v = ev.values.get(i).cloned().flatten();
             self.fresh[i] = v.is_some();
+            if v.is_some() && i < 64 {
+                self.fresh_mask |= 1 << i;
+            }
             if let Some(v) = v {
                 let h = &mut self.hist[i];
                 h.vals.push_back(Some(v));
@@ -167,7 +184,10 @@ impl StreamEngine {
             }
         }
         for k in 0..self.prog.outputs.len() {
-            let t = self.prog.outputs[k].pacing.holds(&self.fresh);
+            let t = match &self.pacing_masks[k] {
+                Some(masks) => masks.iter().any(|m| m & !self.fresh_mask == 0),
+                None => self.prog.outputs[k].pacing.holds(&self.fresh),
+            };
             self.ticked[k] = t;
             if t {
                 let h = &mut self.hist[n_in + k];
@@ -181,9 +201,10 @@ impl StreamEngine {
                 continue;
             }
             let idx = self.hist[n_in + k].count() - 1;
-            match self.eval_output(k, &At::Now(e)).map_err(|e| *e)? {
-                Ok((v, msg)) => self.decide(k, idx, v, msg, e, ev.time)?,
-                Err((s, j)) => {
+            match self.eval_output(k, &At::Now(e)) {
+                Out::Done(v, msg) => self.decide(k, idx, v, msg, e, ev.time)?,
+                Out::Fail(err) => return Err(*err),
+                Out::Wait(s, j) => {
                     let anchors = self.prog.outputs[k]
                         .reads
                         .iter()
@@ -264,11 +285,9 @@ impl StreamEngine {
         while let Some(id) = self.work.pop() {
             let p = self.pending[id].take().expect("a live pending instance");
             let reads = self.prog.outputs[p.out].reads.clone();
-            match self
-                .eval_output(p.out, &At::Then(&reads, &p.anchors))
-                .map_err(|e| *e)?
-            {
-                Ok((v, msg)) => {
+            match self.eval_output(p.out, &At::Then(&reads, &p.anchors)) {
+                Out::Fail(e) => return Err(*e),
+                Out::Done(v, msg) => {
                     self.live_pending -= 1;
                     self.free.push(id);
                     if let Some((t, _)) = &self.prog.outputs[p.out].trigger {
@@ -276,7 +295,7 @@ impl StreamEngine {
                     }
                     self.decide(p.out, p.idx, v, msg, p.event, p.time)?;
                 }
-                Err((s, j)) => {
+                Out::Wait(s, j) => {
                     self.pending[id] = Some(p);
                     self.waiters.entry((s, j)).or_default().push(id);
                 }
@@ -354,34 +373,26 @@ impl StreamEngine {
         }
     }
 
-    /// Evaluates output `k` (and its trigger message); `Err` names the value it waits for.
-    #[allow(clippy::type_complexity)]
-    fn eval_output(
-        &self,
-        k: usize,
-        at: &At,
-    ) -> Result<Result<(Val, Option<String>), (Sid, u64)>, Box<Error>> {
+    /// Evaluates output `k` (and its trigger message).
+    fn eval_output(&self, k: usize, at: &At) -> Out {
         let o = &self.prog.outputs[k];
-        let v = match self.eval(&o.expr, at)? {
+        let v = match self.eval(&o.expr, at) {
             R::V(v) => v,
-            R::Wait(s, j) => return Ok(Err((s, j))),
-            R::Absent => {
-                return Err(Box::new(Error::msg(format!(
-                    "internal error: `{}` has no value",
-                    o.name
-                ))))
-            }
+            R::Wait(s, j) => return Out::Wait(s, j),
+            R::Fail(e) => return Out::Fail(e),
+            R::Absent => return Out::Fail(bug(&format!("`{}` has no value", o.name))),
         };
         let msg = match (&o.trigger, &v) {
             (Some((_, CMessage::Text(t))), Val::Bool(true)) => Some(t.clone()),
-            (Some((_, CMessage::Computed(m))), Val::Bool(true)) => match self.eval(m, at)? {
+            (Some((_, CMessage::Computed(m))), Val::Bool(true)) => match self.eval(m, at) {
                 R::V(m) => Some(m.to_string()),
-                R::Wait(s, j) => return Ok(Err((s, j))),
+                R::Wait(s, j) => return Out::Wait(s, j),
+                R::Fail(e) => return Out::Fail(e),
                 R::Absent => Some(String::new()),
             },
             _ => None,
         };
-        Ok(Ok((v, msg)))
+        Out::Done(v, msg)
     }
 
     fn anchor(&self, s: Sid, at: &At) -> (u64, bool) {
@@ -397,32 +408,39 @@ impl StreamEngine {
         }
     }
 
-    fn value(&self, s: Sid, idx: u64) -> Result<R, Box<Error>> {
+    fn value(&self, s: Sid, idx: u64) -> R {
         let h = &self.hist[s];
         if idx >= h.count() {
-            return Ok(if self.ended {
+            return if self.ended {
                 R::Absent
             } else {
                 R::Wait(s, idx)
-            });
+            };
         }
         if idx < h.base {
-            return Err(Box::new(Error::msg(
-                "internal error: a stream value was dropped while still needed",
-            )));
+            return R::Fail(bug("a stream value was dropped while still needed"));
         }
-        Ok(match &h.vals[(idx - h.base) as usize] {
+        match &h.vals[(idx - h.base) as usize] {
             Some(v) => R::V(v.clone()),
             None => R::Wait(s, idx),
-        })
+        }
     }
 
-    fn eval(&self, c: &CExpr, at: &At) -> Result<R, Box<Error>> {
-        Ok(match c {
+    fn eval(&self, c: &CExpr, at: &At) -> R {
+        // The value of a subexpression, or the function's result if it has none yet.
+        macro_rules! val {
+            ($e:expr) => {
+                match $e {
+                    R::V(v) => v,
+                    other => return other,
+                }
+            };
+        }
+        match c {
             CExpr::Const(v) => R::V(v.clone()),
             CExpr::Sync(s) => {
                 let (n, _) = self.anchor(*s, at);
-                self.value(*s, n - 1)?
+                self.value(*s, n - 1)
             }
             CExpr::Offset(s, k) => {
                 let (n, _) = self.anchor(*s, at);
@@ -430,107 +448,91 @@ impl StreamEngine {
                 if idx < 0 {
                     R::Absent
                 } else {
-                    self.value(*s, idx as u64)?
+                    self.value(*s, idx as u64)
                 }
             }
             CExpr::Hold(s) => match self.anchor(*s, at) {
                 (0, _) => R::Absent,
-                (n, _) => self.value(*s, n - 1)?,
+                (n, _) => self.value(*s, n - 1),
             },
             CExpr::Get(s) => match self.anchor(*s, at) {
-                (n, true) => self.value(*s, n - 1)?,
+                (n, true) => self.value(*s, n - 1),
                 _ => R::Absent,
             },
             CExpr::Fresh(s) => R::V(Val::Bool(self.anchor(*s, at).1)),
-            CExpr::Default(a, d) => match self.eval(a, at)? {
-                R::Absent => self.eval(d, at)?,
+            CExpr::Default(a, d) => match self.eval(a, at) {
+                R::Absent => self.eval(d, at),
                 r => r,
             },
-            CExpr::Neg(a) => match self.eval(a, at)? {
-                R::V(Val::Int(i)) => R::V(Val::Int(i.wrapping_neg())),
-                R::V(Val::Float(x)) => R::V(Val::Float(-x)),
-                R::V(v) => return Err(type_bug("-", &v)),
-                r => r,
+            CExpr::Neg(a) => match val!(self.eval(a, at)) {
+                Val::Int(i) => R::V(Val::Int(i.wrapping_neg())),
+                Val::Float(x) => R::V(Val::Float(-x)),
+                v => R::Fail(type_bug("-", &v)),
             },
-            CExpr::Not(a) => match self.eval(a, at)? {
-                R::V(Val::Bool(b)) => R::V(Val::Bool(!b)),
-                R::V(v) => return Err(type_bug("!", &v)),
-                r => r,
+            CExpr::Not(a) => match val!(self.eval(a, at)) {
+                Val::Bool(b) => R::V(Val::Bool(!b)),
+                v => R::Fail(type_bug("!", &v)),
             },
             CExpr::Bin(op @ (BinOp::And | BinOp::Or | BinOp::Implies), a, b) => {
-                // The value that decides the result whichever the other side is.
+                // The operand value that decides the result whichever the other one is.
                 let (left_decides, right_decides) = match op {
                     BinOp::And => (false, false),
                     BinOp::Or => (true, true),
                     _ => (false, true),
                 };
-                let ra = self.eval(a, at)?;
-                if let R::V(Val::Bool(x)) = ra {
-                    if x == left_decides {
-                        return Ok(R::V(Val::Bool(*op != BinOp::And)));
-                    }
+                let decided = R::V(Val::Bool(*op != BinOp::And));
+                let ra = self.eval(a, at);
+                if matches!(ra, R::V(Val::Bool(x)) if x == left_decides) {
+                    return decided;
                 }
-                let rb = self.eval(b, at)?;
-                if let R::V(Val::Bool(y)) = rb {
-                    if y == right_decides {
-                        return Ok(R::V(Val::Bool(*op != BinOp::And)));
-                    }
+                let rb = self.eval(b, at);
+                if matches!(rb, R::V(Val::Bool(y)) if y == right_decides) {
+                    return decided;
                 }
                 match (ra, rb) {
                     (R::V(Val::Bool(_)), R::V(Val::Bool(y))) => R::V(Val::Bool(y)),
+                    (R::Fail(e), _) | (_, R::Fail(e)) => R::Fail(e),
                     (R::Wait(s, j), _) | (_, R::Wait(s, j)) => R::Wait(s, j),
-                    _ => {
-                        return Err(Box::new(Error::msg(
-                            "internal error: a Boolean operand has no value",
-                        )))
-                    }
+                    _ => R::Fail(bug("a Boolean operand has no value")),
                 }
             }
-            CExpr::Bin(op, a, b) => match (self.eval(a, at)?, self.eval(b, at)?) {
-                (R::V(x), R::V(y)) => R::V(binary(*op, x, y)?),
-                (R::Wait(s, j), _) | (_, R::Wait(s, j)) => R::Wait(s, j),
-                _ => {
-                    return Err(Box::new(Error::msg(
-                        "internal error: an operand has no value",
-                    )))
+            CExpr::Bin(op, a, b) => {
+                let x = val!(self.eval(a, at));
+                let y = val!(self.eval(b, at));
+                match binary(*op, x, y) {
+                    Ok(v) => R::V(v),
+                    Err(e) => R::Fail(e),
                 }
-            },
-            CExpr::Ite(cond, a, b) => match self.eval(cond, at)? {
-                R::V(Val::Bool(true)) => self.eval(a, at)?,
-                R::V(Val::Bool(false)) => self.eval(b, at)?,
-                R::Wait(s, j) => R::Wait(s, j),
-                _ => {
-                    return Err(Box::new(Error::msg(
-                        "internal error: a condition has no value",
-                    )))
-                }
+            }
+            CExpr::Ite(cond, a, b) => match val!(self.eval(cond, at)) {
+                Val::Bool(true) => self.eval(a, at),
+                Val::Bool(false) => self.eval(b, at),
+                v => R::Fail(type_bug("if", &v)),
             },
             CExpr::Call(f, args) => {
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
-                    match self.eval(a, at)? {
-                        R::V(v) => vals.push(v),
-                        r => return Ok(r),
-                    }
+                    vals.push(val!(self.eval(a, at)));
                 }
-                R::V(call(*f, vals)?)
+                match call(*f, vals) {
+                    Ok(v) => R::V(v),
+                    Err(e) => R::Fail(e),
+                }
             }
-            CExpr::Cast(to, a) => match self.eval(a, at)? {
-                R::V(v) => R::V(cast(*to, v)),
-                r => r,
-            },
+            CExpr::Cast(to, a) => R::V(cast(*to, val!(self.eval(a, at)))),
             CExpr::Format(template, args) => {
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
-                    match self.eval(a, at)? {
-                        R::V(v) => vals.push(v),
-                        r => return Ok(r),
-                    }
+                    vals.push(val!(self.eval(a, at)));
                 }
                 R::V(Val::Str(format_template(template, &vals).into()))
             }
-        })
+        }
     }
+}
+
+fn bug(what: &str) -> Box<Error> {
+    Box::new(Error::msg(format!("internal error: {what}")))
 }
 
 fn type_bug(op: &str, v: &Val) -> Box<Error> {
@@ -620,6 +622,12 @@ fn call(f: Func, mut args: Vec<Val>) -> Result<Val, Box<Error>> {
 /// integer division by zero is an error instead of RTLola's crash.
 fn binary(op: BinOp, x: Val, y: Val) -> Result<Val, Box<Error>> {
     use std::cmp::Ordering;
+    if matches!(
+        op,
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem | BinOp::Pow
+    ) {
+        return arithmetic(op, x, y);
+    }
     let ord = match (&x, &y) {
         (Val::Int(a), Val::Int(b)) => a.partial_cmp(b),
         (Val::UInt(a), Val::UInt(b)) => a.partial_cmp(b),
@@ -629,7 +637,6 @@ fn binary(op: BinOp, x: Val, y: Val) -> Result<Val, Box<Error>> {
         _ => return Err(type_bug("a comparison", &x)),
     };
     let cmp = |f: fn(Ordering) -> bool| Val::Bool(ord.is_some_and(f));
-    let div_zero = || Box::new(Error::msg("division by zero"));
     Ok(match op {
         BinOp::Eq => cmp(|o| o == Ordering::Equal),
         BinOp::Ne => Val::Bool(ord != Some(Ordering::Equal)),
@@ -637,41 +644,44 @@ fn binary(op: BinOp, x: Val, y: Val) -> Result<Val, Box<Error>> {
         BinOp::Le => cmp(|o| o != Ordering::Greater),
         BinOp::Gt => cmp(|o| o == Ordering::Greater),
         BinOp::Ge => cmp(|o| o != Ordering::Less),
-        _ => match (x, y) {
-            (Val::Int(a), Val::Int(b)) => Val::Int(match op {
-                BinOp::Add => a.wrapping_add(b),
-                BinOp::Sub => a.wrapping_sub(b),
-                BinOp::Mul => a.wrapping_mul(b),
-                BinOp::Div => a.checked_div(b).ok_or_else(div_zero)?,
-                BinOp::Rem => a.checked_rem(b).ok_or_else(div_zero)?,
-                BinOp::Pow => a.wrapping_pow(
-                    u32::try_from(b)
-                        .map_err(|_| Error::msg(format!("exponent {b} out of range")))?,
-                ),
-                _ => unreachable!("handled above"),
-            }),
-            (Val::UInt(a), Val::UInt(b)) => Val::UInt(match op {
-                BinOp::Add => a.wrapping_add(b),
-                BinOp::Sub => a.wrapping_sub(b),
-                BinOp::Mul => a.wrapping_mul(b),
-                BinOp::Div => a.checked_div(b).ok_or_else(div_zero)?,
-                BinOp::Rem => a.checked_rem(b).ok_or_else(div_zero)?,
-                BinOp::Pow => a.wrapping_pow(
-                    u32::try_from(b)
-                        .map_err(|_| Error::msg(format!("exponent {b} out of range")))?,
-                ),
-                _ => unreachable!("handled above"),
-            }),
-            (Val::Float(a), Val::Float(b)) => Val::Float(match op {
-                BinOp::Add => a + b,
-                BinOp::Sub => a - b,
-                BinOp::Mul => a * b,
-                BinOp::Div => a / b,
-                BinOp::Rem => a % b,
-                BinOp::Pow => a.powf(b),
-                _ => unreachable!("handled above"),
-            }),
-            (x, _) => return Err(type_bug("arithmetic", &x)),
-        },
+        _ => unreachable!("arithmetic is handled above"),
+    })
+}
+
+fn arithmetic(op: BinOp, x: Val, y: Val) -> Result<Val, Box<Error>> {
+    let div_zero = || Box::new(Error::msg("division by zero"));
+    Ok(match (x, y) {
+        (Val::Int(a), Val::Int(b)) => Val::Int(match op {
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
+            BinOp::Div => a.checked_div(b).ok_or_else(div_zero)?,
+            BinOp::Rem => a.checked_rem(b).ok_or_else(div_zero)?,
+            BinOp::Pow => a.wrapping_pow(
+                u32::try_from(b).map_err(|_| Error::msg(format!("exponent {b} out of range")))?,
+            ),
+            _ => unreachable!("handled above"),
+        }),
+        (Val::UInt(a), Val::UInt(b)) => Val::UInt(match op {
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
+            BinOp::Div => a.checked_div(b).ok_or_else(div_zero)?,
+            BinOp::Rem => a.checked_rem(b).ok_or_else(div_zero)?,
+            BinOp::Pow => a.wrapping_pow(
+                u32::try_from(b).map_err(|_| Error::msg(format!("exponent {b} out of range")))?,
+            ),
+            _ => unreachable!("handled above"),
+        }),
+        (Val::Float(a), Val::Float(b)) => Val::Float(match op {
+            BinOp::Add => a + b,
+            BinOp::Sub => a - b,
+            BinOp::Mul => a * b,
+            BinOp::Div => a / b,
+            BinOp::Rem => a % b,
+            BinOp::Pow => a.powf(b),
+            _ => unreachable!("handled above"),
+        }),
+        (x, _) => return Err(type_bug("arithmetic", &x)),
     })
 }

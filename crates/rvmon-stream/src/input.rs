@@ -131,12 +131,12 @@ impl<R: BufRead> CsvEvents<R> {
             let Some((input, ty)) = self.columns[c] else {
                 continue;
             };
-            let cell = unquote(self.buf[a..b].trim());
+            let cell = unquote(self.buf[a..b].trim_ascii());
             if cell.is_empty() || cell == "#" {
                 continue;
             }
             let v = Val::parse(ty, cell).ok_or_else(|| {
-                let lead = self.buf[a..b].len() - self.buf[a..b].trim_start().len();
+                let lead = self.buf[a..b].len() - self.buf[a..b].trim_ascii_start().len();
                 self.err(
                     a + lead,
                     format!(
@@ -150,7 +150,7 @@ impl<R: BufRead> CsvEvents<R> {
         ev.time = match self.time_col {
             Some(c) => {
                 let (a, b) = self.cells[c];
-                let text = unquote(self.buf[a..b].trim());
+                let text = unquote(self.buf[a..b].trim_ascii());
                 let t = parse_seconds(text).ok_or_else(|| {
                     self.err(
                         a,
