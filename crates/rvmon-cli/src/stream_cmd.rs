@@ -2,11 +2,13 @@
 //! syntax). Triggers are the violations: each is written as soon as it is decided.
 
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
 
 use rvmon_core::Error;
+use rvmon_stream::ast::Type;
 use rvmon_stream::bsrv::{Bsrv, NoUniqueModel};
 use rvmon_stream::engine::Event;
-use rvmon_stream::input::CsvEvents;
+use rvmon_stream::input::{CsvEvents, EventSource, JsonlEvents};
 use rvmon_stream::output::time_text;
 use rvmon_stream::output::{jsonl_line, rtlola_line, text_line};
 use rvmon_stream::Program;
@@ -62,6 +64,47 @@ pub fn explain(spec: &str, p: &Program) -> String {
         ),
     };
     s
+}
+
+/// The events of the trace (a file, or standard input): JSON Lines for `.jsonl`/`.ndjson` or
+/// `--format jsonl`, CSV otherwise.
+fn open_events(
+    args: &CheckArgs,
+    inputs: &[(String, Type)],
+    err: &mut dyn Write,
+) -> Result<Box<dyn EventSource>, Error> {
+    let trace = args.trace.as_deref().filter(|t| *t != "-");
+    let format = args
+        .format
+        .or_else(|| trace.and_then(|p| TraceFormat::from_path(Path::new(p))));
+    let input: Box<dyn BufRead> = match trace {
+        Some(p) => Box::new(std::io::BufReader::with_capacity(
+            1 << 16,
+            std::fs::File::open(p).map_err(|e| Error::msg(format!("{p}: cannot open: {e}")))?,
+        )),
+        None => {
+            if std::io::stdin().is_terminal() {
+                writeln!(
+                    err,
+                    "rvmon: reading events from standard input (end with Ctrl-D)"
+                )?;
+            }
+            Box::new(std::io::BufReader::new(std::io::stdin()))
+        }
+    };
+    let name = trace.unwrap_or("<stdin>");
+    let time = args.time_field.as_deref();
+    Ok(match format {
+        Some(TraceFormat::Jsonl) => Box::new(JsonlEvents::new(input, name, inputs, time)),
+        None | Some(TraceFormat::Csv | TraceFormat::Signal | TraceFormat::CsrvCsv) => {
+            Box::new(CsvEvents::new(input, name, inputs, time)?)
+        }
+        Some(f) => {
+            return Err(Error::msg(format!(
+                "stream specifications read CSV (a header naming the inputs and a time column) or JSON Lines; --format {f:?} is not supported for them"
+            )))
+        }
+    })
 }
 
 /// The automaton analysis of a small Boolean specification, for `--explain`.
@@ -130,16 +173,6 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
         return Ok(0);
     }
-    if let Some(f) = args.format {
-        if !matches!(
-            f,
-            TraceFormat::Signal | TraceFormat::Csv | TraceFormat::CsrvCsv
-        ) {
-            return Err(Error::msg(format!(
-                "stream specifications read CSV events (a header naming the inputs and a time column); --format {f:?} is not supported for them"
-            )));
-        }
-    }
     if args.output == Output::Monpoly {
         return Err(Error::msg("--output monpoly is for temporal formulas; stream specifications write text, jsonl or rtlola"));
     }
@@ -152,26 +185,10 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
             c[0]
         )?;
     }
-    let trace = args.trace.as_deref().filter(|t| *t != "-");
-    let online = trace.is_none();
-    let input: Box<dyn BufRead> = match trace {
-        Some(p) => Box::new(std::io::BufReader::with_capacity(
-            1 << 16,
-            std::fs::File::open(p).map_err(|e| Error::msg(format!("{p}: cannot open: {e}")))?,
-        )),
-        None => {
-            if std::io::stdin().is_terminal() {
-                writeln!(
-                    err,
-                    "rvmon: reading events from standard input (end with Ctrl-D)"
-                )?;
-            }
-            Box::new(std::io::BufReader::new(std::io::stdin()))
-        }
-    };
-    let name = trace.unwrap_or("<stdin>");
+    let online = args.trace.as_deref().is_none_or(|t| t == "-");
+    let mut source = open_events(args, &program.inputs, err)?;
     let mut fired = 0u64;
-    let result = rvmon_stream::run_csv(program, input, name, args.time_field.as_deref(), |f| {
+    let result = rvmon_stream::run_events(program, &mut *source, |f| {
         fired += 1;
         let line = match args.output {
             Output::Jsonl => jsonl_line(f),
@@ -203,20 +220,13 @@ fn run_two_pass(
         .automaton(AUTOMATON_LIMIT)
         .map_err(|e| Error::msg(format!("{}: {e}", args.spec)))?;
     writeln!(err, "rvmon: {} is not well-formed; running the Boolean stream automaton ({} states) over the whole trace", args.spec, nfa.state_count())?;
-    let path = args.trace.as_deref().filter(|t| *t != "-");
-    let input: Box<dyn BufRead> = match path {
-        Some(p) => Box::new(std::io::BufReader::new(
-            std::fs::File::open(p).map_err(|e| Error::msg(format!("{p}: cannot open: {e}")))?,
-        )),
-        None => Box::new(std::io::BufReader::new(std::io::stdin())),
-    };
-    let name = path.unwrap_or("<stdin>");
-    let inputs: Vec<(String, rvmon_stream::ast::Type)> = b
-        .inputs
-        .iter()
-        .map(|n| (n.clone(), rvmon_stream::ast::Type::Bool))
-        .collect();
-    let mut events = CsvEvents::new(input, name, &inputs, args.time_field.as_deref())?;
+    let name = args
+        .trace
+        .as_deref()
+        .filter(|t| *t != "-")
+        .unwrap_or("<stdin>");
+    let inputs: Vec<(String, Type)> = b.inputs.iter().map(|n| (n.clone(), Type::Bool)).collect();
+    let mut events = open_events(args, &inputs, err)?;
     let (mut letters, mut times) = (Vec::new(), Vec::new());
     let mut ev = Event::default();
     while events.next_event(&mut ev)? {

@@ -1,7 +1,10 @@
-//! Events from CSV: a header naming the input streams (other columns are ignored) and a time
-//! column, then one event per row. A cell `#` (RTLola's marker) or an empty cell means the
-//! stream has no value at that event. Times are decimal seconds, read exactly into
-//! nanoseconds (`0.1` is 100 ms, not the nearest float), and must not decrease.
+//! Events for stream specifications, one per CSV row or JSON Lines object.
+//!
+//! CSV: a header naming the input streams (other columns are ignored) and a time column, then
+//! one event per row. A cell `#` (RTLola's marker) or an empty cell means the stream has no
+//! value at that event. JSON Lines: one object per line, `{"time": 0.5, "a": 3}`; a missing
+//! key or `null` means no value. Times are decimal seconds, read exactly into nanoseconds
+//! (`0.1` is 100 ms, not the nearest float), and must not decrease.
 
 use std::io::BufRead;
 
@@ -10,6 +13,12 @@ use rvmon_core::{Error, SourcePos};
 use crate::ast::Type;
 use crate::engine::Event;
 use crate::value::Val;
+
+/// A source of events for a stream specification.
+pub trait EventSource {
+    /// Reads the next event into `ev`; `false` at the end.
+    fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error>;
+}
 
 pub struct CsvEvents<R> {
     reader: R,
@@ -95,9 +104,10 @@ impl<R: BufRead> CsvEvents<R> {
             msg,
         )
     }
+}
 
-    /// Reads the next event into `ev`; `false` at the end.
-    pub fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error> {
+impl<R: BufRead> EventSource for CsvEvents<R> {
+    fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error> {
         loop {
             self.buf.clear();
             let n = self
@@ -167,6 +177,124 @@ impl<R: BufRead> CsvEvents<R> {
             }
             None => self.rows.saturating_mul(1_000_000_000),
         };
+        self.last_time = ev.time;
+        self.rows += 1;
+        Ok(true)
+    }
+}
+
+/// Events from JSON Lines.
+pub struct JsonlEvents<R> {
+    reader: R,
+    file: String,
+    line: usize,
+    inputs: Vec<(String, Type)>,
+    time_field: Option<String>,
+    last_time: i64,
+    rows: i64,
+    buf: String,
+}
+
+impl<R: BufRead> JsonlEvents<R> {
+    /// `time_field` names the time key; by default `time`, `ts` or `timestamp`. Without one,
+    /// the line's index is the time in seconds.
+    pub fn new(reader: R, file: &str, inputs: &[(String, Type)], time_field: Option<&str>) -> Self {
+        JsonlEvents {
+            reader,
+            file: file.to_string(),
+            line: 0,
+            inputs: inputs.to_vec(),
+            time_field: time_field.map(str::to_string),
+            last_time: i64::MIN,
+            rows: 0,
+            buf: String::new(),
+        }
+    }
+
+    fn err(&self, msg: String) -> Error {
+        Error::at(
+            SourcePos {
+                file: self.file.clone(),
+                line: self.line,
+                col: 1,
+            },
+            msg,
+        )
+    }
+}
+
+impl<R: BufRead> EventSource for JsonlEvents<R> {
+    fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error> {
+        loop {
+            self.buf.clear();
+            let n = self
+                .reader
+                .read_line(&mut self.buf)
+                .map_err(|e| Error::msg(format!("{}: cannot read: {e}", self.file)))?;
+            if n == 0 {
+                return Ok(false);
+            }
+            self.line += 1;
+            if !self.buf.trim().is_empty() {
+                break;
+            }
+        }
+        let obj: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&self.buf)
+            .map_err(|e| {
+                Error::at(
+                    SourcePos {
+                        file: self.file.clone(),
+                        line: self.line,
+                        col: e.column().max(1),
+                    },
+                    format!("expected a JSON object with the inputs' values: {e}"),
+                )
+            })?;
+        ev.values.clear();
+        for (name, ty) in &self.inputs {
+            let v = match obj.get(name) {
+                None | Some(serde_json::Value::Null) => None,
+                Some(j) => {
+                    let text = match j {
+                        serde_json::Value::String(s) if *ty == Type::Str => s.clone(),
+                        serde_json::Value::Bool(b) if *ty == Type::Bool => b.to_string(),
+                        serde_json::Value::Number(n)
+                            if matches!(ty, Type::Int | Type::UInt | Type::Float) =>
+                        {
+                            n.to_string()
+                        }
+                        other => {
+                            return Err(self.err(format!(
+                                "`{name}`: expected {} value, found {other}",
+                                ty.a()
+                            )))
+                        }
+                    };
+                    Some(Val::parse(*ty, &text).ok_or_else(|| {
+                        self.err(format!("`{name}`: expected {} value, found {text}", ty.a()))
+                    })?)
+                }
+            };
+            ev.values.push(v);
+        }
+        let key = match &self.time_field {
+            Some(k) => Some(k.as_str()),
+            None => ["time", "ts", "timestamp"]
+                .into_iter()
+                .find(|k| obj.contains_key(*k)),
+        };
+        ev.time = match key.map(|k| (k, obj.get(k))) {
+            Some((_, Some(serde_json::Value::Number(n)))) => {
+                let text = n.to_string();
+                parse_seconds(&text)
+                    .ok_or_else(|| self.err(format!("expected a time in seconds, found {text}")))?
+            }
+            Some((k, _)) => return Err(self.err(format!("expected a number of seconds in `{k}`"))),
+            None => self.rows.saturating_mul(1_000_000_000),
+        };
+        if ev.time < self.last_time {
+            return Err(self.err("time is earlier than the previous event's".into()));
+        }
         self.last_time = ev.time;
         self.rows += 1;
         Ok(true)
@@ -245,6 +373,30 @@ mod tests {
         assert_eq!(parse_seconds("3"), Some(3_000_000_000));
         assert_eq!(parse_seconds("1e3"), None);
         assert_eq!(parse_seconds("0.0000000001"), None);
+    }
+
+    #[test]
+    fn json_lines_with_missing_values() {
+        let inputs = vec![("a".to_string(), Type::Int), ("s".to_string(), Type::Str)];
+        let data = "{\"time\": 0.30, \"a\": 3}\n{\"ts\": 1, \"a\": null, \"s\": \"x\"}\n{\"time\": 2, \"a\": \"no\"}\n";
+        let mut r = JsonlEvents::new(data.as_bytes(), "t.jsonl", &inputs, None);
+        let mut ev = Event::default();
+        assert!(r.next_event(&mut ev).unwrap());
+        assert_eq!(
+            (ev.time, ev.values.clone()),
+            (300_000_000, vec![Some(Val::Int(3)), None])
+        );
+        assert!(r.next_event(&mut ev).unwrap());
+        assert_eq!(
+            (ev.time, ev.values.clone()),
+            (1_000_000_000, vec![None, Some(Val::Str("x".into()))])
+        );
+        let e = r.next_event(&mut ev).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("t.jsonl:3:1: `a`: expected an Int64 value"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -31,22 +31,19 @@ pub fn compile(file: &str, text: &str) -> Result<Program, Error> {
     analyze(file, text, &spec)
 }
 
-/// Runs `program` over the CSV events of `reader` (named `file`), handing every fired trigger
-/// to `on_fire` as soon as it is decided; returns the number of events. On a bad row, the
-/// triggers decided before it have been handed over already.
-pub fn run_csv<R: BufRead>(
+/// Runs `program` over the events of `source`, handing every fired trigger to `on_fire` as
+/// soon as it is decided; returns the number of events. On a bad event, the triggers decided
+/// before it have been handed over already.
+pub fn run_events(
     program: Program,
-    reader: R,
-    file: &str,
-    time_field: Option<&str>,
+    source: &mut dyn input::EventSource,
     mut on_fire: impl FnMut(&Firing) -> Result<(), Error>,
 ) -> Result<u64, Error> {
-    let mut events = input::CsvEvents::new(reader, file, &program.inputs, time_field)?;
     let mut engine = StreamEngine::new(program);
     let mut ev = engine::Event::default();
     let mut fired = Vec::new();
     let mut n = 0;
-    while events.next_event(&mut ev)? {
+    while source.next_event(&mut ev)? {
         n += 1;
         engine.step(&ev, &mut fired)?;
         for f in fired.drain(..) {
@@ -58,4 +55,16 @@ pub fn run_csv<R: BufRead>(
         on_fire(&f)?;
     }
     Ok(n)
+}
+
+/// [`run_events`] over CSV rows.
+pub fn run_csv<R: BufRead>(
+    program: Program,
+    reader: R,
+    file: &str,
+    time_field: Option<&str>,
+    on_fire: impl FnMut(&Firing) -> Result<(), Error>,
+) -> Result<u64, Error> {
+    let mut events = input::CsvEvents::new(reader, file, &program.inputs, time_field)?;
+    run_events(program, &mut events, on_fire)
 }
