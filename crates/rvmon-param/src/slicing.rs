@@ -1,0 +1,288 @@
+//! Algorithm A with patterns (paper 03, Fig. 3) and its constraint extension (Fig. 4).
+//!
+//! A *binding* maps parameters to values; the bindings form a join semilattice once the
+//! inconsistent binding ⊤ is added. Events are matched against *patterns* `f(x, y)`: the
+//! most general injective matcher of a pattern and an event binds the pattern's variables to
+//! the event's values, or is ⊤ when they do not match (or two variables would get the same
+//! value). The table maps every binding seen (joins included) to its slice: the events that
+//! some pattern matches under that binding. Any binding's slice is then the slice of the
+//! largest table entry below it (Theorem 2), which is what makes the table usable online.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use rvmon_core::Value;
+
+/// A parameter binding: sorted (parameter, value) pairs, or the inconsistent binding ⊤.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Binding {
+    Map(Vec<(usize, Value)>),
+    Top,
+}
+
+impl Binding {
+    /// The empty binding ⊥.
+    pub fn bottom() -> Binding {
+        Binding::Map(Vec::new())
+    }
+
+    /// `self ⊑ other`: `other` is ⊤ or extends `self`.
+    pub fn below(&self, other: &Binding) -> bool {
+        match (self, other) {
+            (_, Binding::Top) => true,
+            (Binding::Top, _) => false,
+            (Binding::Map(a), Binding::Map(b)) => a.iter().all(|p| b.contains(p)),
+        }
+    }
+
+    /// The injective least upper bound `⊔_i`: ⊤ if the two disagree on a parameter or two
+    /// parameters would get the same value.
+    pub fn join(&self, other: &Binding) -> Binding {
+        let (Binding::Map(a), Binding::Map(b)) = (self, other) else {
+            return Binding::Top;
+        };
+        let mut out = a.clone();
+        for &(x, v) in b {
+            match out.iter().find(|p| p.0 == x) {
+                Some(&(_, w)) if w != v => return Binding::Top,
+                Some(_) => {}
+                None => out.push((x, v)),
+            }
+        }
+        out.sort_by_key(|p| p.0);
+        let values: FxHashSet<Value> = out.iter().map(|p| p.1).collect();
+        if values.len() < out.len() {
+            return Binding::Top;
+        }
+        Binding::Map(out)
+    }
+}
+
+/// A pattern argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    Var(usize),
+    Const(Value),
+}
+
+/// An event pattern `name(t1, …, tn)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pattern {
+    pub name: String,
+    pub args: Vec<Term>,
+}
+
+/// An event with data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub name: String,
+    pub args: Vec<Value>,
+}
+
+impl Pattern {
+    /// The most general injective matcher of this pattern and `e` (`mgm_i`), ⊤ if none.
+    pub fn matcher(&self, e: &Event) -> Binding {
+        if self.name != e.name || self.args.len() != e.args.len() {
+            return Binding::Top;
+        }
+        let mut b: Vec<(usize, Value)> = Vec::new();
+        for (t, &v) in self.args.iter().zip(&e.args) {
+            match t {
+                Term::Const(c) if *c != v => return Binding::Top,
+                Term::Const(_) => {}
+                Term::Var(x) => match b.iter().find(|p| p.0 == *x) {
+                    Some(&(_, w)) if w != v => return Binding::Top,
+                    Some(_) => {}
+                    None => b.push((*x, v)),
+                },
+            }
+        }
+        Binding::Map(b).join(&Binding::bottom())
+    }
+
+    /// Whether `θ(p) = e`: the binding gives every variable of the pattern the event's value.
+    fn instantiates_to(&self, theta: &[(usize, Value)], e: &Event) -> bool {
+        self.name == e.name
+            && self.args.len() == e.args.len()
+            && self.args.iter().zip(&e.args).all(|(t, v)| match t {
+                Term::Const(c) => c == v,
+                Term::Var(x) => theta.iter().any(|p| p.0 == *x && p.1 == *v),
+            })
+    }
+}
+
+/// Definition 5 (the reference): the slice of `trace` for `theta` — the whole trace for ⊤,
+/// otherwise the events `q` with `θ(p) = q` for some pattern `p` (indices into `trace`).
+pub fn slice(patterns: &[Pattern], trace: &[Event], theta: &Binding) -> Vec<usize> {
+    match theta {
+        Binding::Top => (0..trace.len()).collect(),
+        Binding::Map(m) => (0..trace.len())
+            .filter(|&i| patterns.iter().any(|p| p.instantiates_to(m, &trace[i])))
+            .collect(),
+    }
+}
+
+/// A conjunction of order constraints between parameters (`x < y`, `x <= y`, `x != y`), read
+/// over a dense order as the paper's solver does: a partial binding is kept when its values
+/// can be extended to a solution.
+#[derive(Clone, Debug, Default)]
+pub struct Constraints {
+    /// (a, b, strict): `a < b` if strict, else `a <= b`.
+    pub order: Vec<(usize, usize, bool)>,
+    pub distinct: Vec<(usize, usize)>,
+}
+
+impl Constraints {
+    /// Whether `b` (not ⊤) can be extended to satisfy every constraint.
+    pub fn satisfiable(&self, b: &[(usize, Value)]) -> bool {
+        let n = self
+            .order
+            .iter()
+            .flat_map(|&(a, b, _)| [a, b])
+            .chain(self.distinct.iter().flat_map(|&(a, b)| [a, b]))
+            .chain(b.iter().map(|p| p.0))
+            .max()
+            .map_or(0, |m| m + 1);
+        // Strongest path between parameters: None, Some(false) for <=, Some(true) for <.
+        let mut path = vec![vec![None::<bool>; n]; n];
+        for &(a, c, strict) in &self.order {
+            path[a][c] = Some(path[a][c].unwrap_or(false) || strict);
+        }
+        for k in 0..n {
+            for i in 0..n {
+                for j in 0..n {
+                    if let (Some(x), Some(y)) = (path[i][k], path[k][j]) {
+                        path[i][j] = Some(path[i][j].unwrap_or(false) || x || y);
+                    }
+                }
+            }
+        }
+        if (0..n).any(|i| path[i][i] == Some(true)) {
+            return false;
+        }
+        let val = |x: usize| b.iter().find(|p| p.0 == x).map(|p| p.1);
+        let num = |v: Value| match v {
+            Value::Int(i) => Some(i as f64),
+            Value::Float(f) => Some(f),
+            _ => None,
+        };
+        for i in 0..n {
+            for j in 0..n {
+                if let (Some(strict), Some(vi), Some(vj)) = (path[i][j], val(i), val(j)) {
+                    let (Some(a), Some(c)) = (num(vi), num(vj)) else {
+                        continue;
+                    };
+                    if a > c || (strict && a == c) {
+                        return false;
+                    }
+                }
+            }
+        }
+        self.distinct.iter().all(|&(a, c)| match (val(a), val(c)) {
+            (Some(x), Some(y)) => x != y,
+            _ => path[a][c] != Some(false) || path[c][a] != Some(false),
+        })
+    }
+}
+
+/// The table of slices of Algorithm A with patterns (and constraints): every binding seen,
+/// with its slice as indices into the trace.
+pub struct SliceTable {
+    patterns: Vec<Pattern>,
+    constraints: Option<Constraints>,
+    table: FxHashMap<Binding, Vec<usize>>,
+    events: usize,
+}
+
+impl SliceTable {
+    pub fn new(patterns: Vec<Pattern>, constraints: Option<Constraints>) -> SliceTable {
+        let mut table = FxHashMap::default();
+        table.insert(Binding::bottom(), Vec::new());
+        table.insert(Binding::Top, Vec::new());
+        SliceTable {
+            patterns,
+            constraints,
+            table,
+            events: 0,
+        }
+    }
+
+    /// The largest table entry below `theta` (`⨆_i Θ[θ]`).
+    pub fn lookup_binding(&self, theta: &Binding) -> Binding {
+        self.table
+            .keys()
+            .filter(|b| b.below(theta))
+            .fold(Binding::bottom(), |acc, b| acc.join(b))
+    }
+
+    /// The slice of any binding, looked up in the table (Theorem 2 (8)).
+    pub fn lookup(&self, theta: &Binding) -> &[usize] {
+        &self.table[&self.lookup_binding(theta)]
+    }
+
+    fn allowed(&self, b: &Binding) -> bool {
+        match (b, &self.constraints) {
+            (Binding::Map(m), Some(c)) => c.satisfiable(m),
+            _ => true,
+        }
+    }
+
+    /// Lines 3–7 of Fig. 3 for one event.
+    pub fn push(&mut self, e: &Event) {
+        let i = self.events;
+        self.events += 1;
+        let mut sigma: FxHashSet<Binding> = self.patterns.iter().map(|p| p.matcher(e)).collect();
+        // Beyond the paper: with constants in patterns (`f(x, 2)`, `f(1, y)`), two matchers of
+        // the same event can be compatible; closing Σ under joins keeps the table
+        // join-closed, which the lookup needs. (With variable-only patterns, as in the
+        // paper, distinct matchers always join to ⊤ and this adds nothing.)
+        loop {
+            let joins: Vec<Binding> = sigma
+                .iter()
+                .flat_map(|a| sigma.iter().map(move |b| a.join(b)))
+                .filter(|j| !sigma.contains(j))
+                .collect();
+            if joins.is_empty() {
+                break;
+            }
+            sigma.extend(joins);
+        }
+        let mut updated: FxHashSet<Binding> = FxHashSet::default();
+        for s in &sigma {
+            for t in self.table.keys() {
+                let j = s.join(t);
+                if self.allowed(&j) {
+                    updated.insert(j);
+                }
+            }
+        }
+        // Every source slice is read before any is extended.
+        let new: Vec<(Binding, Vec<usize>)> = updated
+            .into_iter()
+            .map(|b| {
+                let mut sl = self.lookup(&b).to_vec();
+                sl.push(i);
+                (b, sl)
+            })
+            .collect();
+        for (b, sl) in new {
+            self.table.insert(b, sl);
+        }
+    }
+
+    /// The table: every binding and its slice, sorted by binding (⊤ last).
+    pub fn entries(&self) -> Vec<(Binding, Vec<usize>)> {
+        let mut v: Vec<(Binding, Vec<usize>)> = self
+            .table
+            .iter()
+            .map(|(b, s)| (b.clone(), s.clone()))
+            .collect();
+        v.sort_by_key(|(b, _)| match b {
+            Binding::Top => (1, usize::MAX, String::new()),
+            Binding::Map(m) => (0, m.len(), format!("{m:?}")),
+        });
+        v
+    }
+
+    pub fn patterns(&self) -> &[Pattern] {
+        &self.patterns
+    }
+}
