@@ -164,13 +164,11 @@ impl Constraints {
             Value::Float(f) => Some(f),
             _ => None,
         };
-        for i in 0..n {
-            for j in 0..n {
-                if let (Some(strict), Some(vi), Some(vj)) = (path[i][j], val(i), val(j)) {
-                    let (Some(a), Some(c)) = (num(vi), num(vj)) else {
-                        continue;
-                    };
-                    if a > c || (strict && a == c) {
+        // Bound parameters ordered by a path of constraints must have ordered values.
+        for &(i, vi) in b {
+            for &(j, vj) in b {
+                if let (Some(strict), Some(x), Some(y)) = (path[i][j], num(vi), num(vj)) {
+                    if x > y || (strict && x == y) {
                         return false;
                     }
                 }
