@@ -1,10 +1,14 @@
 //! Parametric monitoring by trace slicing (paper 03, Ballarin: Algorithm A generalised to
 //! patterns and constraints).
 //!
-//! So far this crate holds the slicing layer: [`slicing::SliceTable`] runs Algorithm A with
-//! patterns (and with order constraints) and exposes its table of slices, and
-//! [`slicing::slice`] computes a slice straight from Definition 5, as the reference. The
-//! parametric engine that keeps a monitor state per binding instead of a slice, the `.rvm`
-//! language and RV-Monitor's indexing are not built yet.
+//! * [`slicing::SliceTable`] runs Algorithm A with patterns (and with order constraints) and
+//!   exposes its table of slices; [`slicing::slice`] computes a slice straight from
+//!   Definition 5, as the reference.
+//! * [`monitor::ParamMonitor`] keeps a finite-state machine's state per binding instead of
+//!   the slice.
+//!
+//! Not built yet: the `.rvm` language, RV-Monitor's indexing trees, monitor garbage
+//! collection, ERE/LTL bodies.
 
+pub mod monitor;
 pub mod slicing;

@@ -1,0 +1,119 @@
+//! The per-binding machine monitor: JavaMOP's HasNext on interleaved iterators, and on random
+//! machines and traces the same state for every binding as running the machine over the
+//! binding's slice (Definition 5).
+
+use proptest::prelude::*;
+use rvmon_core::Value;
+use rvmon_param::monitor::{Fsm, ParamMonitor, Report};
+use rvmon_param::slicing::{slice, Binding, Event, Pattern, Term};
+
+fn ev(name: &str, args: &[i64]) -> Event {
+    Event {
+        name: name.into(),
+        args: args.iter().map(|&v| Value::Int(v)).collect(),
+    }
+}
+
+/// JavaMOP's HasNext (from JavaMOP's property library, not the paper): `next` only after
+/// `hasnexttrue`.
+fn has_next() -> (Vec<Pattern>, Fsm) {
+    let i = || vec![Term::Var(0)];
+    let patterns = ["hasnexttrue", "hasnextfalse", "next"]
+        .iter()
+        .map(|n| Pattern {
+            name: n.to_string(),
+            args: i(),
+        })
+        .collect();
+    // states: 0 na, 1 more, 2 none, 3 error; symbols: hasnexttrue, hasnextfalse, next
+    let fsm = Fsm {
+        states: vec!["na".into(), "more".into(), "none".into(), "error".into()],
+        start: 0,
+        symbols: vec!["hasnexttrue".into(), "hasnextfalse".into(), "next".into()],
+        delta: vec![
+            vec![Some(1), Some(2), Some(3)],
+            vec![Some(1), None, Some(0)],
+            vec![None, Some(2), Some(3)],
+            vec![None, None, None],
+        ],
+        verdicts: vec![None, None, None, Some("violation".into())],
+    };
+    (patterns, fsm)
+}
+
+#[test]
+fn has_next_on_interleaved_iterators() {
+    let (patterns, fsm) = has_next();
+    let mut m = ParamMonitor::new(patterns, fsm);
+    let trace = [
+        ev("hasnexttrue", &[1]),
+        ev("hasnexttrue", &[2]),
+        ev("next", &[1]),
+        ev("next", &[2]),
+        ev("next", &[2]),
+        ev("hasnextfalse", &[1]),
+        ev("next", &[1]),
+    ];
+    let mut out = Vec::new();
+    trace.iter().for_each(|e| m.push(e, &mut out));
+    let b = |v| Binding::Map(vec![(0, Value::Int(v))]);
+    assert_eq!(
+        out,
+        vec![
+            Report {
+                event: 4,
+                binding: b(2),
+                category: "violation".into()
+            },
+            Report {
+                event: 6,
+                binding: b(1),
+                category: "violation".into()
+            },
+        ]
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn states_are_the_machine_over_each_slice(
+        delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.9, 0usize..3), 2), 3),
+        tr in prop::collection::vec((prop::sample::select(vec!["a", "b"]), 1i64..4, 1i64..4), 0..8),
+    ) {
+        // a(x, y) and b(y): bindings of one and two parameters.
+        let patterns = vec![
+            Pattern { name: "a".into(), args: vec![Term::Var(0), Term::Var(1)] },
+            Pattern { name: "b".into(), args: vec![Term::Var(1)] },
+        ];
+        let fsm = Fsm {
+            states: vec!["s0".into(), "s1".into(), "s2".into()],
+            start: 0,
+            symbols: vec!["a".into(), "b".into()],
+            delta,
+            verdicts: vec![None, None, Some("hit".into())],
+        };
+        let trace: Vec<Event> = tr
+            .iter()
+            .map(|&(n, x, y)| if n == "a" { ev(n, &[x, y]) } else { ev(n, &[y]) })
+            .collect();
+        let mut m = ParamMonitor::new(patterns.clone(), fsm.clone());
+        let mut out = Vec::new();
+        for (k, e) in trace.iter().enumerate() {
+            m.push(e, &mut out);
+            // Every injective binding over values 1..3 has the state of its slice so far.
+            for x in 0..4i64 {
+                for y in 1..4i64 {
+                    if x == y { continue; }
+                    let mut pairs = vec![(1, Value::Int(y))];
+                    if x > 0 { pairs.insert(0, (0, Value::Int(x))); }
+                    let b = Binding::Map(pairs);
+                    let sl = slice(&patterns, &trace[..=k], &b);
+                    let want = fsm.run(sl.iter().map(|&i| trace[i].name.as_str()));
+                    prop_assert_eq!(m.state_of(&b), want, "{:?} after {} events", b, k + 1);
+                }
+            }
+        }
+    }
+}
