@@ -1,7 +1,7 @@
 //! `rvmon check SPEC [TRACE]`: the main job. The spec must hold at every time point; rvmon
 //! reports the time points where it does not, as soon as each is decided.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
 
 use clap::{Args, ValueEnum};
@@ -143,21 +143,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         (None, None) => TraceFormat::Monpoly,
     };
     let online = trace_path.is_none();
-    let input: Box<dyn BufRead> = match trace_path {
-        Some(p) => Box::new(std::io::BufReader::with_capacity(
-            1 << 16,
-            std::fs::File::open(p).map_err(|e| Error::msg(format!("{p}: cannot open: {e}")))?,
-        )),
-        None => {
-            if std::io::stdin().is_terminal() {
-                writeln!(
-                    err,
-                    "rvmon: reading the trace from standard input (end with Ctrl-D)"
-                )?;
-            }
-            Box::new(std::io::BufReader::new(std::io::stdin()))
-        }
-    };
+    let input = crate::open_trace(trace_path, err)?;
     let name = trace_path.unwrap_or("<stdin>").to_string();
     let options = TraceOptions {
         sig,

@@ -1,7 +1,7 @@
 //! `rvmon check SPEC.lola TRACE.csv`: stream specifications (Lola equations in RTLola's
 //! syntax). Triggers are the violations: each is written as soon as it is decided.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
 
 use rvmon_core::Error;
@@ -77,21 +77,7 @@ fn open_events(
     let format = args
         .format
         .or_else(|| trace.and_then(|p| TraceFormat::from_path(Path::new(p))));
-    let input: Box<dyn BufRead> = match trace {
-        Some(p) => Box::new(std::io::BufReader::with_capacity(
-            1 << 16,
-            std::fs::File::open(p).map_err(|e| Error::msg(format!("{p}: cannot open: {e}")))?,
-        )),
-        None => {
-            if std::io::stdin().is_terminal() {
-                writeln!(
-                    err,
-                    "rvmon: reading events from standard input (end with Ctrl-D)"
-                )?;
-            }
-            Box::new(std::io::BufReader::new(std::io::stdin()))
-        }
-    };
+    let input = crate::open_trace(trace, err)?;
     let name = trace.unwrap_or("<stdin>");
     let time = args.time_field.as_deref();
     Ok(match format {

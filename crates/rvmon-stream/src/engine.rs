@@ -650,29 +650,26 @@ fn binary(op: BinOp, x: Val, y: Val) -> Result<Val, Box<Error>> {
 
 fn arithmetic(op: BinOp, x: Val, y: Val) -> Result<Val, Box<Error>> {
     let div_zero = || Box::new(Error::msg("division by zero"));
+    // Signed and unsigned integers alike: wrapping, division by zero an error.
+    macro_rules! integer {
+        ($a:expr, $b:expr) => {
+            match op {
+                BinOp::Add => $a.wrapping_add($b),
+                BinOp::Sub => $a.wrapping_sub($b),
+                BinOp::Mul => $a.wrapping_mul($b),
+                BinOp::Div => $a.checked_div($b).ok_or_else(div_zero)?,
+                BinOp::Rem => $a.checked_rem($b).ok_or_else(div_zero)?,
+                BinOp::Pow => $a.wrapping_pow(
+                    u32::try_from($b)
+                        .map_err(|_| Error::msg(format!("exponent {} out of range", $b)))?,
+                ),
+                _ => unreachable!("handled above"),
+            }
+        };
+    }
     Ok(match (x, y) {
-        (Val::Int(a), Val::Int(b)) => Val::Int(match op {
-            BinOp::Add => a.wrapping_add(b),
-            BinOp::Sub => a.wrapping_sub(b),
-            BinOp::Mul => a.wrapping_mul(b),
-            BinOp::Div => a.checked_div(b).ok_or_else(div_zero)?,
-            BinOp::Rem => a.checked_rem(b).ok_or_else(div_zero)?,
-            BinOp::Pow => a.wrapping_pow(
-                u32::try_from(b).map_err(|_| Error::msg(format!("exponent {b} out of range")))?,
-            ),
-            _ => unreachable!("handled above"),
-        }),
-        (Val::UInt(a), Val::UInt(b)) => Val::UInt(match op {
-            BinOp::Add => a.wrapping_add(b),
-            BinOp::Sub => a.wrapping_sub(b),
-            BinOp::Mul => a.wrapping_mul(b),
-            BinOp::Div => a.checked_div(b).ok_or_else(div_zero)?,
-            BinOp::Rem => a.checked_rem(b).ok_or_else(div_zero)?,
-            BinOp::Pow => a.wrapping_pow(
-                u32::try_from(b).map_err(|_| Error::msg(format!("exponent {b} out of range")))?,
-            ),
-            _ => unreachable!("handled above"),
-        }),
+        (Val::Int(a), Val::Int(b)) => Val::Int(integer!(a, b)),
+        (Val::UInt(a), Val::UInt(b)) => Val::UInt(integer!(a, b)),
         (Val::Float(a), Val::Float(b)) => Val::Float(match op {
             BinOp::Add => a + b,
             BinOp::Sub => a - b,

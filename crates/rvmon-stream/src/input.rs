@@ -108,19 +108,8 @@ impl<R: BufRead> CsvEvents<R> {
 
 impl<R: BufRead> EventSource for CsvEvents<R> {
     fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error> {
-        loop {
-            self.buf.clear();
-            let n = self
-                .reader
-                .read_line(&mut self.buf)
-                .map_err(|e| Error::msg(format!("{}: cannot read: {e}", self.file)))?;
-            if n == 0 {
-                return Ok(false);
-            }
-            self.line += 1;
-            if !self.buf.trim().is_empty() {
-                break;
-            }
+        if !next_line(&mut self.reader, &mut self.buf, &mut self.line, &self.file)? {
+            return Ok(false);
         }
         let line = self.buf.trim_end_matches(['\r', '\n']);
         split_cells_into(line, &mut self.cells);
@@ -225,19 +214,8 @@ impl<R: BufRead> JsonlEvents<R> {
 
 impl<R: BufRead> EventSource for JsonlEvents<R> {
     fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error> {
-        loop {
-            self.buf.clear();
-            let n = self
-                .reader
-                .read_line(&mut self.buf)
-                .map_err(|e| Error::msg(format!("{}: cannot read: {e}", self.file)))?;
-            if n == 0 {
-                return Ok(false);
-            }
-            self.line += 1;
-            if !self.buf.trim().is_empty() {
-                break;
-            }
+        if !next_line(&mut self.reader, &mut self.buf, &mut self.line, &self.file)? {
+            return Ok(false);
         }
         let obj: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&self.buf)
             .map_err(|e| {
@@ -298,6 +276,28 @@ impl<R: BufRead> EventSource for JsonlEvents<R> {
         self.last_time = ev.time;
         self.rows += 1;
         Ok(true)
+    }
+}
+
+/// Reads the next line that is not blank into `buf`, counting lines; `false` at the end.
+fn next_line(
+    reader: &mut impl BufRead,
+    buf: &mut String,
+    line: &mut usize,
+    file: &str,
+) -> Result<bool, Error> {
+    loop {
+        buf.clear();
+        let n = reader
+            .read_line(buf)
+            .map_err(|e| Error::msg(format!("{file}: cannot read: {e}")))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        *line += 1;
+        if !buf.trim().is_empty() {
+            return Ok(true);
+        }
     }
 }
 
