@@ -295,7 +295,7 @@ fn next_line(
             return Ok(false);
         }
         *line += 1;
-        if !buf.trim().is_empty() {
+        if !buf.trim_ascii().is_empty() {
             return Ok(true);
         }
     }
@@ -334,29 +334,37 @@ fn unquote(s: &str) -> &str {
     }
 }
 
-/// Decimal seconds to nanoseconds, exactly (at most 9 fractional digits).
+/// Decimal seconds to nanoseconds, exactly (at most 9 fractional digits). One pass over the
+/// bytes: this runs once per event.
 pub fn parse_seconds(s: &str) -> Option<i64> {
-    let (neg, body) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    let b = s.as_bytes();
+    let (neg, mut i) = match b.first() {
+        Some(b'-') => (true, 1),
+        Some(b'+') => (false, 1),
+        _ => (false, 0),
     };
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    if int.is_empty() && frac.is_empty() {
+    let (mut secs, mut digits) = (0i64, 0usize);
+    while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+        secs = secs.checked_mul(10)?.checked_add(i64::from(c - b'0'))?;
+        digits += 1;
+        i += 1;
+    }
+    let (mut nanos, mut scale) = (0i64, 1_000_000_000i64);
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+            if scale == 1 {
+                return None; // more than 9 fractional digits
+            }
+            scale /= 10;
+            nanos += i64::from(c - b'0') * scale;
+            digits += 1;
+            i += 1;
+        }
+    }
+    if i != b.len() || digits == 0 {
         return None;
     }
-    if !int.bytes().all(|b| b.is_ascii_digit())
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-        || frac.len() > 9
-    {
-        return None;
-    }
-    let secs: i64 = if int.is_empty() { 0 } else { int.parse().ok()? };
-    let mut nanos: i64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse().ok()?
-    };
-    nanos *= 10i64.pow(9 - frac.len() as u32);
     let t = secs.checked_mul(1_000_000_000)?.checked_add(nanos)?;
     Some(if neg { -t } else { t })
 }
