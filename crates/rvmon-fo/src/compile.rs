@@ -18,7 +18,7 @@ use rvmon_mtl::{Op, Window};
 use rvmon_trace::{Signature, Type};
 
 /// How one argument of a predicate atom matches an event's value.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ArgPat {
     /// Must equal this constant.
     Const(Value),
@@ -177,6 +177,41 @@ pub enum NodeKind {
     },
 }
 
+impl NodeKind {
+    /// The operands, as the plan shows them.
+    pub fn operands(&self) -> Vec<usize> {
+        match self {
+            NodeKind::Pred { .. } | NodeKind::Const(_) => vec![],
+            NodeKind::Join { l, r, .. }
+            | NodeKind::AntiJoin { l, r, .. }
+            | NodeKind::Union { l, r, .. }
+            | NodeKind::Since { l, r, .. }
+            | NodeKind::Until { l, r, .. } => vec![*l, *r],
+            NodeKind::Filter { l, .. }
+            | NodeKind::StrRel { l, .. }
+            | NodeKind::Assign { l, .. } => {
+                vec![*l]
+            }
+            NodeKind::Not(c)
+            | NodeKind::Project { c, .. }
+            | NodeKind::Agg { c, .. }
+            | NodeKind::Prev { c, .. }
+            | NodeKind::Next { c, .. } => vec![*c],
+        }
+    }
+
+    /// Every node whose relations it reads: its operands and its guard's leaves.
+    pub fn reads(&self) -> Vec<usize> {
+        let mut out = self.operands();
+        if let NodeKind::Since { guard: Some(g), .. } | NodeKind::Until { guard: Some(g), .. } =
+            self
+        {
+            g.leaves(&mut out);
+        }
+        out
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Node {
     pub kind: NodeKind,
@@ -206,39 +241,29 @@ impl Plan {
                 Some(h) => format!("[{},{}]", w.lo, h),
                 None => format!("[{},*)", w.lo),
             };
-            let (label, kids): (String, Vec<usize>) = match &n.kind {
-                NodeKind::Pred { args, .. } => (format!("scan ({} args)", args.len()), vec![]),
-                NodeKind::Const(rel) => (format!("constant ({} tuples)", rel.len()), vec![]),
-                NodeKind::Not(c) => ("not (closed)".into(), vec![*c]),
-                NodeKind::Join { l, r, shared, .. } => {
-                    (format!("join on {} columns", shared.len()), vec![*l, *r])
+            let label = match &n.kind {
+                NodeKind::Pred { args, .. } => format!("scan ({} args)", args.len()),
+                NodeKind::Const(rel) => format!("constant ({} tuples)", rel.len()),
+                NodeKind::Not(_) => "not (closed)".into(),
+                NodeKind::Join { shared, .. } => format!("join on {} columns", shared.len()),
+                NodeKind::AntiJoin { .. } => "anti-join (AND NOT)".into(),
+                NodeKind::Filter { negated, .. } => {
+                    format!("filter{}", if *negated { " (negated)" } else { "" })
                 }
-                NodeKind::AntiJoin { l, r, .. } => ("anti-join (AND NOT)".into(), vec![*l, *r]),
-                NodeKind::Filter { l, negated, .. } => (
-                    format!("filter{}", if *negated { " (negated)" } else { "" }),
-                    vec![*l],
-                ),
-                NodeKind::StrRel { l, regex, .. } => (
-                    if regex.is_some() {
-                        "matches".to_string()
-                    } else {
-                        "substring".to_string()
-                    },
-                    vec![*l],
-                ),
-                NodeKind::Assign { l, .. } => ("assign".into(), vec![*l]),
-                NodeKind::Union { l, r, .. } => ("union".into(), vec![*l, *r]),
-                NodeKind::Project { c, .. } => ("project (EXISTS)".into(), vec![*c]),
-                NodeKind::Agg { c, op, .. } => (format!("aggregate {}", op.keyword()), vec![*c]),
-                NodeKind::Prev { w: win, c } => (format!("previous{}", w(win)), vec![*c]),
-                NodeKind::Next { w: win, c } => (format!("next{}", w(win)), vec![*c]),
+                NodeKind::StrRel { regex, .. } => if regex.is_some() {
+                    "matches"
+                } else {
+                    "substring"
+                }
+                .to_string(),
+                NodeKind::Assign { .. } => "assign".into(),
+                NodeKind::Union { .. } => "union".into(),
+                NodeKind::Project { .. } => "project (EXISTS)".into(),
+                NodeKind::Agg { op, .. } => format!("aggregate {}", op.keyword()),
+                NodeKind::Prev { w: win, .. } => format!("previous{}", w(win)),
+                NodeKind::Next { w: win, .. } => format!("next{}", w(win)),
                 NodeKind::Since {
-                    w: win,
-                    l,
-                    r,
-                    guard,
-                    lag,
-                    ..
+                    w: win, guard, lag, ..
                 } => {
                     let mut label = format!("since{}", w(win));
                     if guard.is_some() {
@@ -247,10 +272,11 @@ impl Plan {
                     if lag.is_some() {
                         label.push_str(" (with PREVIOUS fused)");
                     }
-                    (label, vec![*l, *r])
+                    label
                 }
-                NodeKind::Until { w: win, l, r, .. } => (format!("until{}", w(win)), vec![*l, *r]),
+                NodeKind::Until { w: win, .. } => format!("until{}", w(win)),
             };
+            let kids = n.kind.operands();
             out.push_str(&format!(
                 "{}{label} -> ({})\n",
                 "  ".repeat(depth),
@@ -448,7 +474,7 @@ impl Compiler<'_> {
                         let ty = self.types.get(x).copied();
                         let v = self.constant(c, ty, f)?;
                         let mut rel = crate::rel::Rel::default();
-                        rel.insert(Box::new([v]) as crate::rel::Tuple);
+                        rel.insert(std::rc::Rc::from([v]) as crate::rel::Tuple);
                         self.push(NodeKind::Const(rel), vec![x.clone()], Op::Atom(0))
                     }
                     _ if fv.is_empty() => {

@@ -59,8 +59,10 @@ thread_local! {
 
 #[derive(Default, Debug)]
 struct SinceState {
-    /// Right-operand tuples not yet old enough for the lower bound, with their timestamp.
-    young: VecDeque<(Timestamp, Rel)>,
+    /// Right-operand tuples not yet old enough for the lower bound, with their timestamp,
+    /// oldest first. PERF: one flat queue, not a relation per time point: they are only
+    /// walked, never looked up, and nothing is allocated per time point.
+    young: VecDeque<(Timestamp, Tuple)>,
     /// Tuples old enough, with the newest timestamp at which they were witnessed.
     ripe: FxHashMap<Tuple, Timestamp>,
     /// The keys of `ripe`: the operator's output, shared with the parent.
@@ -139,18 +141,32 @@ struct UntilState {
 
 /// The sliding union of the right operand's relations over `[ts_i + a, ts_i + b]`. The window
 /// always ends at the newest position added, so a tuple is in the union exactly when its *latest*
-/// presence is at or after the window's start: each tuple is kept once, in the bucket of its
-/// latest position, and buckets that fall off the front take their tuples out of the union.
-/// Memory is the number of distinct tuples in the window, not one relation per time point (no
-/// snapshot of the operand is kept, so the operand also updates in place).
+/// presence is at or after the window's start: presences are queued in order, and a presence
+/// that falls off the front takes its tuple out of the union only if it was the tuple's latest.
+/// No snapshot of the operand is kept, so the operand also updates in place.
 #[derive(Default, Debug)]
 struct EventuallyWindow {
     next_add: u64,
     /// The latest position at which each tuple was present.
     last: FxHashMap<Tuple, u64>,
-    /// (position, timestamp, tuples whose latest presence is that position), oldest first.
-    buckets: VecDeque<(u64, Timestamp, FxHashSet<Tuple>)>,
+    /// (position, timestamp, tuple) of each presence added, oldest first. An entry whose tuple
+    /// was present again later is stale; stale entries are dropped when they reach the front
+    /// or when they outnumber the live ones (see [`EventuallyWindow::compact`]), so memory
+    /// stays proportional to the distinct tuples in the window.
+    presences: VecDeque<(u64, Timestamp, Tuple)>,
     out: Rc<Rel>,
+}
+
+impl EventuallyWindow {
+    /// PERF: a queue of presences with lazy deletion instead of one hash set per position:
+    /// no allocation per position and no removal from an older bucket when a tuple recurs.
+    /// Dropping the stale entries once they outnumber the live ones keeps that amortised O(1).
+    fn compact(&mut self) {
+        if self.presences.len() > 2 * self.last.len() + 64 {
+            let last = &self.last;
+            self.presences.retain(|(p, _, t)| last.get(t) == Some(p));
+        }
+    }
 }
 
 /// Positions fed so far with their time-point index and timestamp.
@@ -201,6 +217,21 @@ pub struct FoEngine {
     /// [`reduce_waiting`]).
     reduced: Vec<u64>,
     copies: CopyPolicy,
+    /// The nodes each node reads.
+    reads: Vec<Vec<usize>>,
+    /// Passes are numbered; `rerun[i]` is the pass in which node `i` must run even if
+    /// nothing it reads changed, `changed[i]` the last pass in which it made progress.
+    pass: u64,
+    rerun: Vec<u64>,
+    changed: Vec<u64>,
+    /// For each join operand that may wait for the other, by (late, early): see
+    /// [`reduce_waiting`].
+    bounds: FxHashMap<(usize, usize), Vec<Bound>>,
+    /// The relation each scan produced at the current position.
+    scans: Vec<Option<Rc<Rel>>>,
+    /// For a scan, an earlier scan of the same atom (P3 of paper 04 scans `net(c)` three
+    /// times): its relation is shared instead of scanning the events again.
+    same_scan: Vec<Option<usize>>,
 }
 
 /// When a temporal operator may update its state in place although its last snapshot is
@@ -213,6 +244,8 @@ struct CopyPolicy {
     waiting: Option<usize>,
     /// The node allowed one copy of its state, to break a wait that no consumer will end.
     may_copy: Option<usize>,
+    /// Every node that waited in the current pass (they run again in the next one).
+    waited: Vec<usize>,
 }
 
 impl CopyPolicy {
@@ -229,6 +262,7 @@ impl CopyPolicy {
         if self.waiting.is_none_or(|w| i < w) {
             self.waiting = Some(i);
         }
+        self.waited.push(i);
         true
     }
 }
@@ -239,9 +273,17 @@ impl FoEngine {
         let mut since: Vec<SinceState> = (0..n).map(|_| SinceState::default()).collect();
         // Joins that probe a SINCE state with a few tuples get an index on the shared columns.
         for node in &plan.nodes {
-            if let NodeKind::Join { l, r, shared, .. } = &node.kind {
+            if let NodeKind::Join {
+                l,
+                r,
+                shared,
+                r_new,
+            } = &node.kind
+            {
                 let r_cols: Vec<usize> = shared.iter().map(|p| p.1).collect();
                 let l_cols: Vec<usize> = shared.iter().map(|p| p.0).collect();
+                // A semi-join (no new right column) probes the right state itself.
+                let r_cols = if r_new.is_empty() { vec![] } else { r_cols };
                 for (side, cols) in [(*r, r_cols), (*l, l_cols)] {
                     let is_since = matches!(plan.nodes[side].kind, NodeKind::Since { .. });
                     if is_since && since[side].index.is_none() && !cols.is_empty() {
@@ -267,6 +309,38 @@ impl FoEngine {
                 _ => None,
             })
             .collect();
+        let plan_reads = plan.nodes.iter().map(|n| n.kind.reads()).collect();
+        let mut bounds = FxHashMap::default();
+        for node in &plan.nodes {
+            if let NodeKind::Join { l, r, .. } | NodeKind::AntiJoin { l, r, .. } = node.kind {
+                for (late, early) in [(l, r), (r, l)] {
+                    bounds.insert((late, early), bound_candidates(&plan, late, early));
+                }
+            }
+        }
+        let same_scan: Vec<Option<usize>> = plan
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let NodeKind::Pred { .. } = &n.kind else {
+                    return None;
+                };
+                plan.nodes[..i]
+                    .iter()
+                    .position(|m| match (&m.kind, &n.kind) {
+                        (
+                            NodeKind::Pred { sym, arity, args },
+                            NodeKind::Pred {
+                                sym: s2,
+                                arity: a2,
+                                args: p2,
+                            },
+                        ) => sym == s2 && arity == a2 && args == p2,
+                        _ => false,
+                    })
+            })
+            .collect();
         FoEngine {
             consts,
             since,
@@ -285,7 +359,15 @@ impl FoEngine {
                 small: 32,
                 waiting: None,
                 may_copy: None,
+                waited: Vec::new(),
             },
+            reads: plan_reads,
+            bounds,
+            scans: vec![None; n],
+            same_scan,
+            pass: 0,
+            rerun: vec![0; n],
+            changed: vec![0; n],
         }
     }
 
@@ -343,27 +425,46 @@ impl FoEngine {
     /// a pass makes no progress (the consumer itself waits, for another operand or for a window
     /// that needs more of this operator), the lowest waiting operator copies once and the passes
     /// go on.
+    ///
+    /// PERF: after the first pass, a node runs again only if it waited or something it reads
+    /// made progress in this pass; any other node would find nothing new to do. Nothing below
+    /// the lowest waiting node runs again at all.
     fn run_passes(
         &mut self,
         pos: u64,
         tp: Option<&TimePoint>,
         interner: &mut Interner,
     ) -> Result<(), Error> {
-        let progress = |e: &FoEngine| -> u64 {
-            e.streams.iter().map(Stream::end).sum::<u64>()
-                + e.since.iter().map(|s| s.absorbed).sum::<u64>()
-        };
+        let progress = |e: &FoEngine, i: usize| e.streams[i].end() + e.since[i].absorbed;
+        let mut start = None;
         loop {
-            let before = progress(self);
+            self.pass += 1;
+            let pass = self.pass;
             self.copies.waiting = None;
-            for i in 0..self.plan.nodes.len() {
+            let mut any = false;
+            for i in start.unwrap_or(0)..self.plan.nodes.len() {
+                let stale = start.is_none()
+                    || self.rerun[i] == pass
+                    || self.reads[i].iter().any(|&c| self.changed[c] == pass);
+                if !stale {
+                    continue;
+                }
+                let before = progress(self, i);
                 self.update(i, pos, tp, interner)?;
+                if progress(self, i) != before {
+                    self.changed[i] = pass;
+                    any = true;
+                }
+            }
+            for i in self.copies.waited.drain(..) {
+                self.rerun[i] = pass + 1;
             }
             match self.copies.waiting {
                 None => return Ok(()),
-                Some(w) if progress(self) == before => self.copies.may_copy = Some(w),
+                Some(w) if !any => self.copies.may_copy = Some(w),
                 Some(_) => {}
             }
+            start = self.copies.waiting;
         }
     }
 
@@ -421,33 +522,40 @@ impl FoEngine {
         let eval_err =
             |e: rvmon_logic::eval::EvalError| Error::msg(format!("evaluation failed: {e}"));
         match &node.kind {
+            NodeKind::Pred { .. } if out.end() > pos => {}
+            NodeKind::Pred { .. } if self.same_scan[i].is_some() => {
+                let j = self.same_scan[i].expect("checked");
+                let rel = self.scans[j]
+                    .as_ref()
+                    .expect("scanned earlier in this pass");
+                out.vals.push_back(Rc::clone(rel));
+            }
             NodeKind::Pred { sym, arity, args } => {
-                if out.end() <= pos {
-                    let mut rel = Rel::default();
-                    if let Some(tp) = tp {
-                        'events: for e in tp
-                            .events
-                            .iter()
-                            .filter(|e| e.name == *sym && e.args_len as usize == *arity)
-                        {
-                            let vals = tp.args_of(e);
-                            buf.clear();
-                            buf.resize(node.vars.len(), Value::Int(0));
-                            for (v, pat) in vals.iter().zip(args) {
-                                match pat {
-                                    ArgPat::Const(c) if c != v => continue 'events,
-                                    ArgPat::Same(c) if buf[*c] != *v => continue 'events,
-                                    ArgPat::Bind(c) => buf[*c] = *v,
-                                    _ => {}
-                                }
-                            }
-                            if !rel.contains(&buf[..]) {
-                                rel.insert(buf.as_slice().into());
+                let mut rel = Rel::default();
+                if let Some(tp) = tp {
+                    'events: for e in tp
+                        .events
+                        .iter()
+                        .filter(|e| e.name == *sym && e.args_len as usize == *arity)
+                    {
+                        let vals = tp.args_of(e);
+                        buf.clear();
+                        buf.resize(node.vars.len(), Value::Int(0));
+                        for (v, pat) in vals.iter().zip(args) {
+                            match pat {
+                                ArgPat::Const(c) if c != v => continue 'events,
+                                ArgPat::Same(c) if buf[*c] != *v => continue 'events,
+                                ArgPat::Bind(c) => buf[*c] = *v,
+                                _ => {}
                             }
                         }
+                        if !rel.contains(&buf[..]) {
+                            rel.insert(buf.as_slice().into());
+                        }
                     }
-                    out.push(rel);
                 }
+                out.push(rel);
+                self.scans[i] = out.vals.back().cloned();
             }
             NodeKind::Const(_) => {
                 if out.end() <= pos {
@@ -477,14 +585,32 @@ impl FoEngine {
                         self.plan.nodes[*r].vars.len(),
                     );
                     let states = (&self.since[*l], &self.since[*r]);
-                    let v = match indexed_join(a, b, shared, r_new, states, buf) {
-                        Some(v) => v,
-                        None => join(a, b, shared, r_new, arities, buf),
-                    };
-                    out.push(v);
+                    // PERF: most time points have an empty operand (a scan with no event).
+                    if a.is_empty() || b.is_empty() {
+                        out.push(Rel::default());
+                    } else if r_new.is_empty() {
+                        // A semi-join: the right operand is its own index, probed with each
+                        // left tuple (`enter(x) AND PREVIOUS ONCE enter(x)` costs the size of
+                        // `enter`, not of the history).
+                        let v = filter_shared(a, |x| {
+                            buf.clear();
+                            buf.resize(arities.1, Value::Int(0));
+                            for &(li, ri) in shared {
+                                buf[ri] = x[li];
+                            }
+                            b.contains(&buf[..])
+                        });
+                        out.vals.push_back(v);
+                    } else {
+                        let v = match indexed_join(a, b, shared, r_new, states, buf) {
+                            Some(v) => v,
+                            None => join(a, b, shared, r_new, buf),
+                        };
+                        out.push(v);
+                    }
                 }
                 reduce_waiting(
-                    &self.plan,
+                    &self.bounds[&(*l, *r)],
                     children,
                     self.copies.small,
                     &mut self.reduced[i],
@@ -492,7 +618,7 @@ impl FoEngine {
                     *r,
                 );
                 reduce_waiting(
-                    &self.plan,
+                    &self.bounds[&(*r, *l)],
                     children,
                     self.copies.small,
                     &mut self.reduced[i],
@@ -510,17 +636,12 @@ impl FoEngine {
                     let v = if b.is_empty() {
                         Rc::clone(a)
                     } else {
-                        Rc::new(
-                            a.iter()
-                                .filter(|t| !contains_key(b, t, key, buf))
-                                .cloned()
-                                .collect(),
-                        )
+                        filter_shared(a, |t| !contains_key(b, t, key, buf))
                     };
                     out.vals.push_back(v);
                 }
                 reduce_waiting(
-                    &self.plan,
+                    &self.bounds[&(*l, *r)],
                     children,
                     self.copies.small,
                     &mut self.reduced[i],
@@ -622,7 +743,7 @@ impl FoEngine {
                         if holds != *negated {
                             let mut nt = t.to_vec();
                             nt.extend(extra);
-                            v.insert(nt.into_boxed_slice());
+                            v.insert(nt.into());
                         }
                     }
                     out.push(v);
@@ -639,7 +760,7 @@ impl FoEngine {
                         let x = eval_term(term, &env, interner).map_err(eval_err)?;
                         let mut nt = t.to_vec();
                         nt.push(x);
-                        v.insert(nt.into_boxed_slice());
+                        v.insert(nt.into());
                     }
                     out.push(v);
                 }
@@ -664,6 +785,13 @@ impl FoEngine {
                     // projection instead of projecting the whole state again.
                     let incremental = match (&mut self.proj[i], &mut self.since[*c]) {
                         (Some(ps), st) if Rc::ptr_eq(a, &st.out) => {
+                            // A `PREVIOUS` above holds the last projection until its next
+                            // position: wait for it rather than copy the projection at every
+                            // time point (`EXISTS s. PREVIOUS (… SINCE acq(s,l))` of DejaVu's
+                            // lock properties).
+                            if self.copies.must_wait(i, &ps.out) {
+                                break;
+                            }
                             let pout = Rc::make_mut(&mut ps.out);
                             let log = st.log.get_or_insert_with(Vec::new);
                             if !ps.synced {
@@ -868,10 +996,7 @@ impl FoEngine {
                 let eventually = guard.is_none()
                     && !*negated
                     && matches!(&self.plan.nodes[*l].kind, NodeKind::Const(rel) if !rel.is_empty());
-                let mut leaves = vec![*l, *r];
-                if let Some(g) = guard {
-                    g.leaves(&mut leaves);
-                }
+                let leaves = &self.reads[i];
                 loop {
                     let n = st.next;
                     if n > pos {
@@ -896,47 +1021,49 @@ impl FoEngine {
                     }
                     if eventually {
                         let win = &mut st.window;
+                        win.next_add = win.next_add.max(n);
+                        // The window starts at position n (later positions only) and at ts_n + a.
+                        let gone =
+                            |(pb, tb, _): &(u64, Timestamp, Tuple)| *pb < n || *tb - tn < w.lo;
+                        let arrives = (win.next_add..q).any(|p| {
+                            tl.ts(p) - tn >= w.lo
+                                && !children[*r].get(p).expect("checked").is_empty()
+                        });
+                        // PERF: when no tuple enters or leaves (most positions: the windows of
+                        // time points with equal timestamps differ by positions without
+                        // tuples), the union is shared as it is: no copy, and no wait for the
+                        // consumer to release the previous snapshot.
+                        if !arrives && !win.presences.front().is_some_and(gone) {
+                            win.next_add = win.next_add.max(q);
+                            out.vals.push_back(Rc::clone(&win.out));
+                            st.next += 1;
+                            continue;
+                        }
                         if self.copies.must_wait(i, &win.out) {
                             break;
                         }
                         let union = Rc::make_mut(&mut win.out);
-                        win.next_add = win.next_add.max(n);
                         while win.next_add < q {
                             let p = win.next_add;
                             let tp = tl.ts(p);
                             if tp - tn >= w.lo {
-                                let mut bucket = FxHashSet::default();
                                 for t in children[*r].get(p).expect("checked").iter() {
-                                    match win.last.insert(t.clone(), p) {
-                                        Some(old) => {
-                                            if let Ok(k) =
-                                                win.buckets.binary_search_by_key(&old, |b| b.0)
-                                            {
-                                                win.buckets[k].2.remove(t);
-                                            }
-                                        }
-                                        None => {
-                                            union.insert(t.clone());
-                                        }
+                                    if win.last.insert(t.clone(), p).is_none() {
+                                        union.insert(t.clone());
                                     }
-                                    bucket.insert(t.clone());
+                                    win.presences.push_back((p, tp, t.clone()));
                                 }
-                                win.buckets.push_back((p, tp, bucket));
                             }
                             win.next_add += 1;
                         }
-                        // The window starts at position n (later positions only) and at ts_n + a.
-                        while win
-                            .buckets
-                            .front()
-                            .is_some_and(|(pb, tb, _)| *pb < n || *tb - tn < w.lo)
-                        {
-                            let (_, _, gone) = win.buckets.pop_front().expect("checked");
-                            for t in gone {
+                        while win.presences.front().is_some_and(gone) {
+                            let (pb, _, t) = win.presences.pop_front().expect("checked");
+                            if win.last.get(&t) == Some(&pb) {
                                 win.last.remove(&t);
                                 union.remove(&t);
                             }
                         }
+                        win.compact();
                         out.vals.push_back(Rc::clone(&win.out));
                         st.next += 1;
                         continue;
@@ -988,7 +1115,7 @@ impl FoEngine {
 /// is known at the same position (the scan in `ssh_login(c,s) AND EVENTUALLY …`). Early tuples
 /// that agree with no tuple of that bound are dropped, which also releases the snapshot.
 fn reduce_waiting(
-    plan: &Plan,
+    bounds: &[Bound],
     children: &mut [Stream],
     small: usize,
     from: &mut u64,
@@ -1003,36 +1130,24 @@ fn reduce_waiting(
         if rel.len() <= small {
             continue;
         }
-        let mut allowed: Vec<&str> = plan.nodes[late]
-            .vars
-            .iter()
-            .filter(|v| plan.nodes[early].vars.contains(v))
-            .map(String::as_str)
-            .collect();
-        let Some(bound) = known_bound(plan, children, late, p, &mut allowed) else {
+        let Some(b) = bounds.iter().find(|b| children[b.node].get(p).is_some()) else {
             continue;
         };
-        let col = |node: usize, v: &str| plan.nodes[node].vars.iter().position(|x| x == v);
-        let b_cols: Vec<usize> = allowed.iter().filter_map(|v| col(bound, v)).collect();
-        let e_cols: Vec<usize> = allowed.iter().filter_map(|v| col(early, v)).collect();
-        let known = children[bound].get(p).expect("found at p");
-        let kept: Rel = if e_cols.len() == plan.nodes[early].vars.len() {
+        let known = children[b.node].get(p).expect("found at p");
+        let kept: Rel = match &b.whole {
             // The bound fixes whole early tuples: look them up.
-            let mut order = vec![0; e_cols.len()];
-            for (k, &c) in e_cols.iter().enumerate() {
-                order[c] = b_cols[k];
-            }
-            known
+            Some(order) => known
                 .iter()
-                .map(|t| project(t, &order))
+                .map(|t| project(t, order))
                 .filter(|t| rel.contains(t))
-                .collect()
-        } else {
-            let keys: FxHashSet<Tuple> = known.iter().map(|t| project(t, &b_cols)).collect();
-            rel.iter()
-                .filter(|t| keys.contains(&project(t, &e_cols)))
-                .cloned()
-                .collect()
+                .collect(),
+            None => {
+                let keys: FxHashSet<Tuple> = known.iter().map(|t| project(t, &b.b_cols)).collect();
+                rel.iter()
+                    .filter(|t| keys.contains(&project(t, &b.e_cols)))
+                    .cloned()
+                    .collect()
+            }
         };
         let k = (p - children[early].head) as usize;
         children[early].vals[k] = if kept.is_empty() {
@@ -1044,41 +1159,73 @@ fn reduce_waiting(
     *from = (*from).max(end);
 }
 
-/// A node below `x` (or `x`) whose relation at `p` is known and bounds `x`'s: every tuple of
-/// `x` at `p` agrees with one of its tuples on the variables left in `allowed` (narrowed on
-/// the way down, so that a variable renamed under a projection is not confused with another).
-fn known_bound(
-    plan: &Plan,
-    children: &[Stream],
-    x: usize,
-    p: u64,
-    allowed: &mut Vec<&str>,
-) -> Option<usize> {
-    let vars = &plan.nodes[x].vars;
-    allowed.retain(|v| vars.iter().any(|x| x == v));
-    if allowed.is_empty() {
-        return None;
-    }
-    if x < children.len() && children[x].get(p).is_some() {
-        return Some(x);
-    }
-    let below: &[usize] = match &plan.nodes[x].kind {
-        NodeKind::Join { l, r, .. } => &[*l, *r],
-        NodeKind::AntiJoin { l, .. }
-        | NodeKind::Filter { l, .. }
-        | NodeKind::StrRel { l, .. }
-        | NodeKind::Assign { l, .. } => std::slice::from_ref(l),
-        NodeKind::Project { c, .. } => std::slice::from_ref(c),
-        _ => &[],
-    };
-    for &c in below {
-        let mut narrowed = allowed.clone();
-        if let Some(b) = known_bound(plan, children, c, p, &mut narrowed) {
-            *allowed = narrowed;
-            return Some(b);
+/// A node at or below a join's late operand that bounds it wherever its relation is known:
+/// every tuple of the late operand agrees with one of its tuples on the shared variables that
+/// mean the same thing along the whole path down (narrowed on the way, so that a variable
+/// renamed under a projection is not confused with another).
+#[derive(Debug)]
+struct Bound {
+    node: usize,
+    /// The columns of `node` and of the early operand on which they must agree.
+    b_cols: Vec<usize>,
+    e_cols: Vec<usize>,
+    /// When those are all of the early operand's columns: for each early column, the column of
+    /// `node` that gives it.
+    whole: Option<Vec<usize>>,
+}
+
+/// The candidate bounds of `late` for `early` in depth-first order, computed once per join: at
+/// a position, the first one whose relation is known is the bound (a node whose relation is
+/// known is used before anything below it, as it comes first).
+fn bound_candidates(plan: &Plan, late: usize, early: usize) -> Vec<Bound> {
+    fn go(plan: &Plan, x: usize, early: usize, allowed: &[&str], out: &mut Vec<Bound>) {
+        let vars = &plan.nodes[x].vars;
+        let allowed: Vec<&str> = allowed
+            .iter()
+            .copied()
+            .filter(|v| vars.iter().any(|x| x == v))
+            .collect();
+        if allowed.is_empty() {
+            return;
+        }
+        let col = |node: usize, v: &str| plan.nodes[node].vars.iter().position(|x| x == v);
+        let b_cols: Vec<usize> = allowed.iter().filter_map(|v| col(x, v)).collect();
+        let e_cols: Vec<usize> = allowed.iter().filter_map(|v| col(early, v)).collect();
+        let whole = (e_cols.len() == plan.nodes[early].vars.len()).then(|| {
+            let mut order = vec![0; e_cols.len()];
+            for (k, &c) in e_cols.iter().enumerate() {
+                order[c] = b_cols[k];
+            }
+            order
+        });
+        out.push(Bound {
+            node: x,
+            b_cols,
+            e_cols,
+            whole,
+        });
+        let below: &[usize] = match &plan.nodes[x].kind {
+            NodeKind::Join { l, r, .. } => &[*l, *r],
+            NodeKind::AntiJoin { l, .. }
+            | NodeKind::Filter { l, .. }
+            | NodeKind::StrRel { l, .. }
+            | NodeKind::Assign { l, .. } => std::slice::from_ref(l),
+            NodeKind::Project { c, .. } => std::slice::from_ref(c),
+            _ => &[],
+        };
+        for &c in below {
+            go(plan, c, early, &allowed, out);
         }
     }
-    None
+    let allowed: Vec<&str> = plan.nodes[late]
+        .vars
+        .iter()
+        .filter(|v| plan.nodes[early].vars.contains(v))
+        .map(String::as_str)
+        .collect();
+    let mut out = Vec::new();
+    go(plan, late, early, &allowed, &mut out);
+    out
 }
 
 /// Evaluates a guard on `tuple` with the leaves' relations at position `at`.
@@ -1142,9 +1289,8 @@ fn since_step(
                     }
                 }
             }
-            for (_, rel) in st.young.iter_mut() {
-                rel.retain(|tuple| !contains_key_eq(tuple, l_key, u));
-            }
+            st.young
+                .retain(|(_, tuple)| !contains_key_eq(tuple, l_key, u));
         }
     } else if !l_key.is_empty() || a.is_empty() {
         // A positive left operand: keep only the tuples it holds for.
@@ -1158,9 +1304,8 @@ fn since_step(
             }
             kept
         });
-        for (_, rel) in st.young.iter_mut() {
-            rel.retain(|tuple| contains_key(a, tuple, l_key, buf));
-        }
+        st.young
+            .retain(|(_, tuple)| contains_key(a, tuple, l_key, buf));
     }
 }
 
@@ -1176,9 +1321,7 @@ fn since_retain(st: &mut SinceState, keep: &mut dyn FnMut(&Tuple) -> bool) {
         }
         kept
     });
-    for (_, rel) in st.young.iter_mut() {
-        rel.retain(|tuple| keep(tuple));
-    }
+    st.young.retain(|(_, tuple)| keep(tuple));
     st.by_key.clear();
 }
 
@@ -1216,12 +1359,12 @@ fn since_add(
     // lower bound needs them kept (copied) while they age.
     if w.lo == 0 {
         b.iter().for_each(|tuple| ripen(tuple, t));
-    } else if !b.is_empty() {
-        st.young.push_back((t, b.clone()));
+    } else {
+        st.young.extend(b.iter().map(|tuple| (t, tuple.clone())));
     }
     while st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo) {
-        let (tj, rel) = st.young.pop_front().expect("checked");
-        rel.iter().for_each(|tuple| ripen(tuple, tj));
+        let (tj, tuple) = st.young.pop_front().expect("checked");
+        ripen(&tuple, tj);
     }
     if let Some(hi) = w.hi {
         while st.expiry.front().is_some_and(|(tj, _)| t - tj > hi) {
@@ -1294,14 +1437,26 @@ fn indexed_join(
     states: (&SinceState, &SinceState),
     buf: &mut Vec<Value>,
 ) -> Option<Rel> {
+    // Checked before building the column lists: most joins at most time points use no index.
+    let usable =
+        |big: &Rc<Rel>, small: &Rc<Rel>, st: &SinceState, side: fn(&(usize, usize)) -> usize| {
+            big.len() > 4 * small.len()
+                && Rc::ptr_eq(big, &st.out)
+                && st
+                    .index
+                    .as_ref()
+                    .is_some_and(|(c, _)| c.iter().copied().eq(shared.iter().map(side)))
+        };
+    let (use_r, use_l) = (
+        usable(b, a, states.1, |p| p.1),
+        usable(a, b, states.0, |p| p.0),
+    );
+    if !use_r && !use_l {
+        return None;
+    }
     let (l_cols, r_cols) = join_cols(shared);
-    let usable = |big: &Rc<Rel>, small: &Rc<Rel>, st: &SinceState, cols: &[usize]| {
-        big.len() > 4 * small.len()
-            && Rc::ptr_eq(big, &st.out)
-            && st.index.as_ref().is_some_and(|(c, _)| c == cols)
-    };
     let mut out = Rel::default();
-    if usable(b, a, states.1, &r_cols) {
+    if use_r {
         let map = &states.1.index.as_ref().expect("checked").1;
         let lookup =
             |k: &[Value], g: &mut dyn FnMut(&Tuple)| map.get(k).into_iter().flatten().for_each(g);
@@ -1310,7 +1465,7 @@ fn indexed_join(
         });
         return Some(out);
     }
-    if usable(a, b, states.0, &l_cols) {
+    if use_l {
         let map = &states.0.index.as_ref().expect("checked").1;
         let lookup =
             |k: &[Value], g: &mut dyn FnMut(&Tuple)| map.get(k).into_iter().flatten().for_each(g);
@@ -1322,34 +1477,27 @@ fn indexed_join(
     None
 }
 
-fn join(
-    a: &Rel,
-    b: &Rel,
-    shared: &[(usize, usize)],
-    r_new: &[usize],
-    arities: (usize, usize),
-    buf: &mut Vec<Value>,
-) -> Rel {
+/// The tuples of `a` that satisfy `keep`.
+///
+/// PERF: a semi-join or anti-join usually keeps all of its left operand or none of it; then
+/// the result is `a` itself or the shared empty relation, and nothing is allocated.
+fn filter_shared(a: &Rc<Rel>, mut keep: impl FnMut(&[Value]) -> bool) -> Rc<Rel> {
+    let kept = a.iter().filter(|t| keep(t)).count();
+    if kept == a.len() {
+        Rc::clone(a)
+    } else if kept == 0 {
+        EMPTY.with(Rc::clone)
+    } else {
+        Rc::new(a.iter().filter(|t| keep(t)).cloned().collect())
+    }
+}
+
+fn join(a: &Rel, b: &Rel, shared: &[(usize, usize)], r_new: &[usize], buf: &mut Vec<Value>) -> Rel {
     let mut out = Rel::default();
     if shared.is_empty() {
         for x in a {
             for y in b {
                 out.insert(joined(x, y, r_new));
-            }
-        }
-        return out;
-    }
-    // PERF: when the shared columns are all of the right operand's columns, it is its own
-    // index: walk the left one and probe (`enter(x) AND PREVIOUS ONCE enter(x)` costs the size
-    // of `enter`, not of the history).
-    if shared.len() == arities.1 {
-        let mut key = vec![0usize; arities.1];
-        for &(li, ri) in shared {
-            key[ri] = li;
-        }
-        for x in a {
-            if contains_key(b, x, &key, buf) {
-                out.insert(x.clone());
             }
         }
         return out;
@@ -1387,7 +1535,7 @@ fn aggregate(
     let mut out = Rel::default();
     if rel.is_empty() {
         if group.is_empty() {
-            out.insert(Box::new([default]) as Tuple);
+            out.insert(Rc::from([default]) as Tuple);
         }
         return Ok(out);
     }
@@ -1434,7 +1582,7 @@ fn aggregate(
         };
         let mut t = vec![result];
         t.extend(g.iter().copied());
-        out.insert(t.into_boxed_slice());
+        out.insert(t.into());
     }
     Ok(out)
 }

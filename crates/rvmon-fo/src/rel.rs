@@ -1,10 +1,15 @@
 //! Tuples and relations: the values of first-order subformulas at a time point.
 
+use std::rc::Rc;
+
 use rustc_hash::FxHashSet;
 use rvmon_core::{Interner, Value};
 
-/// An assignment of values to a node's variables, in the node's column order.
-pub type Tuple = Box<[Value]>;
+/// An assignment of values to a node's variables, in the node's column order. Shared (`Rc`):
+/// a tuple is stored in several places at once (a temporal state's output, its witness table,
+/// its expiry queue, a window's buckets, the relations of the operators above), and cloning it
+/// must not allocate.
+pub type Tuple = Rc<[Value]>;
 
 /// A finite relation. FxHash: tuples are short and hashed constantly.
 pub type Rel = FxHashSet<Tuple>;
@@ -12,7 +17,7 @@ pub type Rel = FxHashSet<Tuple>;
 /// `{()}`: the relation of a closed formula that holds.
 pub fn unit() -> Rel {
     let mut r = Rel::default();
-    r.insert(Box::new([]) as Tuple);
+    r.insert(Rc::from([]) as Tuple);
     r
 }
 
