@@ -39,11 +39,6 @@ def main():
         base = os.path.join(DATA, d, "10000", "log-monpoly.txt")
         for size in args.sizes.split(","):
             k = COPIES[size]
-            # PERF: the lock-cycle property joins every lock-order pair at each time point;
-            # superlinear (see BENCHMARKS.md), so it stops at 100 k.
-            if name == "locks-cycles" and k > 10:
-                print(f"| {name} | {size} | not run: superlinear (10.8 s at 96 k) | | | |", flush=True)
-                continue
             log = base
             if k > 1:
                 log = os.path.join(tmp, f"{name}-{size}.log")
