@@ -3,13 +3,17 @@
 //! monitoring that JavaMOP and RV-Monitor take). Every event name has one pattern (its
 //! parameters), so the symbol an event contributes to any slice is its name.
 //!
-//! The lookup of the largest binding below a new one is a scan over all bindings seen:
-//! correct, and quadratic in the number of live bindings. RV-Monitor's indexing trees and the
-//! freeing of monitors that can no longer reach a verdict are not built yet.
+//! Indexing, in the spirit of RV-Monitor's indexing trees: the bindings seen form a
+//! join-closed set, so the largest one below a binding θ is one of θ's sub-bindings (at most
+//! 2^k for k parameters) and is found by hash lookups. The bindings an event's matcher σ
+//! extends are those whose restriction to σ's parameters is a sub-binding of σ; they are kept
+//! in one index per pattern domain, keyed by that restriction. The cost of an event is then
+//! the number of bindings it updates, not the number seen. Monitors are not freed yet (no
+//! end-of-life events or coenable sets), so memory grows with the objects seen.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::slicing::{Binding, Event, Pattern};
+use crate::slicing::{matchers, Binding, Event, Pattern, Term};
 
 /// A deterministic machine over event names. A missing transition goes to no state: the
 /// binding can no longer reach a verdict, and it is not monitored further.
@@ -49,28 +53,102 @@ pub struct ParamMonitor {
     fsm: Fsm,
     /// Every binding seen (⊤ excluded) and its machine state; `None`: dead.
     states: FxHashMap<Binding, Option<usize>>,
+    /// Per pattern domain (sorted parameters): bindings by their restriction to it.
+    index: FxHashMap<Vec<usize>, FxHashMap<Binding, Vec<Binding>>>,
     events: usize,
+}
+
+/// Every sub-binding of `m` (2^|m| of them).
+fn sub_bindings(m: &[(usize, rvmon_core::Value)]) -> Vec<Binding> {
+    (0u32..1 << m.len())
+        .map(|mask| {
+            Binding::Map(
+                m.iter()
+                    .enumerate()
+                    .filter(|(k, _)| mask >> k & 1 == 1)
+                    .map(|(_, p)| *p)
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn restrict(b: &Binding, dom: &[usize]) -> Binding {
+    match b {
+        Binding::Map(m) => Binding::Map(m.iter().filter(|p| dom.contains(&p.0)).copied().collect()),
+        Binding::Top => Binding::Top,
+    }
 }
 
 impl ParamMonitor {
     /// `patterns` give each event name its parameters (one pattern per name).
     pub fn new(patterns: Vec<Pattern>, fsm: Fsm) -> ParamMonitor {
-        let mut states = FxHashMap::default();
-        states.insert(Binding::bottom(), Some(fsm.start));
-        ParamMonitor {
+        let mut index: FxHashMap<Vec<usize>, FxHashMap<Binding, Vec<Binding>>> =
+            FxHashMap::default();
+        for p in &patterns {
+            let mut dom: Vec<usize> = p
+                .args
+                .iter()
+                .filter_map(|t| match t {
+                    Term::Var(x) => Some(*x),
+                    _ => None,
+                })
+                .collect();
+            dom.sort_unstable();
+            dom.dedup();
+            index.entry(dom).or_default();
+        }
+        let mut m = ParamMonitor {
             patterns,
             fsm,
-            states,
+            states: FxHashMap::default(),
+            index,
             events: 0,
+        };
+        m.insert(Binding::bottom(), Some(m.fsm.start));
+        m
+    }
+
+    fn insert(&mut self, b: Binding, state: Option<usize>) {
+        if self.states.insert(b.clone(), state).is_none() {
+            for (dom, by_key) in self.index.iter_mut() {
+                by_key.entry(restrict(&b, dom)).or_default().push(b.clone());
+            }
         }
     }
 
-    /// The largest binding seen below `theta`.
+    /// The largest binding seen below `theta`: the largest of its sub-bindings that was seen
+    /// (the set seen is join-closed, so that is the join of all seen below it).
     fn source(&self, theta: &Binding) -> Binding {
-        self.states
-            .keys()
-            .filter(|b| b.below(theta))
-            .fold(Binding::bottom(), |acc, b| acc.join(b))
+        let Binding::Map(m) = theta else {
+            return Binding::Top;
+        };
+        sub_bindings(m)
+            .into_iter()
+            .filter(|b| self.states.contains_key(b))
+            .max_by_key(|b| match b {
+                Binding::Map(m) => m.len(),
+                Binding::Top => usize::MAX,
+            })
+            .unwrap_or_else(Binding::bottom)
+    }
+
+    /// The bindings seen that `sigma` can extend: those whose restriction to its domain is a
+    /// sub-binding of it.
+    fn compatible(&self, sigma: &Binding) -> Vec<Binding> {
+        let Binding::Map(m) = sigma else {
+            return Vec::new();
+        };
+        let dom: Vec<usize> = m.iter().map(|p| p.0).collect();
+        match self.index.get(&dom) {
+            Some(by_key) => sub_bindings(m)
+                .iter()
+                .filter_map(|s| by_key.get(s))
+                .flatten()
+                .cloned()
+                .collect(),
+            None => self.states.keys().cloned().collect(),
+        }
     }
 
     /// The machine state of any binding (looked up as in Algorithm A).
@@ -89,15 +167,11 @@ impl ParamMonitor {
         let Some(sym) = self.fsm.symbol(&e.name) else {
             return;
         };
-        let sigma: FxHashSet<Binding> = self
-            .patterns
-            .iter()
-            .map(|p| p.matcher(e))
-            .filter(|b| *b != Binding::Top)
-            .collect();
+        let mut sigma = matchers(&self.patterns, e);
+        sigma.remove(&Binding::Top);
         let updated: FxHashSet<Binding> = sigma
             .iter()
-            .flat_map(|s| self.states.keys().map(move |t| s.join(t)))
+            .flat_map(|s| self.compatible(s).into_iter().map(move |t| s.join(&t)))
             .filter(|b| *b != Binding::Top)
             .collect();
         // Every source state is read before any is updated.
@@ -116,7 +190,7 @@ impl ParamMonitor {
                     category: cat,
                 });
             }
-            self.states.insert(b, s);
+            self.insert(b, s);
         }
     }
 }

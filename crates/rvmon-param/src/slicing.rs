@@ -109,6 +109,27 @@ impl Pattern {
     }
 }
 
+/// Σ of Fig. 3: the matchers of the event by every pattern (⊤ where one does not match).
+///
+/// Beyond the paper: with constants in patterns (`f(x, 2)`, `f(1, y)`), two matchers of the
+/// same event can be compatible; Σ is closed under joins, which keeps the set of bindings seen
+/// join-closed, as lookups need. (With variable-only patterns, as in the paper, distinct
+/// matchers always join to ⊤ and this adds nothing.)
+pub fn matchers(patterns: &[Pattern], e: &Event) -> FxHashSet<Binding> {
+    let mut sigma: FxHashSet<Binding> = patterns.iter().map(|p| p.matcher(e)).collect();
+    loop {
+        let joins: Vec<Binding> = sigma
+            .iter()
+            .flat_map(|a| sigma.iter().map(move |b| a.join(b)))
+            .filter(|j| !sigma.contains(j))
+            .collect();
+        if joins.is_empty() {
+            return sigma;
+        }
+        sigma.extend(joins);
+    }
+}
+
 /// Definition 5 (the reference): the slice of `trace` for `theta` — the whole trace for ⊤,
 /// otherwise the events `q` with `θ(p) = q` for some pattern `p` (indices into `trace`).
 pub fn slice(patterns: &[Pattern], trace: &[Event], theta: &Binding) -> Vec<usize> {
@@ -227,22 +248,7 @@ impl SliceTable {
     pub fn push(&mut self, e: &Event) {
         let i = self.events;
         self.events += 1;
-        let mut sigma: FxHashSet<Binding> = self.patterns.iter().map(|p| p.matcher(e)).collect();
-        // Beyond the paper: with constants in patterns (`f(x, 2)`, `f(1, y)`), two matchers of
-        // the same event can be compatible; closing Σ under joins keeps the table
-        // join-closed, which the lookup needs. (With variable-only patterns, as in the
-        // paper, distinct matchers always join to ⊤ and this adds nothing.)
-        loop {
-            let joins: Vec<Binding> = sigma
-                .iter()
-                .flat_map(|a| sigma.iter().map(move |b| a.join(b)))
-                .filter(|j| !sigma.contains(j))
-                .collect();
-            if joins.is_empty() {
-                break;
-            }
-            sigma.extend(joins);
-        }
+        let sigma = matchers(&self.patterns, e);
         let mut updated: FxHashSet<Binding> = FxHashSet::default();
         for s in &sigma {
             for t in self.table.keys() {
