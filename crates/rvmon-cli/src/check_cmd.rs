@@ -32,7 +32,7 @@ pub enum Output {
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
     /// The specification: `.mtl`, `.mfotl`, `.ltl` (a temporal formula in MonPoly syntax) or
-    /// `.lola` (stream equations in RTLola's syntax).
+    /// `.lola` (stream equations in RTLola's syntax) or `.rvm` (parametric properties).
     pub spec: String,
     /// The trace; `-` or nothing reads standard input incrementally (online monitoring).
     pub trace: Option<String>,
@@ -51,7 +51,8 @@ pub struct CheckArgs {
     /// Print the plan (engine, formula class, horizons, memory) and exit.
     #[arg(long)]
     pub explain: bool,
-    /// The spec language when the extension does not say: `mtl` (also `mfotl`, `ltl`) or `lola`.
+    /// The spec language when the extension does not say: `mtl` (also `mfotl`, `ltl`), `lola`
+    /// or `rvm`.
     #[arg(long)]
     pub lang: Option<String>,
 }
@@ -112,12 +113,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     });
     match lang.as_deref() {
         Some("lola" | "rtlola") => return crate::stream_cmd::run(args, out, err),
-        Some("rvm") => {
-            return Err(Error::msg(format!(
-                "{}: parametric specifications (.rvm) are not supported yet",
-                args.spec
-            )))
-        }
+        Some("rvm") => return crate::param_cmd::run(args, out, err),
         _ => {}
     }
     if args.output == Output::Rtlola {
@@ -420,7 +416,7 @@ fn run_first_order(
     Ok(if violations > 0 { 1 } else { 0 })
 }
 
-fn json_string(s: &str) -> String {
+pub(crate) fn json_string(s: &str) -> String {
     let mut o = String::with_capacity(s.len() + 2);
     o.push('"');
     for c in s.chars() {
@@ -436,7 +432,7 @@ fn json_string(s: &str) -> String {
     o
 }
 
-fn json_value(v: &Value, interner: &Interner) -> String {
+pub(crate) fn json_value(v: &Value, interner: &Interner) -> String {
     match v {
         Value::Int(i) => i.to_string(),
         Value::Float(f) if f.is_finite() => format!("{f}"),

@@ -425,3 +425,28 @@ fn bundled_stream_example_reports_its_triggers() {
          trigger #1: event 6 @3.000000000: overheating under pressure\n"
     );
 }
+
+#[test]
+fn parametric_properties_report_bindings() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/rvm/");
+    let r = run(&[
+        "check",
+        &format!("{dir}iterators.rvm"),
+        &format!("{dir}program.log"),
+    ]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "violation: UnsafeIterator (c=1, i=10) at time point 8 @8: iterator 10 used after its collection 1 was modified\n\
+         violation: HasNext (i=20) at time point 9 @9: next() on iterator 20 without a successful hasNext()\n"
+    );
+    let bad = file("rvm", "bad.rvm", "P(i) {\n  event a(j)\n}\n");
+    let r = run(&["check", bad.to_str().unwrap(), &format!("{dir}program.log")]);
+    assert_eq!(r.status, 2);
+    assert!(
+        r.stderr
+            .contains("bad.rvm:2:11: `j` is not a parameter of P(i)"),
+        "{}",
+        r.stderr
+    );
+}

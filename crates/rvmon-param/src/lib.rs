@@ -7,8 +7,11 @@
 //! * [`monitor::ParamMonitor`] keeps a finite-state machine's state per binding instead of
 //!   the slice.
 //!
-//! Not built yet: the `.rvm` language, RV-Monitor's indexing trees, monitor garbage
-//! collection, ERE/LTL bodies.
+//! * [`spec`] reads `.rvm` files: properties with events, a machine and messages.
+//!
+//! Not built yet: monitor garbage collection (end-of-life events, coenable sets), ERE/LTL
+//! bodies, shared indexing across simultaneous properties.
 
 pub mod monitor;
 pub mod slicing;
+pub mod spec;

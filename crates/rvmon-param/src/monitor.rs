@@ -26,6 +26,8 @@ pub struct Fsm {
     pub delta: Vec<Vec<Option<usize>>>,
     /// States that are verdicts (e.g. `error`), with the category reported on entering them.
     pub verdicts: Vec<Option<String>>,
+    /// The category reported when a binding's event has no transition (JavaMOP's `@fail`).
+    pub fail: Option<String>,
 }
 
 impl Fsm {
@@ -175,22 +177,27 @@ impl ParamMonitor {
             .filter(|b| *b != Binding::Top)
             .collect();
         // Every source state is read before any is updated.
-        let next: Vec<(Binding, Option<usize>)> = updated
+        let next: Vec<(Binding, Option<usize>, Option<usize>)> = updated
             .into_iter()
             .map(|b| {
                 let from = self.state_of(&b);
-                (b, from.and_then(|s| self.fsm.delta[s][sym]))
+                (b, from, from.and_then(|s| self.fsm.delta[s][sym]))
             })
             .collect();
-        for (b, s) in next {
-            if let Some(cat) = s.and_then(|s| self.fsm.verdicts[s].clone()) {
+        for (b, from, to) in next {
+            let category = match to {
+                Some(s) => self.fsm.verdicts[s].clone(),
+                None if from.is_some() => self.fsm.fail.clone(),
+                None => None,
+            };
+            if let Some(category) = category {
                 out.push(Report {
                     event: i,
                     binding: b.clone(),
-                    category: cat,
+                    category,
                 });
             }
-            self.insert(b, s);
+            self.insert(b, to);
         }
     }
 }

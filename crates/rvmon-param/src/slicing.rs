@@ -61,6 +61,8 @@ impl Binding {
 pub enum Term {
     Var(usize),
     Const(Value),
+    /// Any value, bound to nothing (`_`).
+    Any,
 }
 
 /// An event pattern `name(t1, …, tn)`.
@@ -87,7 +89,7 @@ impl Pattern {
         for (t, &v) in self.args.iter().zip(&e.args) {
             match t {
                 Term::Const(c) if *c != v => return Binding::Top,
-                Term::Const(_) => {}
+                Term::Const(_) | Term::Any => {}
                 Term::Var(x) => match b.iter().find(|p| p.0 == *x) {
                     Some(&(_, w)) if w != v => return Binding::Top,
                     Some(_) => {}
@@ -104,6 +106,7 @@ impl Pattern {
             && self.args.len() == e.args.len()
             && self.args.iter().zip(&e.args).all(|(t, v)| match t {
                 Term::Const(c) => c == v,
+                Term::Any => true,
                 Term::Var(x) => theta.iter().any(|p| p.0 == *x && p.1 == *v),
             })
     }

@@ -37,6 +37,7 @@ fn has_next() -> (Vec<Pattern>, Fsm) {
             vec![None, None, None],
         ],
         verdicts: vec![None, None, None, Some("violation".into())],
+        fail: None,
     };
     (patterns, fsm)
 }
@@ -93,6 +94,7 @@ proptest! {
             symbols: vec!["a".into(), "b".into()],
             delta,
             verdicts: vec![None, None, Some("hit".into())],
+            fail: None,
         };
         let trace: Vec<Event> = tr
             .iter()

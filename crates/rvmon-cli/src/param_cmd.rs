@@ -1,0 +1,185 @@
+//! `rvmon check SPEC.rvm TRACE`: parametric properties. Every event of the trace (any format
+//! rvmon reads) is dispatched to every property; each binding of a property's parameters runs
+//! its own machine, and entering a verdict state is reported with the binding.
+
+use std::io::Write;
+use std::path::Path;
+
+use rvmon_core::{Error, Interner, TimePoint, Value};
+use rvmon_param::monitor::{ParamMonitor, Report};
+use rvmon_param::slicing::{Binding, Event};
+use rvmon_param::spec::{parse_rvm, Property};
+use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
+
+use crate::check_cmd::{json_string, json_value, CheckArgs, Output};
+use crate::read_file;
+
+fn plain(v: &Value, interner: &Interner) -> String {
+    match v {
+        Value::Str(s) => interner.resolve(*s).to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Bool(b) => b.to_string(),
+    }
+}
+
+/// What `--explain` prints for a `.rvm` file.
+pub fn explain(spec: &str, props: &[Property]) -> String {
+    let mut s = format!(
+        "spec: {spec}\nengine: parametric (rvmon-param): Algorithm A with patterns (paper 03), a machine state per parameter binding, indexed by sub-bindings\n"
+    );
+    for p in props {
+        s += &format!("property {}({})\n", p.name, p.params.join(", "));
+        for pat in &p.patterns {
+            s += &format!(
+                "  event {} binds ({})\n",
+                pat.name,
+                pat.args
+                    .iter()
+                    .map(|t| match t {
+                        rvmon_param::slicing::Term::Var(k) => p.params[*k].clone(),
+                        _ => "_".to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        s += &format!(
+            "  states: {} (start {})\n",
+            p.fsm.states.join(", "),
+            p.fsm.states[p.fsm.start]
+        );
+        for (c, m) in &p.messages {
+            s += &format!("  @{c}: \"{m}\"\n");
+        }
+    }
+    s
+}
+
+pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+    let text = read_file(&args.spec)?;
+    let props = parse_rvm(&args.spec, &text)?;
+    if args.explain {
+        write!(out, "{}", explain(&args.spec, &props))?;
+        return Ok(0);
+    }
+    if matches!(args.output, Output::Monpoly | Output::Rtlola) {
+        return Err(Error::msg(
+            "parametric properties write --output text or jsonl",
+        ));
+    }
+    let trace = args.trace.as_deref().filter(|t| *t != "-");
+    let format = match (args.format, trace) {
+        (Some(f), _) => f,
+        (None, Some(p)) => TraceFormat::from_path(Path::new(p)).ok_or_else(|| {
+            Error::msg(format!(
+                "{p}: cannot tell the trace format from the extension; use --format"
+            ))
+        })?,
+        (None, None) => TraceFormat::Monpoly,
+    };
+    let online = trace.is_none();
+    let sig = match &args.sig {
+        Some(p) => Some(Signature::parse(p, &read_file(p)?)?),
+        None => None,
+    };
+    let input = crate::open_trace(trace, err)?;
+    let options = TraceOptions {
+        sig,
+        time_field: args.time_field.clone(),
+    };
+    let mut reader = open_reader(format, input, trace.unwrap_or("<stdin>"), options)?;
+    let mut monitors: Vec<ParamMonitor> = props
+        .iter()
+        .map(|p| ParamMonitor::new(p.patterns.clone(), p.fsm.clone()))
+        .collect();
+    let (mut tp, mut reports, mut ev) = (
+        TimePoint::default(),
+        Vec::new(),
+        Event {
+            name: String::new(),
+            args: Vec::new(),
+        },
+    );
+    let (mut violations, mut events) = (0u64, 0u64);
+    loop {
+        match reader.next_time_point(&mut tp) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                out.flush()?;
+                return Err(e);
+            }
+        }
+        for e in &tp.events {
+            events += 1;
+            ev.name.clear();
+            ev.name.push_str(reader.interner().resolve(e.name));
+            ev.args.clear();
+            ev.args.extend_from_slice(tp.args_of(e));
+            for (p, m) in props.iter().zip(monitors.iter_mut()) {
+                reports.clear();
+                m.push(&ev, &mut reports);
+                for r in &reports {
+                    violations += 1;
+                    write_report(out, args.output, p, r, &tp, reader.interner())?;
+                }
+            }
+        }
+        if online && violations > 0 {
+            out.flush()?;
+        }
+    }
+    out.flush()?;
+    writeln!(err, "rvmon: {violations} violation(s) in {events} event(s)")?;
+    Ok(if violations > 0 { 1 } else { 0 })
+}
+
+fn write_report(
+    out: &mut dyn Write,
+    output: Output,
+    p: &Property,
+    r: &Report,
+    tp: &TimePoint,
+    interner: &Interner,
+) -> Result<(), Error> {
+    let pairs: Vec<(usize, Value)> = match &r.binding {
+        Binding::Map(m) => m.clone(),
+        Binding::Top => Vec::new(),
+    };
+    let value = |k: usize| pairs.iter().find(|x| x.0 == k).map(|x| x.1);
+    let message = p.message(&r.category, |k| value(k).map(|v| plain(&v, interner)));
+    match output {
+        Output::Jsonl => {
+            let binding: Vec<String> = pairs
+                .iter()
+                .map(|(k, v)| format!("{}:{}", json_string(&p.params[*k]), json_value(v, interner)))
+                .collect();
+            writeln!(
+                out,
+                "{{\"tp\":{},\"ts\":{},\"property\":{},\"category\":{},\"binding\":{{{}}},\"message\":{}}}",
+                tp.index,
+                tp.ts,
+                json_string(&p.name),
+                json_string(&r.category),
+                binding.join(","),
+                json_string(&message)
+            )?;
+        }
+        _ => {
+            let binding: Vec<String> = pairs
+                .iter()
+                .map(|(k, v)| format!("{}={}", p.params[*k], plain(v, interner)))
+                .collect();
+            writeln!(
+                out,
+                "violation: {} ({}) at time point {} @{}: {message}",
+                p.name,
+                binding.join(", "),
+                tp.index,
+                tp.ts
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,378 @@
+//! The `.rvm` language: parametric properties in the style of JavaMOP / RV-Monitor specs, with
+//! the trace's events instead of Java pointcuts.
+//!
+//! ```text
+//! // next() on an iterator only after hasNext() returned true
+//! HasNext(i) {
+//!   event hasnexttrue(i)
+//!   event hasnextfalse(i)
+//!   event next(i)
+//!   fsm:
+//!     na    [ hasnexttrue -> more, hasnextfalse -> none, next -> error ]
+//!     more  [ hasnexttrue -> more, next -> na ]
+//!     none  [ hasnextfalse -> none, next -> error ]
+//!     error [ ]
+//!   @error "next() on iterator {i} without hasNext()"
+//! }
+//! ```
+//!
+//! * A property names its parameters. Each `event name(a, b, _)` binds the trace event `name`
+//!   by position: its arguments become the named parameters (`_` ignores one).
+//! * `fsm:` lists the states, the first being the start, each with its transitions. An event
+//!   with no transition from the current state ends that binding's monitoring.
+//! * `@state "message"` reports a violation when a binding enters `state`; `@fail "message"`
+//!   when an event has no transition. `{p}` in a message is parameter `p`'s value.
+//! * Several properties may share a file. Comments are `//` and `/* … */`.
+
+use logos::Logos;
+use rvmon_core::Error;
+
+use crate::monitor::Fsm;
+use crate::slicing::{Pattern, Term};
+
+#[derive(Logos, Clone, Debug, PartialEq)]
+#[logos(skip r"[ \t\r\n\f]+")]
+#[logos(skip r"//[^\n]*")]
+enum Tok {
+    #[token("/*", block_comment)]
+    BlockComment,
+    #[token("event")]
+    Event,
+    #[token("fsm")]
+    Fsm,
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |l| l.slice().to_string())]
+    Ident(String),
+    #[regex(r#""([^"\\]|\\.)*""#, |l| { let s = l.slice(); s[1..s.len() - 1].to_string() })]
+    Str(String),
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("{")]
+    LBrace,
+    #[token("}")]
+    RBrace,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token(",")]
+    Comma,
+    #[token(":")]
+    Colon,
+    #[token("->")]
+    Arrow,
+    #[token("@")]
+    At,
+}
+
+fn block_comment(lex: &mut logos::Lexer<Tok>) -> logos::Skip {
+    let rest = lex.remainder();
+    lex.bump(rest.find("*/").map_or(rest.len(), |i| i + 2));
+    logos::Skip
+}
+
+/// One parametric property.
+#[derive(Clone, Debug)]
+pub struct Property {
+    pub name: String,
+    pub params: Vec<String>,
+    /// One pattern per event name.
+    pub patterns: Vec<Pattern>,
+    pub fsm: Fsm,
+    /// The message of each verdict category (a state name or `fail`).
+    pub messages: Vec<(String, String)>,
+}
+
+impl Property {
+    /// The message for `category`, with `{p}` replaced by `value(p)` for each parameter.
+    pub fn message(&self, category: &str, value: impl Fn(usize) -> Option<String>) -> String {
+        let mut m = self
+            .messages
+            .iter()
+            .find(|(c, _)| c == category)
+            .map_or_else(String::new, |(_, m)| m.clone());
+        for (k, p) in self.params.iter().enumerate() {
+            let v = value(k).unwrap_or_else(|| "?".to_string());
+            m = m.replace(&format!("{{{p}}}"), &v);
+        }
+        m
+    }
+}
+
+/// Parses a `.rvm` file.
+pub fn parse_rvm(file: &str, text: &str) -> Result<Vec<Property>, Error> {
+    let mut toks = Vec::new();
+    for (t, span) in Tok::lexer(text).spanned() {
+        match t {
+            Ok(t) => toks.push((t, span.start)),
+            Err(()) => {
+                let c = text[span.start..].chars().next().unwrap_or(' ');
+                return Err(Error::at_offset(
+                    file,
+                    text,
+                    span.start,
+                    format!("unexpected character `{c}`"),
+                ));
+            }
+        }
+    }
+    let mut p = P {
+        file,
+        text,
+        toks,
+        pos: 0,
+    };
+    let mut props = Vec::new();
+    while p.pos < p.toks.len() {
+        props.push(p.property()?);
+    }
+    if props.is_empty() {
+        return Err(Error::at_offset(
+            file,
+            text,
+            0,
+            "expected a property: `Name(params) { … }`",
+        ));
+    }
+    Ok(props)
+}
+
+struct P<'a> {
+    file: &'a str,
+    text: &'a str,
+    toks: Vec<(Tok, usize)>,
+    pos: usize,
+}
+
+impl P<'_> {
+    fn at(&self) -> usize {
+        self.toks.get(self.pos).map_or(self.text.len(), |t| t.1)
+    }
+
+    fn err(&self, at: usize, msg: impl Into<String>) -> Error {
+        Error::at_offset(self.file, self.text, at, msg)
+    }
+
+    fn expected(&self, what: &str) -> Error {
+        let found = match self.toks.get(self.pos) {
+            None => "the end of the file".to_string(),
+            Some((Tok::Ident(s), _)) => format!("`{s}`"),
+            Some((Tok::Str(s), _)) => format!("\"{s}\""),
+            Some((t, _)) => format!("{t:?}"),
+        };
+        self.err(self.at(), format!("expected {what}, found {found}"))
+    }
+
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.toks.get(self.pos).map(|x| &x.0) == Some(t) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, t: &Tok, what: &str) -> Result<(), Error> {
+        if self.eat(t) {
+            Ok(())
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    fn ident(&mut self, what: &str) -> Result<(String, usize), Error> {
+        match self.toks.get(self.pos) {
+            Some((Tok::Ident(s), at)) => {
+                let r = (s.clone(), *at);
+                self.pos += 1;
+                Ok(r)
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    /// `a, b, c )` after the `(`.
+    fn names(&mut self, what: &str) -> Result<Vec<(String, usize)>, Error> {
+        let mut out = Vec::new();
+        if self.eat(&Tok::RParen) {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.ident(what)?);
+            if self.eat(&Tok::RParen) {
+                return Ok(out);
+            }
+            self.expect(&Tok::Comma, "`,` or `)`")?;
+        }
+    }
+
+    fn property(&mut self) -> Result<Property, Error> {
+        let (name, _) = self.ident("a property: `Name(params) { … }`")?;
+        self.expect(&Tok::LParen, "`(` and the property's parameters")?;
+        let params: Vec<String> = self
+            .names("a parameter name")?
+            .into_iter()
+            .map(|p| p.0)
+            .collect();
+        self.expect(&Tok::LBrace, "`{`")?;
+        let mut patterns: Vec<Pattern> = Vec::new();
+        let mut states: Vec<(String, usize)> = Vec::new();
+        let mut transitions: Vec<(usize, String, String, usize)> = Vec::new();
+        let mut messages: Vec<(String, String, usize)> = Vec::new();
+        let mut have_fsm = false;
+        loop {
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+            if self.eat(&Tok::Event) {
+                let (ev, at) = self.ident("an event name")?;
+                if patterns.iter().any(|p| p.name == ev) {
+                    return Err(self.err(at, format!("event `{ev}` is declared twice")));
+                }
+                self.expect(&Tok::LParen, "`(` and the event's parameters")?;
+                let mut args = Vec::new();
+                for (a, at) in self.names("a parameter name or `_`")? {
+                    args.push(if a == "_" {
+                        Term::Any
+                    } else {
+                        let k = params.iter().position(|p| *p == a).ok_or_else(|| {
+                            self.err(
+                                at,
+                                format!(
+                                    "`{a}` is not a parameter of {name}({})",
+                                    params.join(", ")
+                                ),
+                            )
+                        })?;
+                        Term::Var(k)
+                    });
+                }
+                patterns.push(Pattern { name: ev, args });
+            } else if self.eat(&Tok::Fsm) {
+                self.expect(&Tok::Colon, "`:` after `fsm`")?;
+                have_fsm = true;
+                while let Some((Tok::Ident(_), _)) = self.toks.get(self.pos) {
+                    let (state, at) = self.ident("a state name")?;
+                    if states.iter().any(|s| s.0 == state) {
+                        return Err(self.err(at, format!("state `{state}` is defined twice")));
+                    }
+                    let from = states.len();
+                    states.push((state, at));
+                    self.expect(&Tok::LBracket, "`[` and the state's transitions")?;
+                    if !self.eat(&Tok::RBracket) {
+                        loop {
+                            let (ev, at) = self.ident("an event name")?;
+                            self.expect(&Tok::Arrow, "`->`")?;
+                            let (to, _) = self.ident("a state name")?;
+                            transitions.push((from, ev, to, at));
+                            if self.eat(&Tok::RBracket) {
+                                break;
+                            }
+                            self.expect(&Tok::Comma, "`,` or `]`")?;
+                        }
+                    }
+                }
+            } else if self.eat(&Tok::At) {
+                let (cat, at) = self.ident("a state name or `fail` after `@`")?;
+                let msg = match self.toks.get(self.pos) {
+                    Some((Tok::Str(s), _)) => {
+                        let s = s.clone();
+                        self.pos += 1;
+                        s
+                    }
+                    _ => return Err(self.expected("the message (a string) of the handler")),
+                };
+                messages.push((cat, msg, at));
+            } else {
+                return Err(self.expected("`event`, `fsm:`, `@state \"message\"` or `}`"));
+            }
+        }
+        if !have_fsm || states.is_empty() {
+            return Err(self.err(
+                self.at(),
+                format!("property {name} has no `fsm:` with at least one state"),
+            ));
+        }
+        let symbols: Vec<String> = patterns.iter().map(|p| p.name.clone()).collect();
+        let mut delta = vec![vec![None; symbols.len()]; states.len()];
+        for (from, ev, to, at) in transitions {
+            let sym = symbols.iter().position(|s| *s == ev).ok_or_else(|| {
+                self.err(
+                    at,
+                    format!("`{ev}` is not an event of {name}; declare it with `event {ev}(…)`"),
+                )
+            })?;
+            let target = states.iter().position(|s| s.0 == to).ok_or_else(|| {
+                self.err(at, format!("state `{to}` is not defined in {name}'s fsm"))
+            })?;
+            if delta[from][sym].is_some() {
+                return Err(self.err(
+                    at,
+                    format!("two transitions on `{ev}` from state `{}`", states[from].0),
+                ));
+            }
+            delta[from][sym] = Some(target);
+        }
+        let mut verdicts = vec![None; states.len()];
+        let mut fail = None;
+        for (cat, _, at) in &messages {
+            if cat == "fail" {
+                fail = Some(cat.clone());
+            } else {
+                let s = states.iter().position(|s| s.0 == *cat).ok_or_else(|| {
+                    self.err(
+                        *at,
+                        format!("`@{cat}`: no state `{cat}` in {name}'s fsm (or use `@fail`)"),
+                    )
+                })?;
+                verdicts[s] = Some(cat.clone());
+            }
+        }
+        Ok(Property {
+            name,
+            params,
+            patterns,
+            fsm: Fsm {
+                states: states.into_iter().map(|s| s.0).collect(),
+                start: 0,
+                symbols,
+                delta,
+                verdicts,
+                fail,
+            },
+            messages: messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HAS_NEXT: &str = "// c\nHasNext(i) {\n event hasnexttrue(i)\n event hasnextfalse(i)\n event next(i)\n fsm:\n  na [ hasnexttrue -> more, hasnextfalse -> none, next -> error ]\n  more [ hasnexttrue -> more, next -> na ]\n  none [ hasnextfalse -> none, next -> error ]\n  error [ ]\n @error \"next on {i}\"\n}";
+
+    #[test]
+    fn parses_has_next() {
+        let p = parse_rvm("h.rvm", HAS_NEXT).unwrap();
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].fsm.states, ["na", "more", "none", "error"]);
+        assert_eq!(p[0].fsm.delta[0], [Some(1), Some(2), Some(3)]);
+        assert_eq!(p[0].fsm.verdicts[3], Some("error".into()));
+        assert_eq!(p[0].message("error", |_| Some("7".into())), "next on 7");
+    }
+
+    #[test]
+    fn errors_point_at_the_problem() {
+        let e = parse_rvm("h.rvm", "P(i) {\n event a(j)\n}").unwrap_err();
+        assert_eq!(e.to_string(), "h.rvm:2:10: `j` is not a parameter of P(i)");
+        let e = parse_rvm("h.rvm", "P(i) {\n event a(i)\n fsm:\n s [ b -> s ]\n}").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("h.rvm:4:6: `b` is not an event of P"),
+            "{e}"
+        );
+        let e = parse_rvm("h.rvm", "P(i) {\n event a(i)\n fsm:\n s [ a -> t ]\n}").unwrap_err();
+        assert!(e.message.contains("state `t` is not defined"), "{e}");
+    }
+}
