@@ -150,3 +150,46 @@ fn dejavu_monpoly_outputs() {
         assert_eq!(String::from_utf8(out).unwrap(), want, "{dir} {formula}");
     }
 }
+
+/// The file property as a parametric property (`examples/dejavu/file.rvm`): the same verdict
+/// as DejaVu's.
+#[test]
+fn file_property_as_a_parametric_property() {
+    let Some(d) = data() else {
+        eprintln!("skipped: ../shared/data/dejavu-fmsd is not present");
+        return;
+    };
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dejavu/file.rvm");
+    let args = CheckArgs {
+        spec: p(&spec),
+        trace: Some(p(&d.join("property2-file/10000/log-monpoly.txt"))),
+        format: Some(TraceFormat::Monpoly),
+        sig: None,
+        time_field: None,
+        output: Output::Text,
+        explain: false,
+        lang: None,
+    };
+    let mut out = Vec::new();
+    let status = check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();
+    let events: Vec<u64> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            l.split("at time point ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+                + 1
+        })
+        .collect();
+    assert_eq!(status, 1);
+    assert_eq!(
+        events,
+        expected(&d.join("property2-file/10000/expected-dejavu.txt"))
+    );
+}
