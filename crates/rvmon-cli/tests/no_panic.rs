@@ -22,6 +22,8 @@ const LOLA_SEED: &str = "import math\ninput a: Int64, b: Float64\ninput s: Strin
                          trigger d > 2 \"too big\"\ntrigger eval when !m with \"c={{}}\".format(c)";
 const LOLA_CSV_SEED: &str = "a,b,s,time\n1,2.5,x,0.1\n#,#,#,0.2\n3,,\"y,z\",0.30\n-4,1e3,w,1\n";
 
+const RVM_SEED: &str = "// c\nP(c, i) {\n event create(c, i)\n event update(c)\n event next(i, _)\n fsm:\n  s [ create -> u ]\n  u [ next -> u, update -> m ]\n  m [ next -> e ]\n  e [ ]\n @e \"bad {i} {c}\"\n @fail \"x\"\n}\nQ() { event a() fsm: s [ a -> s ] }";
+
 /// A valid seed with random byte edits.
 fn mutated(seed: &'static str) -> impl Strategy<Value = String> {
     prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 0..6).prop_map(
@@ -79,6 +81,34 @@ fn stream_spec(text: &str) {
     }
 }
 
+/// A parametric specification: parse, and if it parses, monitor a few events with it.
+fn parametric_spec(text: &str) {
+    use rvmon_core::Value;
+    use rvmon_param::slicing::Event;
+    if let Ok(props) = rvmon_param::spec::parse_rvm("t.rvm", text) {
+        for p in props {
+            let mut m = rvmon_param::monitor::ParamMonitor::new(p.patterns.clone(), p.fsm.clone());
+            let mut out = Vec::new();
+            for (name, args) in [
+                ("create", vec![1, 2]),
+                ("next", vec![2, 0]),
+                ("update", vec![1]),
+                ("next", vec![2, 5]),
+                ("a", vec![]),
+            ] {
+                let ev = Event {
+                    name: name.into(),
+                    args: args.into_iter().map(Value::Int).collect(),
+                };
+                m.push(&ev, &mut out);
+            }
+            for r in &out {
+                let _ = p.message(&r.category, |_| Some("v".into()));
+            }
+        }
+    }
+}
+
 /// Events for the seed specification from a (mutated) CSV text.
 fn stream_events(text: &str) {
     let p = rvmon_stream::compile("t.lola", LOLA_SEED).unwrap();
@@ -90,6 +120,9 @@ proptest! {
 
     #[test]
     fn stream_spec_parser_and_engine(text in input(LOLA_SEED)) { stream_spec(&text) }
+
+    #[test]
+    fn parametric_spec_parser_and_monitor(text in input(RVM_SEED)) { parametric_spec(&text) }
 
     #[test]
     fn stream_csv_reader(text in input(LOLA_CSV_SEED)) { stream_events(&text) }

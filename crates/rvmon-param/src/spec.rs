@@ -210,11 +210,12 @@ impl P<'_> {
     fn property(&mut self) -> Result<Property, Error> {
         let (name, _) = self.ident("a property: `Name(params) { … }`")?;
         self.expect(&Tok::LParen, "`(` and the property's parameters")?;
-        let params: Vec<String> = self
-            .names("a parameter name")?
-            .into_iter()
-            .map(|p| p.0)
-            .collect();
+        let (params, at): (Vec<String>, Vec<usize>) =
+            self.names("a parameter name")?.into_iter().unzip();
+        // Lookups enumerate a binding's sub-bindings: 2^k of them.
+        if params.len() > 12 {
+            return Err(self.err(at[12], "a property has at most 12 parameters"));
+        }
         self.expect(&Tok::LBrace, "`{`")?;
         let mut patterns: Vec<Pattern> = Vec::new();
         let mut states: Vec<(String, usize)> = Vec::new();
