@@ -5,14 +5,16 @@ use std::io::Write;
 use std::path::Path;
 
 use rvmon_core::Error;
+use rvmon_core::{TimePoint, Value};
 use rvmon_stream::ast::Type;
 use rvmon_stream::bsrv::{Bsrv, NoUniqueModel};
 use rvmon_stream::engine::Event;
 use rvmon_stream::input::{CsvEvents, EventSource, JsonlEvents};
 use rvmon_stream::output::time_text;
 use rvmon_stream::output::{jsonl_line, rtlola_line, text_line};
+use rvmon_stream::value::Val;
 use rvmon_stream::Program;
-use rvmon_trace::TraceFormat;
+use rvmon_trace::{open_reader, TraceFormat, TraceOptions, TraceReader};
 
 use crate::check_cmd::{CheckArgs, Output};
 use crate::read_file;
@@ -85,12 +87,79 @@ fn open_events(
         None | Some(TraceFormat::Csv | TraceFormat::Signal | TraceFormat::CsrvCsv) => {
             Box::new(CsvEvents::new(input, name, inputs, time)?)
         }
-        Some(f) => {
-            return Err(Error::msg(format!(
-                "stream specifications read CSV (a header naming the inputs and a time column) or JSON Lines; --format {f:?} is not supported for them"
-            )))
+        Some(f @ (TraceFormat::Monpoly | TraceFormat::Json | TraceFormat::Xml)) => {
+            let options = TraceOptions {
+                sig: None,
+                time_field: args.time_field.clone(),
+            };
+            Box::new(TraceEvents {
+                reader: open_reader(f, input, name, options)?,
+                inputs: inputs.to_vec(),
+                tp: TimePoint::default(),
+                name: name.to_string(),
+            })
         }
     })
+}
+
+/// Events from an event trace (a MonPoly log, JSON, XML): each time point is one event; an
+/// input stream `x` has a value when an event `x(v)` occurs (`x()` for a Bool: true), and its
+/// time is the time point's timestamp in seconds.
+struct TraceEvents {
+    reader: Box<dyn TraceReader>,
+    inputs: Vec<(String, Type)>,
+    tp: TimePoint,
+    name: String,
+}
+
+impl EventSource for TraceEvents {
+    fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error> {
+        if !self.reader.next_time_point(&mut self.tp)? {
+            return Ok(false);
+        }
+        let interner = self.reader.interner();
+        ev.values.clear();
+        ev.values.resize(self.inputs.len(), None);
+        for e in &self.tp.events {
+            let name = interner.resolve(e.name);
+            let Some(k) = self.inputs.iter().position(|i| i.0 == name) else {
+                continue;
+            };
+            let ty = self.inputs[k].1;
+            let bad = |what: &str| {
+                Error::msg(format!(
+                    "{}: time point {}: event `{name}` {what}; input `{name}` is {}",
+                    self.name,
+                    self.tp.index,
+                    ty.a()
+                ))
+            };
+            let v = match (self.tp.args_of(e), ty) {
+                ([], Type::Bool) => Val::Bool(true),
+                ([Value::Bool(b)], Type::Bool) => Val::Bool(*b),
+                ([Value::Int(i)], Type::Int) => Val::Int(*i),
+                ([Value::Int(i)], Type::UInt) if *i >= 0 => Val::UInt(*i as u64),
+                ([Value::Int(i)], Type::Float) => Val::Float(*i as f64),
+                ([Value::Float(x)], Type::Float) => Val::Float(*x),
+                ([Value::Str(s)], Type::Str) => Val::Str(interner.resolve(*s).into()),
+                ([v], _) => {
+                    let text = match v {
+                        Value::Str(s) => interner.resolve(*s).to_string(),
+                        Value::Int(i) => i.to_string(),
+                        Value::Float(x) => x.to_string(),
+                        Value::Bool(b) => b.to_string(),
+                    };
+                    Val::parse(ty, &text).ok_or_else(|| bad(&format!("has the value {text}")))?
+                }
+                (args, _) => return Err(bad(&format!("has {} arguments, not one", args.len()))),
+            };
+            if ev.values[k].replace(v).is_some() {
+                return Err(bad("occurs twice at one time point"));
+            }
+        }
+        ev.time = self.tp.ts.saturating_mul(1_000_000_000);
+        Ok(true)
+    }
 }
 
 /// The automaton analysis of a small Boolean specification, for `--explain`.

@@ -450,3 +450,25 @@ fn parametric_properties_report_bindings() {
         r.stderr
     );
 }
+
+#[test]
+fn stream_specifications_read_event_logs() {
+    let spec = file("lola-log", "spec.lola", "input a: Int64\ninput go: Bool\noutput s @ a := a + s.offset(by: -1).defaults(to: 0)\ntrigger s > 4 \"sum over 4\"\ntrigger go \"go\"\n");
+    let log = file(
+        "lola-log",
+        "t.log",
+        "@1 a(3)\n@2 go()\n@3 a(2) b(9)\n@4 a(x)\n",
+    );
+    let r = run(&["check", spec.to_str().unwrap(), log.to_str().unwrap()]);
+    assert_eq!(r.status, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "trigger #1: event 1 @2.000000000: go\ntrigger #0: event 2 @3.000000000: sum over 4\n"
+    );
+    assert!(
+        r.stderr
+            .contains("event `a` has the value x; input `a` is an Int64"),
+        "{}",
+        r.stderr
+    );
+}
