@@ -42,6 +42,31 @@ pub enum Workload {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// A program's iterator events for the classic JavaMOP properties (`examples/rvm/`):
+    /// `create(c,i)`, `hasnexttrue(i)`, `next(i)`, `update(c)`, one event per time point.
+    /// Iterators are used correctly (`hasnexttrue` then `next`), and a collection that is
+    /// updated gets fresh iterators, except at the chosen violation rate: then either `next`
+    /// comes without `hasnexttrue` (HasNext) or right after an `update` of its collection
+    /// (UnsafeIterator).
+    Iterators {
+        /// Live iterators at any time.
+        #[arg(long, default_value_t = 1000)]
+        iterators: u64,
+        /// Collections (iterators are spread over them).
+        #[arg(long, default_value_t = 100)]
+        collections: u64,
+        /// Approximate number of events.
+        #[arg(long, default_value_t = 1_000_000)]
+        events: u64,
+        /// Share of uses that violate a property.
+        #[arg(long, default_value_t = 0.0001)]
+        violation_rate: f64,
+        /// Share of uses that update the collection (correctly: its iterators are renewed).
+        #[arg(long, default_value_t = 0.001)]
+        update_rate: f64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Concatenates time-shifted copies of a MonPoly log (copy k adds k × shift to every
     /// timestamp): how the timescales traces are scaled to 1 M time points.
     Repeat {
@@ -111,6 +136,22 @@ pub fn run(args: &GenArgs, out: &mut dyn Write) -> Result<i32, Error> {
             days,
             seed,
         } => paper04(*computers, *days, *seed, out)?,
+        Workload::Iterators {
+            iterators,
+            collections,
+            events,
+            violation_rate,
+            update_rate,
+            seed,
+        } => iterators_log(
+            *iterators,
+            (*collections).max(1),
+            *events,
+            *violation_rate,
+            *update_rate,
+            *seed,
+            out,
+        )?,
         Workload::Repeat {
             log,
             copies,
@@ -287,6 +328,70 @@ fn paper04(computers: u64, days: u64, seed: u64, out: &mut dyn Write) -> Result<
                 i += 1;
             }
             writeln!(out)?;
+        }
+    }
+    Ok(())
+}
+
+/// A MonPoly log with one event per time point.
+struct EventLog<'a> {
+    out: &'a mut dyn Write,
+    tp: u64,
+}
+
+impl EventLog<'_> {
+    fn emit(&mut self, ev: std::fmt::Arguments) -> Result<(), Error> {
+        writeln!(self.out, "@{} {ev}", self.tp)?;
+        self.tp += 1;
+        Ok(())
+    }
+
+    /// An update of collection `c` renews every iterator over it.
+    fn renew(&mut self, iters: &mut [(u64, u64)], c: u64, next_id: &mut u64) -> Result<(), Error> {
+        for it in iters.iter_mut().filter(|it| it.1 == c) {
+            it.0 = *next_id;
+            *next_id += 1;
+            self.emit(format_args!("create({c},{})", it.0))?;
+        }
+        Ok(())
+    }
+}
+
+/// See [`Workload::Iterators`].
+fn iterators_log(
+    n: u64,
+    collections: u64,
+    events: u64,
+    violation_rate: f64,
+    update_rate: f64,
+    seed: u64,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let mut rng = SplitMix(seed);
+    let mut log = EventLog { out, tp: 0 };
+    // (iterator id, its collection); ids are never reused.
+    let mut iters: Vec<(u64, u64)> = (0..n).map(|i| (i, i % collections)).collect();
+    let mut next_id = n;
+    for &(i, c) in &iters {
+        log.emit(format_args!("create({c},{i})"))?;
+    }
+    while log.tp < events && !iters.is_empty() {
+        let k = (rng.next_u64() % iters.len() as u64) as usize;
+        let (i, c) = iters[k];
+        let r = rng.unit();
+        if r < violation_rate / 2.0 {
+            log.emit(format_args!("next({i})"))?;
+        } else if r < violation_rate {
+            log.emit(format_args!("update({c})"))?;
+            log.emit(format_args!("hasnexttrue({i})"))?;
+            log.emit(format_args!("next({i})"))?;
+            log.renew(&mut iters, c, &mut next_id)?;
+        } else if r < violation_rate + update_rate {
+            log.emit(format_args!("update({c})"))?;
+            log.renew(&mut iters, c, &mut next_id)?;
+        } else {
+            log.emit(format_args!("hasnexttrue({i})"))?;
+            log.emit(format_args!("next({i})"))?;
         }
     }
     Ok(())

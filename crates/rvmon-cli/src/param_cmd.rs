@@ -26,7 +26,7 @@ fn plain(v: &Value, interner: &Interner) -> String {
 /// What `--explain` prints for a `.rvm` file.
 pub fn explain(spec: &str, props: &[Property]) -> String {
     let mut s = format!(
-        "spec: {spec}\nengine: parametric (rvmon-param): Algorithm A with patterns (paper 03), a machine state per parameter binding, indexed by sub-bindings\n"
+        "spec: {spec}\nengine: parametric (rvmon-param): Algorithm A (paper 03) with creation events, a machine state per parameter binding, indexed by sub-bindings\n"
     );
     for p in props {
         s += &format!("property {}({})\n", p.name, p.params.join(", "));
@@ -91,7 +91,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let mut reader = open_reader(format, input, trace.unwrap_or("<stdin>"), options)?;
     let mut monitors: Vec<ParamMonitor> = props
         .iter()
-        .map(|p| ParamMonitor::new(p.patterns.clone(), p.fsm.clone()))
+        .map(|p| ParamMonitor::new(p.patterns.clone(), p.fsm.clone()).with_creation_events())
         .collect();
     let (mut tp, mut reports, mut ev) = (
         TimePoint::default(),

@@ -472,3 +472,37 @@ fn stream_specifications_read_event_logs() {
         r.stderr
     );
 }
+
+#[test]
+fn iterator_workload_has_the_chosen_violations() {
+    let out = rvmon()
+        .args([
+            "gen",
+            "iterators",
+            "--iterators",
+            "50",
+            "--collections",
+            "5",
+            "--events",
+            "20000",
+            "--violation-rate",
+            "0.01",
+        ])
+        .output()
+        .unwrap();
+    let log = file(
+        "gen-iter",
+        "it.log",
+        &String::from_utf8(out.stdout).unwrap(),
+    );
+    let spec = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/rvm/iterators.rvm"
+    );
+    let r = run(&["check", spec, log.to_str().unwrap()]);
+    assert_eq!(r.status, 1);
+    let n = r.stdout.lines().count();
+    // About 10 000 uses at a 1 % violation rate.
+    assert!((40..=200).contains(&n), "{n} violations");
+    assert!(r.stdout.contains("HasNext") && r.stdout.contains("UnsafeIterator"));
+}

@@ -36,6 +36,12 @@ impl Binding {
     /// The injective least upper bound `⊔_i`: ⊤ if the two disagree on a parameter or two
     /// parameters would get the same value.
     pub fn join(&self, other: &Binding) -> Binding {
+        self.lub(other, true)
+    }
+
+    /// The least upper bound `⊔`, injective (`⊔_i`, paper 03's pattern slicing) or not
+    /// (Roşu and Chen's original, where each event name has its own parameters).
+    pub fn lub(&self, other: &Binding, injective: bool) -> Binding {
         let (Binding::Map(a), Binding::Map(b)) = (self, other) else {
             return Binding::Top;
         };
@@ -48,9 +54,11 @@ impl Binding {
             }
         }
         out.sort_by_key(|p| p.0);
-        let values: FxHashSet<Value> = out.iter().map(|p| p.1).collect();
-        if values.len() < out.len() {
-            return Binding::Top;
+        if injective {
+            let values: FxHashSet<Value> = out.iter().map(|p| p.1).collect();
+            if values.len() < out.len() {
+                return Binding::Top;
+            }
         }
         Binding::Map(out)
     }
@@ -82,6 +90,11 @@ pub struct Event {
 impl Pattern {
     /// The most general injective matcher of this pattern and `e` (`mgm_i`), ⊤ if none.
     pub fn matcher(&self, e: &Event) -> Binding {
+        self.match_event(e, true)
+    }
+
+    /// The most general matcher, injective or not (see [`Binding::lub`]); ⊤ if none.
+    pub fn match_event(&self, e: &Event, injective: bool) -> Binding {
         if self.name != e.name || self.args.len() != e.args.len() {
             return Binding::Top;
         }
@@ -97,7 +110,7 @@ impl Pattern {
                 },
             }
         }
-        Binding::Map(b).join(&Binding::bottom())
+        Binding::Map(b).lub(&Binding::bottom(), injective)
     }
 
     /// Whether `θ(p) = e`: the binding gives every variable of the pattern the event's value.
@@ -118,12 +131,15 @@ impl Pattern {
 /// same event can be compatible; Σ is closed under joins, which keeps the set of bindings seen
 /// join-closed, as lookups need. (With variable-only patterns, as in the paper, distinct
 /// matchers always join to ⊤ and this adds nothing.)
-pub fn matchers(patterns: &[Pattern], e: &Event) -> FxHashSet<Binding> {
-    let mut sigma: FxHashSet<Binding> = patterns.iter().map(|p| p.matcher(e)).collect();
+pub fn matchers(patterns: &[Pattern], e: &Event, injective: bool) -> FxHashSet<Binding> {
+    let mut sigma: FxHashSet<Binding> = patterns
+        .iter()
+        .map(|p| p.match_event(e, injective))
+        .collect();
     loop {
         let joins: Vec<Binding> = sigma
             .iter()
-            .flat_map(|a| sigma.iter().map(move |b| a.join(b)))
+            .flat_map(|a| sigma.iter().map(move |b| a.lub(b, injective)))
             .filter(|j| !sigma.contains(j))
             .collect();
         if joins.is_empty() {
@@ -251,7 +267,7 @@ impl SliceTable {
     pub fn push(&mut self, e: &Event) {
         let i = self.events;
         self.events += 1;
-        let sigma = matchers(&self.patterns, e);
+        let sigma = matchers(&self.patterns, e, true);
         let mut updated: FxHashSet<Binding> = FxHashSet::default();
         for s in &sigma {
             for t in self.table.keys() {
