@@ -43,7 +43,8 @@ pub enum Workload {
         seed: u64,
     },
     /// A program's iterator events for the classic JavaMOP properties (`examples/rvm/`):
-    /// `create(c,i)`, `hasnexttrue(i)`, `next(i)`, `update(c)`, one event per time point.
+    /// `create(c,i)`, `hasnexttrue(i)`, `next(i)`, `update(c)`, `dispose(i)` (an iterator
+    /// is garbage), one event per time point.
     /// Iterators are used correctly (`hasnexttrue` then `next`), and a collection that is
     /// updated gets fresh iterators, except at the chosen violation rate: then either `next`
     /// comes without `hasnexttrue` (HasNext) or right after an `update` of its collection
@@ -349,6 +350,7 @@ impl EventLog<'_> {
     /// An update of collection `c` renews every iterator over it.
     fn renew(&mut self, iters: &mut [(u64, u64)], c: u64, next_id: &mut u64) -> Result<(), Error> {
         for it in iters.iter_mut().filter(|it| it.1 == c) {
+            self.emit(format_args!("dispose({})", it.0))?;
             it.0 = *next_id;
             *next_id += 1;
             self.emit(format_args!("create({c},{})", it.0))?;

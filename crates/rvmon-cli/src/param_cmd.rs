@@ -44,6 +44,9 @@ pub fn explain(spec: &str, props: &[Property]) -> String {
                     .join(", ")
             );
         }
+        for pat in &p.end_events {
+            s += &format!("  end event {} frees the objects it binds\n", pat.name);
+        }
         s += &format!(
             "  states: {} (start {})\n",
             p.fsm.states.join(", "),
@@ -91,7 +94,11 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let mut reader = open_reader(format, input, trace.unwrap_or("<stdin>"), options)?;
     let mut monitors: Vec<ParamMonitor> = props
         .iter()
-        .map(|p| ParamMonitor::new(p.patterns.clone(), p.fsm.clone()).with_creation_events())
+        .map(|p| {
+            ParamMonitor::new(p.patterns.clone(), p.fsm.clone())
+                .with_creation_events()
+                .with_end_events(p.end_events.clone())
+        })
         .collect();
     let (mut tp, mut reports, mut ev) = (
         TimePoint::default(),

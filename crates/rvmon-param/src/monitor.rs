@@ -14,6 +14,7 @@
 //! end-of-life events or coenable sets), so memory grows with the objects seen.
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use rvmon_core::Value;
 
 use crate::slicing::{matchers, Binding, Event, Pattern, Term};
 
@@ -60,6 +61,10 @@ pub struct ParamMonitor {
     /// Per pattern domain (sorted parameters): bindings by their restriction to it.
     index: FxHashMap<Vec<usize>, FxHashMap<Binding, Vec<Binding>>>,
     events: usize,
+    /// Bindings by each (parameter, value) they contain, to free them when the object dies.
+    by_value: FxHashMap<(usize, Value), Vec<Binding>>,
+    /// Events that end the life of the objects bound to their parameters.
+    end_events: Vec<Pattern>,
     /// Creation-event semantics (see [`ParamMonitor::with_creation_events`]).
     creation: bool,
     /// New bindings not created because the event could not start them.
@@ -67,7 +72,7 @@ pub struct ParamMonitor {
 }
 
 /// Every sub-binding of `m` (2^|m| of them).
-fn sub_bindings(m: &[(usize, rvmon_core::Value)]) -> Vec<Binding> {
+fn sub_bindings(m: &[(usize, Value)]) -> Vec<Binding> {
     (0u32..1 << m.len())
         .map(|mask| {
             Binding::Map(
@@ -111,6 +116,8 @@ impl ParamMonitor {
             fsm,
             states: FxHashMap::default(),
             index,
+            by_value: FxHashMap::default(),
+            end_events: Vec::new(),
             events: 0,
             creation: false,
             skipped: 0,
@@ -123,6 +130,51 @@ impl ParamMonitor {
         if self.states.insert(b.clone(), state).is_none() {
             for (dom, by_key) in self.index.iter_mut() {
                 by_key.entry(restrict(&b, dom)).or_default().push(b.clone());
+            }
+            if let Binding::Map(m) = &b {
+                for &pair in m {
+                    self.by_value.entry(pair).or_default().push(b.clone());
+                }
+            }
+        }
+    }
+
+    /// Events that end objects' lives (`end event dispose(i)`): when one occurs, every binding
+    /// of the dead objects is freed. No later event can mention a dead object, so no lookup
+    /// or join will need those bindings again (the reasoning behind RV-Monitor's weak
+    /// references); memory then follows the live objects.
+    pub fn with_end_events(mut self, patterns: Vec<Pattern>) -> ParamMonitor {
+        self.end_events = patterns;
+        self
+    }
+
+    /// Frees every binding that binds `param` to `value`.
+    pub fn end_object(&mut self, param: usize, value: Value) {
+        let Some(dead) = self.by_value.remove(&(param, value)) else {
+            return;
+        };
+        for b in dead {
+            if self.states.remove(&b).is_none() {
+                continue;
+            }
+            for (dom, by_key) in self.index.iter_mut() {
+                let key = restrict(&b, dom);
+                if let Some(list) = by_key.get_mut(&key) {
+                    list.retain(|x| *x != b);
+                    if list.is_empty() {
+                        by_key.remove(&key);
+                    }
+                }
+            }
+            if let Binding::Map(m) = &b {
+                for pair in m.iter().filter(|p| **p != (param, value)) {
+                    if let Some(list) = self.by_value.get_mut(pair) {
+                        list.retain(|x| *x != b);
+                        if list.is_empty() {
+                            self.by_value.remove(pair);
+                        }
+                    }
+                }
             }
         }
     }
@@ -192,6 +244,21 @@ impl ParamMonitor {
     pub fn push(&mut self, e: &Event, out: &mut Vec<Report>) {
         let i = self.events;
         self.events += 1;
+        let ended: Vec<(usize, Value)> = self
+            .end_events
+            .iter()
+            .filter_map(|p| match p.match_event(e, false) {
+                Binding::Map(m) => Some(m),
+                Binding::Top => None,
+            })
+            .flatten()
+            .collect();
+        if !ended.is_empty() {
+            for (param, value) in ended {
+                self.end_object(param, value);
+            }
+            return;
+        }
         let Some(sym) = self.fsm.symbol(&e.name) else {
             return;
         };

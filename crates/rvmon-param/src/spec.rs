@@ -18,6 +18,8 @@
 //!
 //! * A property names its parameters. Each `event name(a, b, _)` binds the trace event `name`
 //!   by position: its arguments become the named parameters (`_` ignores one).
+//!   `end event dispose(i)` declares that the object bound to `i` is gone: its monitors are
+//!   freed (the program promises not to mention it again).
 //! * `fsm:` lists the states, the first being the start, each with its transitions. An event
 //!   with no transition from the current state ends that binding's monitoring.
 //! * `@state "message"` reports a violation when a binding enters `state`; `@fail "message"`
@@ -79,6 +81,8 @@ pub struct Property {
     pub params: Vec<String>,
     /// One pattern per event name.
     pub patterns: Vec<Pattern>,
+    /// `end event dispose(i)`: events that end the life of the objects they bind.
+    pub end_events: Vec<Pattern>,
     pub fsm: Fsm,
     /// The message of each verdict category (a state name or `fail`).
     pub messages: Vec<(String, String)>,
@@ -218,6 +222,7 @@ impl P<'_> {
         }
         self.expect(&Tok::LBrace, "`{`")?;
         let mut patterns: Vec<Pattern> = Vec::new();
+        let mut end_events: Vec<Pattern> = Vec::new();
         let mut states: Vec<(String, usize)> = Vec::new();
         let mut transitions: Vec<(usize, String, String, usize)> = Vec::new();
         let mut messages: Vec<(String, String, usize)> = Vec::new();
@@ -226,9 +231,14 @@ impl P<'_> {
             if self.eat(&Tok::RBrace) {
                 break;
             }
+            let ends = matches!(self.toks.get(self.pos), Some((Tok::Ident(w), _)) if w == "end")
+                && self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Event);
+            if ends {
+                self.pos += 1;
+            }
             if self.eat(&Tok::Event) {
                 let (ev, at) = self.ident("an event name")?;
-                if patterns.iter().any(|p| p.name == ev) {
+                if patterns.iter().chain(&end_events).any(|p| p.name == ev) {
                     return Err(self.err(at, format!("event `{ev}` is declared twice")));
                 }
                 self.expect(&Tok::LParen, "`(` and the event's parameters")?;
@@ -249,7 +259,11 @@ impl P<'_> {
                         Term::Var(k)
                     });
                 }
-                patterns.push(Pattern { name: ev, args });
+                if ends {
+                    end_events.push(Pattern { name: ev, args });
+                } else {
+                    patterns.push(Pattern { name: ev, args });
+                }
             } else if self.eat(&Tok::Fsm) {
                 self.expect(&Tok::Colon, "`:` after `fsm`")?;
                 have_fsm = true;
@@ -334,6 +348,7 @@ impl P<'_> {
             name,
             params,
             patterns,
+            end_events,
             fsm: Fsm {
                 states: states.into_iter().map(|s| s.0).collect(),
                 start: 0,

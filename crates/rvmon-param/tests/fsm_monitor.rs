@@ -159,3 +159,27 @@ proptest! {
         prop_assert!(creation.bindings() <= plain.bindings());
     }
 }
+
+#[test]
+fn end_events_free_the_monitors_of_dead_objects() {
+    let (patterns, fsm) = has_next();
+    let dispose = Pattern {
+        name: "dispose".into(),
+        args: vec![Term::Var(0)],
+    };
+    let mut m = ParamMonitor::new(patterns, fsm)
+        .with_creation_events()
+        .with_end_events(vec![dispose]);
+    let mut out = Vec::new();
+    for i in 1..=3 {
+        m.push(&ev("hasnexttrue", &[i]), &mut out);
+    }
+    assert_eq!(m.bindings(), 4, "⊥ and three iterators");
+    m.push(&ev("dispose", &[1]), &mut out);
+    m.push(&ev("dispose", &[2]), &mut out);
+    assert_eq!(m.bindings(), 2, "memory follows the live iterators");
+    m.push(&ev("next", &[3]), &mut out);
+    m.push(&ev("next", &[3]), &mut out);
+    assert_eq!(out.len(), 1, "iterator 3 is still monitored: {out:?}");
+    assert_eq!(out[0].binding, Binding::Map(vec![(0, Value::Int(3))]));
+}
