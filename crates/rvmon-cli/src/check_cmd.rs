@@ -124,20 +124,9 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let text = read_file(&args.spec)?;
     let f = parse_formula(&args.spec, &text)?;
     let analysis = analyze(&args.spec, &text, &f)?;
-    let sig = match &args.sig {
-        Some(p) => Some(Signature::parse(p, &read_file(p)?)?),
-        None => None,
-    };
+    let sig = crate::read_signature(args.sig.as_deref())?;
     let trace_path = args.trace.as_deref().filter(|t| *t != "-");
-    let format = match (args.format, trace_path) {
-        (Some(f), _) => f,
-        (None, Some(p)) => TraceFormat::from_path(Path::new(p)).ok_or_else(|| {
-            Error::msg(format!(
-                "{p}: cannot tell the trace format from the extension; use --format"
-            ))
-        })?,
-        (None, None) => TraceFormat::Monpoly,
-    };
+    let format = crate::trace_format(args.format, trace_path)?;
     let online = trace_path.is_none();
     let input = crate::open_trace(trace_path, err)?;
     let name = trace_path.unwrap_or("<stdin>").to_string();

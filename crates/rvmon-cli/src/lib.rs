@@ -35,3 +35,27 @@ pub fn open_trace(
         }
     })
 }
+
+/// The trace's format: `--format`, else the file's extension, else (standard input) MonPoly's.
+pub fn trace_format(
+    given: Option<rvmon_trace::TraceFormat>,
+    path: Option<&str>,
+) -> Result<rvmon_trace::TraceFormat, Error> {
+    match (given, path) {
+        (Some(f), _) => Ok(f),
+        (None, Some(p)) => {
+            rvmon_trace::TraceFormat::from_path(std::path::Path::new(p)).ok_or_else(|| {
+                Error::msg(format!(
+                    "{p}: cannot tell the trace format from the extension; use --format"
+                ))
+            })
+        }
+        (None, None) => Ok(rvmon_trace::TraceFormat::Monpoly),
+    }
+}
+
+/// The signature of `--sig`, if given.
+pub fn read_signature(path: Option<&str>) -> Result<Option<rvmon_trace::Signature>, Error> {
+    path.map(|p| rvmon_trace::Signature::parse(p, &read_file(p)?))
+        .transpose()
+}

@@ -3,13 +3,12 @@
 //! its own machine, and entering a verdict state is reported with the binding.
 
 use std::io::Write;
-use std::path::Path;
 
 use rvmon_core::{Error, Interner, TimePoint, Value};
 use rvmon_param::monitor::{ParamMonitor, Report};
 use rvmon_param::slicing::{Binding, Event};
 use rvmon_param::spec::{parse_rvm, Property};
-use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
+use rvmon_trace::{open_reader, TraceOptions};
 
 use crate::check_cmd::{json_string, json_value, CheckArgs, Output};
 use crate::read_file;
@@ -72,20 +71,9 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         ));
     }
     let trace = args.trace.as_deref().filter(|t| *t != "-");
-    let format = match (args.format, trace) {
-        (Some(f), _) => f,
-        (None, Some(p)) => TraceFormat::from_path(Path::new(p)).ok_or_else(|| {
-            Error::msg(format!(
-                "{p}: cannot tell the trace format from the extension; use --format"
-            ))
-        })?,
-        (None, None) => TraceFormat::Monpoly,
-    };
+    let format = crate::trace_format(args.format, trace)?;
     let online = trace.is_none();
-    let sig = match &args.sig {
-        Some(p) => Some(Signature::parse(p, &read_file(p)?)?),
-        None => None,
-    };
+    let sig = crate::read_signature(args.sig.as_deref())?;
     let input = crate::open_trace(trace, err)?;
     let options = TraceOptions {
         sig,

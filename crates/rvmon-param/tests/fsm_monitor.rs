@@ -75,6 +75,44 @@ fn has_next_on_interleaved_iterators() {
     );
 }
 
+/// Events a(x, y) and b(y) (bindings of one and two parameters), a random three-state machine
+/// over them whose state 2 reports, and the trace.
+#[allow(clippy::type_complexity)]
+fn machine_and_trace(
+    delta: Vec<Vec<Option<usize>>>,
+    tr: &[(&str, i64, i64)],
+) -> (Vec<Pattern>, Fsm, Vec<Event>) {
+    let patterns = vec![
+        Pattern {
+            name: "a".into(),
+            args: vec![Term::Var(0), Term::Var(1)],
+        },
+        Pattern {
+            name: "b".into(),
+            args: vec![Term::Var(1)],
+        },
+    ];
+    let fsm = Fsm {
+        states: vec!["s0".into(), "s1".into(), "s2".into()],
+        start: 0,
+        symbols: vec!["a".into(), "b".into()],
+        delta,
+        verdicts: vec![None, None, Some("hit".into())],
+        fail: None,
+    };
+    let trace = tr
+        .iter()
+        .map(|&(n, x, y)| {
+            if n == "a" {
+                ev(n, &[x, y])
+            } else {
+                ev(n, &[y])
+            }
+        })
+        .collect();
+    (patterns, fsm, trace)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
@@ -83,23 +121,7 @@ proptest! {
         delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.9, 0usize..3), 2), 3),
         tr in prop::collection::vec((prop::sample::select(vec!["a", "b"]), 1i64..4, 1i64..4), 0..8),
     ) {
-        // a(x, y) and b(y): bindings of one and two parameters.
-        let patterns = vec![
-            Pattern { name: "a".into(), args: vec![Term::Var(0), Term::Var(1)] },
-            Pattern { name: "b".into(), args: vec![Term::Var(1)] },
-        ];
-        let fsm = Fsm {
-            states: vec!["s0".into(), "s1".into(), "s2".into()],
-            start: 0,
-            symbols: vec!["a".into(), "b".into()],
-            delta,
-            verdicts: vec![None, None, Some("hit".into())],
-            fail: None,
-        };
-        let trace: Vec<Event> = tr
-            .iter()
-            .map(|&(n, x, y)| if n == "a" { ev(n, &[x, y]) } else { ev(n, &[y]) })
-            .collect();
+        let (patterns, fsm, trace) = machine_and_trace(delta, &tr);
         let mut m = ParamMonitor::new(patterns.clone(), fsm.clone());
         let mut out = Vec::new();
         for (k, e) in trace.iter().enumerate() {
@@ -130,22 +152,7 @@ proptest! {
         delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.8, 0usize..3), 2), 3),
         tr in prop::collection::vec((prop::sample::select(vec!["a", "b"]), 1i64..4, 1i64..4), 0..10),
     ) {
-        let patterns = vec![
-            Pattern { name: "a".into(), args: vec![Term::Var(0), Term::Var(1)] },
-            Pattern { name: "b".into(), args: vec![Term::Var(1)] },
-        ];
-        let fsm = Fsm {
-            states: vec!["s0".into(), "s1".into(), "s2".into()],
-            start: 0,
-            symbols: vec!["a".into(), "b".into()],
-            delta,
-            verdicts: vec![None, None, Some("hit".into())],
-            fail: None,
-        };
-        let trace: Vec<Event> = tr
-            .iter()
-            .map(|&(n, x, y)| if n == "a" { ev(n, &[x, y]) } else { ev(n, &[y]) })
-            .collect();
+        let (patterns, fsm, trace) = machine_and_trace(delta, &tr);
         let mut plain = ParamMonitor::new(patterns.clone(), fsm.clone());
         let mut creation = ParamMonitor::new(patterns, fsm).with_creation_events();
         let (mut a, mut b) = (Vec::new(), Vec::new());
