@@ -760,7 +760,7 @@ pub fn analyze(file: &str, text: &str, spec: &Spec) -> Result<Program, Error> {
             }
         }
     }
-    check_well_formed(&edges, &names)?;
+    check_well_formed(&edges, &names).map_err(|(at, msg)| err(spans[at], msg))?;
     // Pacing: explicit, or the conjunction of what is read synchronously.
     let mut pacing: Vec<Option<Dnf>> = (0..n).map(|s| (s < n_in).then(|| Dnf::input(s))).collect();
     for k in 0..spec.outputs.len() {
@@ -1023,8 +1023,9 @@ fn cycle_text(cycle: &[Sid], names: &[String]) -> String {
     parts.join(" -> ")
 }
 
-/// Rejects a dependency graph with a closed walk of weight 0, naming a cycle on it.
-fn check_well_formed(edges: &[Vec<(Sid, i64)>], names: &[String]) -> Result<(), Error> {
+/// Rejects a dependency graph with a closed walk of weight 0: `Err` names a cycle on it, with
+/// the stream where the message should point.
+fn check_well_formed(edges: &[Vec<(Sid, i64)>], names: &[String]) -> Result<(), (Sid, String)> {
     for comp in sccs(edges) {
         let has_cycle = comp.len() > 1 || edges[comp[0]].iter().any(|&(v, _)| v == comp[0]);
         if !has_cycle {
@@ -1034,7 +1035,7 @@ fn check_well_formed(edges: &[Vec<(Sid, i64)>], names: &[String]) -> Result<(), 
         let neg = potentials(edges, &comp, -1);
         let (pot, sign) = match (&pos, &neg) {
             (Err(p), Err(_)) => {
-                return Err(Error::msg(format!(
+                return Err((p[0], format!(
                     "specification is not well-formed: the dependency cycle {} can be combined with a cycle of the opposite weight into one of weight 0, so some value would depend on itself",
                     cycle_text(p, names)
                 )))
@@ -1059,7 +1060,7 @@ fn check_well_formed(edges: &[Vec<(Sid, i64)>], names: &[String]) -> Result<(), 
             let cyclic = c.len() > 1 || tight[c[0]].iter().any(|&(v, _)| v == c[0]);
             if cyclic {
                 let cycle = find_cycle(&tight, &c);
-                return Err(Error::msg(format!(
+                return Err((cycle[0], format!(
                     "specification is not well-formed: the dependency cycle {} has weight 0, so a value would depend on itself",
                     cycle_text(&cycle, names)
                 )));
