@@ -55,6 +55,10 @@ pub struct CheckArgs {
     /// or `rvm`.
     #[arg(long)]
     pub lang: Option<String>,
+    /// Stream specifications: also write every output stream's value as it is decided
+    /// (RTLola's `--verbosity outputs`).
+    #[arg(long)]
+    pub values: bool,
 }
 
 /// The plan for a formula: which engine runs it and why.

@@ -506,3 +506,38 @@ fn iterator_workload_has_the_chosen_violations() {
     assert!((40..=200).contains(&n), "{n} violations");
     assert!(r.stdout.contains("HasNext") && r.stdout.contains("UnsafeIterator"));
 }
+
+/// `--values` writes every output value too; with `--output rtlola` the lines are RTLola's
+/// `--verbosity outputs` lines (this case is byte-identical to rtlola-cli 0.1.2's).
+#[test]
+fn stream_values_in_rtlola_form() {
+    let spec = file(
+        "lola-values",
+        "spec.lola",
+        "input a: Int64\ninput b: Int64\noutput c @ a := a + b.hold().defaults(to: 0)\ntrigger c > 2 \"c is too large\"\n",
+    );
+    let trace = file(
+        "lola-values",
+        "t.csv",
+        "a,b,time\n#,#,0.000536\n3,#,0.100536\n#,3,0.200536\n1,1,0.300536\n#,3,0.400536\n3,#,0.500536\n2,2,0.600536\n",
+    );
+    let r = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        trace.to_str().unwrap(),
+        "--output",
+        "rtlola",
+        "--values",
+    ]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "[0.100536000][Output][c][Value] = 3\n\
+         [0.100536000][Trigger][#0][Value] = \"c is too large\"\n\
+         [0.300536000][Output][c][Value] = 2\n\
+         [0.500536000][Output][c][Value] = 6\n\
+         [0.500536000][Trigger][#0][Value] = \"c is too large\"\n\
+         [0.600536000][Output][c][Value] = 4\n\
+         [0.600536000][Trigger][#0][Value] = \"c is too large\"\n"
+    );
+}

@@ -34,6 +34,7 @@ fn violations(spec: &Path, log: &Path, sig: &Path) -> Vec<u64> {
         output: Output::Monpoly,
         explain: false,
         lang: None,
+        values: false,
     };
     let mut out = Vec::new();
     check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();
@@ -170,6 +171,7 @@ fn file_property_as_a_parametric_property() {
         output: Output::Text,
         explain: false,
         lang: None,
+        values: false,
     };
     let mut out = Vec::new();
     let status = check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();

@@ -27,6 +27,7 @@ fn violations(spec: &str, sig: &str, log: &str, tag: &str) -> String {
         output: Output::Monpoly,
         explain: false,
         lang: None,
+        values: false,
     };
     let mut out = Vec::new();
     check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();

@@ -49,6 +49,7 @@ fn via_check(formula: &Path, log: &Path) -> (String, i32) {
         output: Output::Monpoly,
         explain: false,
         lang: None,
+        values: false,
     };
     let mut out = Vec::new();
     let code = check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();

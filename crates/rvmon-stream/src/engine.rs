@@ -30,6 +30,18 @@ pub struct Event {
     pub values: Vec<Option<Val>>,
 }
 
+/// An output value, decided (see [`StreamEngine::record_outputs`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decided {
+    /// The output's index in declaration order.
+    pub output: usize,
+    /// Which of the output's values (0-based).
+    pub index: u64,
+    pub event: u64,
+    pub time: i64,
+    pub value: Val,
+}
+
 /// A trigger that fired.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Firing {
@@ -110,8 +122,8 @@ pub struct StreamEngine {
     pacing_masks: Vec<Option<Vec<u64>>>,
     ticked: Vec<bool>,
     work: Vec<usize>,
-    /// When recording: every decided output value (output index, value index, event, value).
-    decided: Option<Vec<(usize, u64, u64, Val)>>,
+    /// When recording: every decided output value.
+    decided: Option<Vec<Decided>>,
 }
 
 impl StreamEngine {
@@ -143,9 +155,8 @@ impl StreamEngine {
         self.decided = Some(Vec::new());
     }
 
-    /// The output values decided since the last call, as (output index, value index, event,
-    /// value), in the order they were decided.
-    pub fn take_decided(&mut self) -> Vec<(usize, u64, u64, Val)> {
+    /// The output values decided since the last call, in the order they were decided.
+    pub fn take_decided(&mut self) -> Vec<Decided> {
         self.decided
             .as_mut()
             .map(std::mem::take)
@@ -320,7 +331,13 @@ impl StreamEngine {
             h.vals[(idx - h.base) as usize] = Some(v.clone());
         }
         if let Some(d) = &mut self.decided {
-            d.push((k, idx, event, v.clone()));
+            d.push(Decided {
+                output: k,
+                index: idx,
+                event,
+                time,
+                value: v.clone(),
+            });
         }
         if let (Some((t, _)), Val::Bool(true)) = (&self.prog.outputs[k].trigger, &v) {
             self.ready.insert(

@@ -31,29 +31,87 @@ pub fn compile(file: &str, text: &str) -> Result<Program, Error> {
     analyze(file, text, &spec)
 }
 
-/// Runs `program` over the events of `source`, handing every fired trigger to `on_fire` as
-/// soon as it is decided; returns the number of events. On a bad event, the triggers decided
-/// before it have been handed over already.
+/// What a run reports: a trigger that fired, or (when output values are asked for) a value.
+pub enum Report<'a> {
+    Trigger(&'a Firing),
+    Value {
+        decided: &'a engine::Decided,
+        stream: &'a str,
+    },
+}
+
+/// Runs `program` over the events of `source`, handing every fired trigger (and, with
+/// `values`, every output value) to `on` as soon as it is decided; returns the number of
+/// events. Within what one event decides, reports follow declaration order, as RTLola prints
+/// them. On a bad event, what was decided before it has been handed over already.
 pub fn run_events(
     program: Program,
     source: &mut dyn input::EventSource,
-    mut on_fire: impl FnMut(&Firing) -> Result<(), Error>,
+    values: bool,
+    mut on: impl FnMut(Report) -> Result<(), Error>,
 ) -> Result<u64, Error> {
+    let names: Vec<String> = program.outputs.iter().map(|o| o.name.clone()).collect();
+    let is_trigger: Vec<bool> = program
+        .outputs
+        .iter()
+        .map(|o| o.trigger.is_some())
+        .collect();
+    let trigger_output: Vec<usize> = (0..program.outputs.len())
+        .filter(|&k| is_trigger[k])
+        .collect();
     let mut engine = StreamEngine::new(program);
+    if values {
+        engine.record_outputs();
+    }
     let mut ev = engine::Event::default();
     let mut fired = Vec::new();
     let mut n = 0;
+    let mut emit = |engine: &mut StreamEngine, fired: &mut Vec<Firing>| -> Result<(), Error> {
+        if !values {
+            for f in fired.drain(..) {
+                on(Report::Trigger(&f))?;
+            }
+            return Ok(());
+        }
+        let decided: Vec<engine::Decided> = engine
+            .take_decided()
+            .into_iter()
+            .filter(|d| !is_trigger[d.output])
+            .collect();
+        // (event, declaration index, which list, position in it)
+        let mut order: Vec<(u64, usize, bool, usize)> = decided
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.event, d.output, false, i))
+            .chain(
+                fired
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.event, trigger_output[f.trigger], true, i)),
+            )
+            .collect();
+        order.sort_unstable();
+        for (_, _, trigger, i) in order {
+            if trigger {
+                on(Report::Trigger(&fired[i]))?;
+            } else {
+                let d = &decided[i];
+                on(Report::Value {
+                    decided: d,
+                    stream: &names[d.output],
+                })?;
+            }
+        }
+        fired.clear();
+        Ok(())
+    };
     while source.next_event(&mut ev)? {
         n += 1;
         engine.step(&ev, &mut fired)?;
-        for f in fired.drain(..) {
-            on_fire(&f)?;
-        }
+        emit(&mut engine, &mut fired)?;
     }
     engine.finish(&mut fired)?;
-    for f in fired.drain(..) {
-        on_fire(&f)?;
-    }
+    emit(&mut engine, &mut fired)?;
     Ok(n)
 }
 
@@ -63,8 +121,11 @@ pub fn run_csv<R: BufRead>(
     reader: R,
     file: &str,
     time_field: Option<&str>,
-    on_fire: impl FnMut(&Firing) -> Result<(), Error>,
+    mut on_fire: impl FnMut(&Firing) -> Result<(), Error>,
 ) -> Result<u64, Error> {
     let mut events = input::CsvEvents::new(reader, file, &program.inputs, time_field)?;
-    run_events(program, &mut events, on_fire)
+    run_events(program, &mut events, false, |r| match r {
+        Report::Trigger(f) => on_fire(f),
+        Report::Value { .. } => Ok(()),
+    })
 }

@@ -1,6 +1,6 @@
 //! How fired triggers are written.
 
-use crate::engine::Firing;
+use crate::engine::{Decided, Firing};
 
 /// Nanoseconds as RTLola prints relative times: `secs.nnnnnnnnn`.
 pub fn time_text(ns: i64) -> String {
@@ -32,17 +32,7 @@ pub fn text_line(f: &Firing) -> String {
 
 /// One JSON object: `{"tp":6,"ts":0.600536000,"trigger":0,"message":"…"}`.
 pub fn jsonl_line(f: &Firing) -> String {
-    let mut msg = String::with_capacity(f.message.len() + 2);
-    msg.push('"');
-    for c in f.message.chars() {
-        match c {
-            '"' => msg.push_str("\\\""),
-            '\\' => msg.push_str("\\\\"),
-            c if (c as u32) < 0x20 => msg.push_str(&format!("\\u{:04x}", c as u32)),
-            c => msg.push(c),
-        }
-    }
-    msg.push('"');
+    let msg = json_text(&f.message);
     format!(
         "{{\"tp\":{},\"ts\":{},\"trigger\":{},\"message\":{}}}",
         f.event,
@@ -50,6 +40,56 @@ pub fn jsonl_line(f: &Firing) -> String {
         f.trigger,
         msg
     )
+}
+
+/// RTLola's log line for an output value: `[0.600536000][Output][c][Value] = 4`.
+pub fn rtlola_value_line(d: &Decided, stream: &str) -> String {
+    let v = match &d.value {
+        crate::value::Val::Str(s) => format!("\"{s}\""),
+        v => v.to_string(),
+    };
+    format!("[{}][Output][{stream}][Value] = {v}", time_text(d.time))
+}
+
+/// rvmon's text line for an output value: `value: c = 4, event 6 @0.600536000`.
+pub fn text_value_line(d: &Decided, stream: &str) -> String {
+    format!(
+        "value: {stream} = {}, event {} @{}",
+        d.value,
+        d.event,
+        time_text(d.time)
+    )
+}
+
+/// One JSON object: `{"tp":6,"ts":0.600536000,"stream":"c","value":4}`.
+pub fn jsonl_value_line(d: &Decided, stream: &str) -> String {
+    let v = match &d.value {
+        crate::value::Val::Str(s) => json_text(s),
+        crate::value::Val::Float(x) if !x.is_finite() => json_text(&x.to_string()),
+        v => v.to_string(),
+    };
+    format!(
+        "{{\"tp\":{},\"ts\":{},\"stream\":{},\"value\":{v}}}",
+        d.event,
+        time_text(d.time),
+        json_text(stream)
+    )
+}
+
+/// A JSON string literal.
+fn json_text(t: &str) -> String {
+    let mut out = String::with_capacity(t.len() + 2);
+    out.push('"');
+    for c in t.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 #[cfg(test)]

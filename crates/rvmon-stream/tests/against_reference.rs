@@ -179,7 +179,8 @@ proptest! {
         }
         engine.finish(&mut fired).unwrap();
         let mut got: HashMap<(usize, u64), Val> = HashMap::new();
-        for (k, idx, event, v) in engine.take_decided() {
+        for d in engine.take_decided() {
+            let (k, idx, event, v) = (d.output, d.index, d.event, d.value);
             prop_assert_eq!(idx, event, "one value per event in a synchronous specification");
             prop_assert!(got.insert((k, idx), v).is_none(), "decided twice");
         }

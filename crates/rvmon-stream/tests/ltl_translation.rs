@@ -89,7 +89,8 @@ proptest! {
         }
         engine.finish(&mut fired).unwrap();
         let mut got = vec![None; tr.len()];
-        for (k, idx, _, v) in engine.take_decided() {
+        for d in engine.take_decided() {
+        let (k, idx, v) = (d.output, d.index, d.value);
             if k == root_k {
                 got[idx as usize] = Some(v == Val::Bool(true));
             }

@@ -32,7 +32,8 @@ fn run(spec: &str, inputs: &[&str]) -> Vec<String> {
     }
     engine.finish(&mut fired).unwrap();
     let mut out = vec![vec![b'?'; len]; n_out];
-    for (k, idx, _, v) in engine.take_decided() {
+    for d in engine.take_decided() {
+        let (k, idx, v) = (d.output, d.index, d.value);
         out[k][idx as usize] = if v == Val::Bool(true) { b'1' } else { b'0' };
     }
     out.into_iter()
