@@ -131,7 +131,8 @@ impl ParamMonitor {
             for (dom, by_key) in self.index.iter_mut() {
                 by_key.entry(restrict(&b, dom)).or_default().push(b.clone());
             }
-            if let Binding::Map(m) = &b {
+            // PERF: only a property with end-of-life events needs this index.
+            if let (Binding::Map(m), false) = (&b, self.end_events.is_empty()) {
                 for &pair in m {
                     self.by_value.entry(pair).or_default().push(b.clone());
                 }
@@ -222,6 +223,11 @@ impl ParamMonitor {
         self.states.len()
     }
 
+    /// The bindings seen (and not freed).
+    pub fn seen(&self) -> Vec<Binding> {
+        self.states.keys().cloned().collect()
+    }
+
     /// JavaMOP's creation events, generalised: a binding the monitor has not seen is created
     /// only by an event its machine can take (from the state of its largest sub-binding seen).
     /// Pure slicing would also create the bindings such an event kills at once; with
@@ -232,6 +238,20 @@ impl ParamMonitor {
     pub fn with_creation_events(mut self) -> ParamMonitor {
         self.creation = true;
         self
+    }
+
+    /// Whether `theta` is the join of bindings seen (its proper sub-bindings seen join to it):
+    /// then it must be kept, even dead, or the set seen would not be join-closed and its
+    /// lookups would have two largest sub-bindings to choose from.
+    fn needed(&self, theta: &Binding) -> bool {
+        let Binding::Map(m) = theta else {
+            return false;
+        };
+        sub_bindings(m)
+            .into_iter()
+            .filter(|b| b != theta && self.states.contains_key(b))
+            .fold(Binding::bottom(), |acc, b| acc.lub(&b, false))
+            == *theta
     }
 
     /// How many bindings creation-event semantics did not create (0: the run equals pure
@@ -281,9 +301,10 @@ impl ParamMonitor {
                 (b, from, from.and_then(|s| self.fsm.delta[s][sym]))
             })
             .collect();
+        let mut skipped = Vec::new();
         for (b, from, to) in next {
             if self.creation && to.is_none() && !self.states.contains_key(&b) {
-                self.skipped += 1;
+                skipped.push(b);
                 continue;
             }
             let category = match to {
@@ -299,6 +320,15 @@ impl ParamMonitor {
                 });
             }
             self.insert(b, to);
+        }
+        // A skipped binding that is the join of bindings seen now (some created just above)
+        // is kept, dead, so that the bindings seen stay join-closed.
+        for b in skipped {
+            if self.needed(&b) {
+                self.insert(b, None);
+            } else {
+                self.skipped += 1;
+            }
         }
     }
 }

@@ -163,6 +163,14 @@ proptest! {
         if creation.skipped() == 0 {
             prop_assert_eq!(&a, &b);
         }
+        // Lookups stay well defined: the bindings seen are join-closed.
+        let seen = creation.seen();
+        for x in &seen {
+            for y in &seen {
+                let j = x.lub(y, false);
+                prop_assert!(j == Binding::Top || seen.contains(&j), "{:?} ⊔ {:?} missing", x, y);
+            }
+        }
         prop_assert!(creation.bindings() <= plain.bindings());
     }
 }
@@ -189,4 +197,49 @@ fn end_events_free_the_monitors_of_dead_objects() {
     m.push(&ev("next", &[3]), &mut out);
     assert_eq!(out.len(), 1, "iterator 3 is still monitored: {out:?}");
     assert_eq!(out[0].binding, Binding::Map(vec![(0, Value::Int(3))]));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// With events binding x alone, y alone and both, creation events may skip a join whose
+    /// parts exist; the set of bindings seen must still be join-closed (else a lookup would have
+    /// two largest sub-bindings).
+    #[test]
+    fn creation_events_keep_bindings_join_closed(
+        delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.6, 0usize..3), 3), 3),
+        tr in prop::collection::vec((0usize..3, 1i64..3, 1i64..3), 0..12),
+    ) {
+        let names = ["a", "b", "c"];
+        let patterns = vec![
+            Pattern { name: "a".into(), args: vec![Term::Var(0)] },
+            Pattern { name: "b".into(), args: vec![Term::Var(1)] },
+            Pattern { name: "c".into(), args: vec![Term::Var(0), Term::Var(1)] },
+        ];
+        let fsm = Fsm {
+            states: vec!["s0".into(), "s1".into(), "s2".into()],
+            start: 0,
+            symbols: names.iter().map(|n| n.to_string()).collect(),
+            delta,
+            verdicts: vec![None, None, Some("hit".into())],
+            fail: None,
+        };
+        let mut m = ParamMonitor::new(patterns, fsm).with_creation_events();
+        let mut out = Vec::new();
+        for &(k, x, y) in &tr {
+            let e = match k {
+                0 => ev("a", &[x]),
+                1 => ev("b", &[y]),
+                _ => ev("c", &[x, y]),
+            };
+            m.push(&e, &mut out);
+            let seen = m.seen();
+            for p in &seen {
+                for q in &seen {
+                    let j = p.lub(q, false);
+                    prop_assert!(j == Binding::Top || seen.contains(&j), "{:?} ⊔ {:?} missing", p, q);
+                }
+            }
+        }
+    }
 }
