@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod ast;
 pub mod bsrv;
 pub mod engine;
+mod graph;
 pub mod input;
 pub mod lexer;
 pub mod ltl;
