@@ -218,7 +218,15 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         }
         printer.step(&tp, reader.interner_mut(), out)?;
     }
-    if add_last_ts {
+    if reader.terminated() {
+        // MonPoly stops at `>terminate<` without closing the trace: verdicts still pending
+        // are not printed. It names the last time point read (-1 if none).
+        writeln!(
+            out,
+            "Terminated at timepoint: {}",
+            last_index.map_or(-1, |i| i as i64)
+        )?;
+    } else if add_last_ts {
         printer.close(last_index.map_or(0, |i| i + 1), reader.interner_mut(), out)?;
     }
     out.flush()?;

@@ -541,3 +541,32 @@ fn stream_values_in_rtlola_form() {
          [0.600536000][Trigger][#0][Value] = \"c is too large\"\n"
     );
 }
+
+/// `>terminate<` in `rvmon monpoly`: as MonPoly, name the last time point read and stop
+/// without closing the trace (the violation still pending at time point 2 is not printed; the
+/// one at time point 0 is).
+#[test]
+fn monpoly_terminate_command() {
+    let sig = file("terminate", "s.sig", "p()\nq()\n");
+    let f = file("terminate", "f.mfotl", "p() IMPLIES EVENTUALLY[0,2] q()");
+    let log = file(
+        "terminate",
+        "t.log",
+        "@0 p()\n@3 q()\n@5 p()\n>terminate<\n@9 p()\n",
+    );
+    let r = run(&[
+        "monpoly",
+        "-sig",
+        sig.to_str().unwrap(),
+        "-formula",
+        f.to_str().unwrap(),
+        "-log",
+        log.to_str().unwrap(),
+        "-negate",
+    ]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "@0 (time point 0): true\nTerminated at timepoint: 2\n"
+    );
+}

@@ -37,6 +37,8 @@ pub struct MonpolyLogReader<R> {
     types: Vec<Type>,
     /// Set once `>terminate<` or the end of input is reached.
     done: bool,
+    /// Set when `>terminate<` ended the trace (MonPoly then stops without closing it).
+    terminated: bool,
     skip_out_of_order: bool,
     warnings: Vec<String>,
 }
@@ -61,6 +63,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
             name: String::new(),
             types: Vec::new(),
             done: false,
+            terminated: false,
             skip_out_of_order: false,
             warnings: Vec::new(),
         }
@@ -342,6 +345,13 @@ impl<R: BufRead> MonpolyLogReader<R> {
     }
 }
 
+impl<R> MonpolyLogReader<R> {
+    /// Whether `>terminate<` ended the trace (rather than the end of the input).
+    pub fn terminated(&self) -> bool {
+        self.terminated
+    }
+}
+
 impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
     fn next_time_point(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
         tp.clear();
@@ -362,6 +372,7 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
                 Some(b'>') => {
                     if self.command()? {
                         self.done = true;
+                        self.terminated = true;
                         return Ok(false);
                     }
                 }
