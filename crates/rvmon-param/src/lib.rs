@@ -5,12 +5,11 @@
 //!   exposes its table of slices; [`slicing::slice`] computes a slice straight from
 //!   Definition 5, as the reference.
 //! * [`monitor::ParamMonitor`] keeps a finite-state machine's state per binding instead of
-//!   the slice.
-//!
+//!   the slice, indexed, with creation events and end-of-life events.
 //! * [`spec`] reads `.rvm` files: properties with events, a machine and messages.
 //!
-//! Not built yet: monitor garbage collection (end-of-life events, coenable sets), ERE/LTL
-//! bodies, shared indexing across simultaneous properties.
+//! Not built yet: freeing monitors by coenable sets, ERE/LTL bodies, indexing shared across
+//! simultaneous properties.
 
 pub mod monitor;
 pub mod slicing;
