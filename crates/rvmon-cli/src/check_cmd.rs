@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use clap::{Args, ValueEnum};
-use rvmon_core::{Error, Interner, Monitor, TimePoint, Truth, Value, Verdict};
+use rvmon_core::{json_string, Error, Interner, Monitor, TimePoint, Truth, Value, Verdict};
 use rvmon_fo::FoEngine;
 use rvmon_logic::monpoly::candidate_forms;
 use rvmon_logic::{
@@ -165,13 +165,8 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let mut tp = TimePoint::default();
     let mut verdicts = Vec::new();
     loop {
-        match reader.next_time_point(&mut tp) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => {
-                out.flush()?;
-                return Err(e);
-            }
+        if !crate::next_time_point(&mut *reader, &mut tp, out)? {
+            break;
         }
         sink.time_points += 1;
         verdicts.clear();
@@ -374,13 +369,8 @@ fn run_first_order(
         Ok(())
     };
     loop {
-        match reader.next_time_point(&mut tp) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => {
-                out.flush()?;
-                return Err(e);
-            }
+        if !crate::next_time_point(&mut *reader, &mut tp, out)? {
+            break;
         }
         time_points += 1;
         if let Err(e) = engine.step(&tp, reader.interner_mut(), &mut answers) {
@@ -407,22 +397,6 @@ fn run_first_order(
         "rvmon: {violations} violation(s) in {time_points} time point(s)"
     )?;
     Ok(if violations > 0 { 1 } else { 0 })
-}
-
-pub(crate) fn json_string(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
 }
 
 pub(crate) fn json_value(v: &Value, interner: &Interner) -> String {

@@ -59,3 +59,15 @@ pub fn read_signature(path: Option<&str>) -> Result<Option<rvmon_trace::Signatur
     path.map(|p| rvmon_trace::Signature::parse(p, &read_file(p)?))
         .transpose()
 }
+
+/// The next time point of `reader`. On a bad one, `out` is flushed first, so every verdict
+/// decided before it has been written when the error is reported.
+pub fn next_time_point(
+    reader: &mut dyn rvmon_trace::TraceReader,
+    tp: &mut rvmon_core::TimePoint,
+    out: &mut dyn std::io::Write,
+) -> Result<bool, Error> {
+    reader.next_time_point(tp).inspect_err(|_| {
+        let _ = out.flush();
+    })
+}

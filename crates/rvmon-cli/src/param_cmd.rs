@@ -10,7 +10,9 @@ use rvmon_param::slicing::{Binding, Event};
 use rvmon_param::spec::{parse_rvm, Property};
 use rvmon_trace::{open_reader, TraceOptions};
 
-use crate::check_cmd::{json_string, json_value, CheckArgs, Output};
+use rvmon_core::json_string;
+
+use crate::check_cmd::{json_value, CheckArgs, Output};
 use crate::read_file;
 
 fn plain(v: &Value, interner: &Interner) -> String {
@@ -98,13 +100,8 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     );
     let (mut violations, mut events) = (0u64, 0u64);
     loop {
-        match reader.next_time_point(&mut tp) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => {
-                out.flush()?;
-                return Err(e);
-            }
+        if !crate::next_time_point(&mut *reader, &mut tp, out)? {
+            break;
         }
         for e in &tp.events {
             events += 1;

@@ -6,11 +6,13 @@
 
 mod error;
 mod intern;
+mod json;
 mod timepoint;
 mod verdict;
 
 pub use error::{Error, SourcePos};
 pub use intern::{Interner, Sym};
+pub use json::json_string;
 pub use timepoint::{EventRef, TimePoint, Timestamp, Value};
 pub use verdict::{Truth, Verdict};
 

@@ -609,22 +609,12 @@ impl FoEngine {
                         out.push(v);
                     }
                 }
-                reduce_waiting(
-                    &self.bounds[&(*l, *r)],
-                    children,
-                    self.copies.small,
-                    &mut self.reduced[i],
-                    *l,
-                    *r,
-                );
-                reduce_waiting(
-                    &self.bounds[&(*r, *l)],
-                    children,
-                    self.copies.small,
-                    &mut self.reduced[i],
-                    *r,
-                    *l,
-                );
+                // Either operand may be the one that waits.
+                for (late, early) in [(*l, *r), (*r, *l)] {
+                    let bounds = &self.bounds[&(late, early)];
+                    let small = self.copies.small;
+                    reduce_waiting(bounds, children, small, &mut self.reduced[i], late, early);
+                }
                 let e = out.end();
                 children[*l].drop_before(e);
                 children[*r].drop_before(e);

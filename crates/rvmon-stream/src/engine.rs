@@ -295,8 +295,8 @@ impl StreamEngine {
     fn run_work(&mut self) -> Result<(), Error> {
         while let Some(id) = self.work.pop() {
             let p = self.pending[id].take().expect("a live pending instance");
-            let reads = self.prog.outputs[p.out].reads.clone();
-            match self.eval_output(p.out, &At::Then(&reads, &p.anchors)) {
+            let at = At::Then(&self.prog.outputs[p.out].reads, &p.anchors);
+            match self.eval_output(p.out, &at) {
                 Out::Fail(e) => return Err(*e),
                 Out::Done(v, msg) => {
                     self.live_pending -= 1;

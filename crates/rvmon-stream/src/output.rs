@@ -1,5 +1,7 @@
 //! How fired triggers are written.
 
+use rvmon_core::json_string;
+
 use crate::engine::{Decided, Firing};
 
 /// Nanoseconds as RTLola prints relative times: `secs.nnnnnnnnn`.
@@ -32,7 +34,7 @@ pub fn text_line(f: &Firing) -> String {
 
 /// One JSON object: `{"tp":6,"ts":0.600536000,"trigger":0,"message":"…"}`.
 pub fn jsonl_line(f: &Firing) -> String {
-    let msg = json_text(&f.message);
+    let msg = json_string(&f.message);
     format!(
         "{{\"tp\":{},\"ts\":{},\"trigger\":{},\"message\":{}}}",
         f.event,
@@ -64,32 +66,16 @@ pub fn text_value_line(d: &Decided, stream: &str) -> String {
 /// One JSON object: `{"tp":6,"ts":0.600536000,"stream":"c","value":4}`.
 pub fn jsonl_value_line(d: &Decided, stream: &str) -> String {
     let v = match &d.value {
-        crate::value::Val::Str(s) => json_text(s),
-        crate::value::Val::Float(x) if !x.is_finite() => json_text(&x.to_string()),
+        crate::value::Val::Str(s) => json_string(s),
+        crate::value::Val::Float(x) if !x.is_finite() => json_string(&x.to_string()),
         v => v.to_string(),
     };
     format!(
         "{{\"tp\":{},\"ts\":{},\"stream\":{},\"value\":{v}}}",
         d.event,
         time_text(d.time),
-        json_text(stream)
+        json_string(stream)
     )
-}
-
-/// A JSON string literal.
-fn json_text(t: &str) -> String {
-    let mut out = String::with_capacity(t.len() + 2);
-    out.push('"');
-    for c in t.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
