@@ -61,6 +61,23 @@ pub struct CheckArgs {
     pub values: bool,
 }
 
+impl CheckArgs {
+    /// `rvmon check SPEC TRACE` with every option at its default (for callers in code).
+    pub fn new(spec: impl Into<String>, trace: impl Into<String>) -> CheckArgs {
+        CheckArgs {
+            spec: spec.into(),
+            trace: Some(trace.into()),
+            format: None,
+            sig: None,
+            time_field: None,
+            output: Output::Text,
+            explain: false,
+            lang: None,
+            values: false,
+        }
+    }
+}
+
 /// The plan for a formula: which engine runs it and why.
 pub fn explain(formula: &Formula, analysis: &Analysis, engine: &Engine) -> String {
     let program = engine.program();

@@ -26,15 +26,10 @@ fn p(x: &Path) -> String {
 /// Event numbers (1-based) of the violations rvmon reports.
 fn violations(spec: &Path, log: &Path, sig: &Path) -> Vec<u64> {
     let args = CheckArgs {
-        spec: p(spec),
-        trace: Some(p(log)),
         format: Some(TraceFormat::Monpoly),
         sig: Some(p(sig)),
-        time_field: None,
         output: Output::Monpoly,
-        explain: false,
-        lang: None,
-        values: false,
+        ..CheckArgs::new(p(spec), p(log))
     };
     let mut out = Vec::new();
     check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();
@@ -163,15 +158,10 @@ fn file_property_as_a_parametric_property() {
     };
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dejavu/file.rvm");
     let args = CheckArgs {
-        spec: p(&spec),
-        trace: Some(p(&d.join("property2-file/10000/log-monpoly.txt"))),
         format: Some(TraceFormat::Monpoly),
         sig: None,
-        time_field: None,
         output: Output::Text,
-        explain: false,
-        lang: None,
-        values: false,
+        ..CheckArgs::new(p(&spec), p(&d.join("property2-file/10000/log-monpoly.txt")))
     };
     let mut out = Vec::new();
     let status = check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();

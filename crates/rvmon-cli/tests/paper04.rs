@@ -19,15 +19,13 @@ fn file(name: &str, content: &str) -> PathBuf {
 
 fn violations(spec: &str, sig: &str, log: &str, tag: &str) -> String {
     let args = CheckArgs {
-        spec: file(&format!("{tag}.mfotl"), spec).display().to_string(),
-        trace: Some(file(&format!("{tag}.log"), log).display().to_string()),
         format: None,
         sig: Some(file(&format!("{tag}.sig"), sig).display().to_string()),
-        time_field: None,
         output: Output::Monpoly,
-        explain: false,
-        lang: None,
-        values: false,
+        ..CheckArgs::new(
+            file(&format!("{tag}.mfotl"), spec).display().to_string(),
+            file(&format!("{tag}.log"), log).display().to_string(),
+        )
     };
     let mut out = Vec::new();
     check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();

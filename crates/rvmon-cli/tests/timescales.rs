@@ -41,15 +41,10 @@ fn via_monpoly(dir: &Path, formula: &Path, log: &Path) -> String {
 
 fn via_check(formula: &Path, log: &Path) -> (String, i32) {
     let args = CheckArgs {
-        spec: formula.display().to_string(),
-        trace: Some(log.display().to_string()),
         format: None,
         sig: None,
-        time_field: None,
         output: Output::Monpoly,
-        explain: false,
-        lang: None,
-        values: false,
+        ..CheckArgs::new(formula.display().to_string(), log.display().to_string())
     };
     let mut out = Vec::new();
     let code = check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();
