@@ -149,7 +149,7 @@ pub struct OutputInfo {
 
 #[derive(Clone, Debug)]
 pub enum CMessage {
-    Text(String),
+    Text(std::rc::Rc<str>),
     Computed(CExpr),
 }
 
@@ -704,7 +704,7 @@ pub fn analyze(file: &str, text: &str, spec: &Spec) -> Result<Program, Error> {
                     }
                     let message = match &o.message {
                         None => None,
-                        Some(Message::Text(s)) => Some(CMessage::Text(s.clone())),
+                        Some(Message::Text(s)) => Some(CMessage::Text(s.as_str().into())),
                         Some(Message::Computed(m)) => {
                             let (cm, tm, opt) = ck.check(m)?;
                             if opt || tm != Ty::Known(Type::Str) {

@@ -9,8 +9,11 @@
 pub mod analysis;
 pub mod ast;
 pub mod bsrv;
+mod compiled;
 pub mod engine;
+mod eval;
 mod graph;
+pub mod immediate;
 pub mod input;
 pub mod lexer;
 pub mod ltl;
@@ -19,7 +22,8 @@ pub mod parse;
 pub mod value;
 
 pub use analysis::{analyze, Program};
-pub use engine::{Firing, StreamEngine};
+pub use engine::{Firing, Monitor, StreamEngine};
+pub use immediate::ImmediateEngine;
 pub use parse::parse_spec;
 
 use std::io::BufRead;
@@ -49,7 +53,7 @@ pub fn run_events(
     program: Program,
     source: &mut dyn input::EventSource,
     values: bool,
-    mut on: impl FnMut(Report) -> Result<(), Error>,
+    on: impl FnMut(Report) -> Result<(), Error>,
 ) -> Result<u64, Error> {
     let names: Vec<String> = program.outputs.iter().map(|o| o.name.clone()).collect();
     let is_trigger: Vec<bool> = program
@@ -60,14 +64,45 @@ pub fn run_events(
     let trigger_output: Vec<usize> = (0..program.outputs.len())
         .filter(|&k| is_trigger[k])
         .collect();
-    let mut engine = StreamEngine::new(program);
+    match ImmediateEngine::new(program) {
+        Ok(engine) => drive(
+            engine,
+            source,
+            values,
+            &is_trigger,
+            &trigger_output,
+            &names,
+            on,
+        ),
+        Err(program) => drive(
+            StreamEngine::new(program),
+            source,
+            values,
+            &is_trigger,
+            &trigger_output,
+            &names,
+            on,
+        ),
+    }
+}
+
+/// [`run_events`] on one engine.
+fn drive(
+    mut engine: impl Monitor,
+    source: &mut dyn input::EventSource,
+    values: bool,
+    is_trigger: &[bool],
+    trigger_output: &[usize],
+    names: &[String],
+    mut on: impl FnMut(Report) -> Result<(), Error>,
+) -> Result<u64, Error> {
     if values {
         engine.record_outputs();
     }
     let mut ev = engine::Event::default();
     let mut fired = Vec::new();
     let mut n = 0;
-    let mut emit = |engine: &mut StreamEngine, fired: &mut Vec<Firing>| -> Result<(), Error> {
+    let mut emit = |engine: &mut dyn Monitor, fired: &mut Vec<Firing>| -> Result<(), Error> {
         if !values {
             for f in fired.drain(..) {
                 on(Report::Trigger(&f))?;

@@ -74,7 +74,7 @@ fn rtlola_interpreter_cases() {
             input_path.to_str().unwrap(),
             None,
             |f| {
-                fired.push((f.message.clone(), time_text(f.time)));
+                fired.push((f.message.to_string(), time_text(f.time)));
                 Ok(())
             },
         )
