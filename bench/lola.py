@@ -3,7 +3,8 @@
 
 Usage: python3 bench/lola.py RTLOLA_CLI [EVENTS ...]   (default: 1000000)
 
-For each spec and size: wall time and peak RSS of both (whole process, /usr/bin/time), and a
+For each spec and size: wall time and peak RSS of both (whole process, /usr/bin/time; the
+median of three runs of each), and a
 check that both print the same trigger lines (rvmon --output rtlola; rtlola-cli with the
 options of its own end-to-end tests). Traces are generated here (seeded): time,x,y with x
 uniform in [-1,1] and y skewed positive every third event, as the peers' bench/gen.py does.
@@ -42,11 +43,19 @@ def gen(n, path):
             f.write("%d,%.4f,%.4f\n" % (k, x, y))
 
 
+RUNS = 3
+
+
 def timed(cmd, out_path):
-    with open(out_path, "w") as out:
-        r = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + cmd, stdout=out, stderr=subprocess.PIPE, text=True)
-    last = r.stderr.strip().splitlines()[-1].split()
-    return float(last[0]), int(last[1]) / 1024
+    """Median wall time and peak RSS (MB) of RUNS runs (the machine is shared and noisy)."""
+    runs = []
+    for _ in range(RUNS):
+        with open(out_path, "w") as out:
+            r = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + cmd, stdout=out, stderr=subprocess.PIPE, text=True)
+        last = r.stderr.strip().splitlines()[-1].split()
+        runs.append((float(last[0]), int(last[1]) / 1024))
+    runs.sort()
+    return runs[len(runs) // 2]
 
 
 def main():

@@ -34,7 +34,13 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let result = match cli.command {
-        Command::Check(args) => check_cmd::run(&args, &mut stdout.lock(), &mut stderr.lock()),
+        // Buffered: every command flushes after each verdict when it reads a pipe (online),
+        // and before it reports a bad input.
+        Command::Check(args) => check_cmd::run(
+            &args,
+            &mut std::io::BufWriter::with_capacity(1 << 16, stdout.lock()),
+            &mut stderr.lock(),
+        ),
         Command::Monpoly { args } => monpoly_cmd::MonpolyArgs::parse(&args).and_then(|a| {
             monpoly_cmd::run(
                 &a,

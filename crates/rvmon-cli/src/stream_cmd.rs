@@ -10,10 +10,7 @@ use rvmon_stream::ast::Type;
 use rvmon_stream::bsrv::{Bsrv, NoUniqueModel};
 use rvmon_stream::engine::Event;
 use rvmon_stream::input::{CsvEvents, EventSource, JsonlEvents};
-use rvmon_stream::output::time_text;
-use rvmon_stream::output::{
-    jsonl_line, jsonl_value_line, rtlola_line, rtlola_value_line, text_line, text_value_line,
-};
+use rvmon_stream::output::{time_text, write_trigger, write_value, Style};
 use rvmon_stream::value::Val;
 use rvmon_stream::Program;
 use rvmon_stream::Report;
@@ -246,23 +243,19 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let online = args.trace.as_deref().is_none_or(|t| t == "-");
     let mut source = open_events(args, &program.inputs, err)?;
     let mut fired = 0u64;
+    let style = match args.output {
+        Output::Jsonl => Style::Jsonl,
+        Output::Rtlola => Style::Rtlola,
+        _ => Style::Text,
+    };
     let result = rvmon_stream::run_events(program, &mut *source, args.values, |r| {
-        let line = match r {
+        match r {
             Report::Trigger(f) => {
                 fired += 1;
-                match args.output {
-                    Output::Jsonl => jsonl_line(f),
-                    Output::Rtlola => rtlola_line(f),
-                    _ => text_line(f),
-                }
+                write_trigger(out, style, f)?;
             }
-            Report::Value { decided, stream } => match args.output {
-                Output::Jsonl => jsonl_value_line(decided, stream),
-                Output::Rtlola => rtlola_value_line(decided, stream),
-                _ => text_value_line(decided, stream),
-            },
-        };
-        writeln!(out, "{line}")?;
+            Report::Value { decided, stream } => write_value(out, style, decided, stream)?,
+        }
         if online {
             out.flush()?;
         }
