@@ -5,7 +5,7 @@
 //! with the same messages, in the same order.
 
 use proptest::prelude::*;
-use rvmon_stream::engine::{Decided, Event};
+use rvmon_stream::engine::Event;
 use rvmon_stream::value::Val;
 use rvmon_stream::{compile, immediate, ImmediateEngine, Monitor, StreamEngine};
 
@@ -122,30 +122,50 @@ fn output(k: usize, boolean: bool) -> impl Strategy<Value = (&'static str, Scope
     })
 }
 
+/// A Float64 expression for output `o4`, evaluated where `o0` is: casts, functions, float
+/// arithmetic (division by zero gives infinities) and its own past.
+fn float_expr(at: Scope) -> impl Strategy<Value = String> {
+    let i = || int_expr(1, at.clone());
+    let x = || {
+        prop_oneof![
+            i().prop_map(|e| format!("cast<Int64, Float64>({e})")),
+            Just("o4.offset(by: -1).defaults(to: 0.5)".to_string()),
+            Just("1.5".to_string()),
+        ]
+    };
+    prop_oneof![
+        (x(), x()).prop_map(|(a, b)| format!("({a} / {b})")),
+        (x(), x()).prop_map(|(a, b)| format!("({a} * {b} - 0.25)")),
+        (x(), x()).prop_map(|(a, b)| format!("max<Float64>({a}, {b})")),
+        x().prop_map(|a| format!("sqrt(abs({a}))")),
+        (i(), i()).prop_map(|(a, b)| format!("cast<Int64, Float64>(min<Int64>({a}, {b}))")),
+    ]
+}
+
 fn spec() -> impl Strategy<Value = String> {
-    (
+    let outputs = (
         output(0, false),
         output(1, false),
         output(2, false),
         output(3, true),
-    )
+    );
+    outputs
         .prop_flat_map(|(o0, o1, o2, o3)| {
             let t = bool_expr(1, o3.1.clone());
             let m = int_expr(1, o0.1.clone());
-            (Just((o0, o1, o2, o3)), t, m)
+            let f = float_expr(o0.1.clone());
+            (Just((o0, o1, o2, o3)), t, m, f)
         })
-        .prop_map(
-            |(((p0, _, e0), (p1, _, e1), (p2, _, e2), (p3, _, e3)), t, m)| {
-                format!(
-                    "input a: Int64\ninput b: Int64\ninput c: Bool\n\
+        .prop_map(|(((p0, _, e0), (p1, _, e1), (p2, _, e2), (p3, _, e3)), t, m, f)| {
+            format!(
+                "import math\ninput a: Int64\ninput b: Int64\ninput c: Bool\n\
                  output o0{p0} := {e0}\noutput o1{p1} := {e1}\noutput o2{p2} := {e2}\n\
-                 output o3{p3} := {e3}\n\
+                 output o3{p3} := {e3}\noutput o4: Float64{p0} := {f}\n\
                  trigger o3 \"o3 holds\"\n\
                  trigger{p3} {t} \"t\"\n\
-                 trigger eval{p0} when o0 > 2 with \"o0 is {{{{}}}}\".format({m})\n"
-                )
-            },
-        )
+                 trigger eval{p0} when o0 > 2 with \"o0 is {{{{}}}}, o4 is {{{{}}}}\".format({m}, o4)\n"
+            )
+        })
 }
 
 /// Events where each input has a value with probability 3/4 (at least one per event).
@@ -171,17 +191,29 @@ fn trace() -> impl Strategy<Value = Vec<Event>> {
     })
 }
 
-fn run(mut engine: impl Monitor, trace: &[Event]) -> (Vec<Decided>, Vec<String>) {
+/// The values decided (as `Debug` text, so that NaNs compare equal and -0.0 differs from
+/// 0.0), the firings, and the error that stopped the run, if any.
+fn run(mut engine: impl Monitor, trace: &[Event]) -> (Vec<String>, Vec<String>) {
     engine.record_outputs();
     let mut fired = Vec::new();
     let mut decided = Vec::new();
+    let mut error = None;
     for ev in trace {
-        engine.step(ev, &mut fired).unwrap();
+        if let Err(e) = engine.step(ev, &mut fired) {
+            error = Some(e.to_string());
+            break;
+        }
         decided.extend(engine.take_decided());
     }
-    engine.finish(&mut fired).unwrap();
+    if error.is_none() {
+        if let Err(e) = engine.finish(&mut fired) {
+            error = Some(e.to_string());
+        }
+    }
     decided.extend(engine.take_decided());
     decided.sort_by_key(|d| (d.event, d.output));
+    let mut decided: Vec<String> = decided.iter().map(|d| format!("{d:?}")).collect();
+    decided.extend(error.map(|e| format!("error: {e}")));
     let fired = fired
         .iter()
         .map(|f| format!("{} {} #{} {}", f.event, f.time, f.trigger, f.message))
