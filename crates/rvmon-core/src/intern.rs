@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// An interned string: event names and string values compare as integers on the hot path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -7,7 +7,9 @@ pub struct Sym(pub u32);
 /// Maps strings to dense [`Sym`] ids (dense so that engines can index tables by them).
 #[derive(Default, Debug, Clone)]
 pub struct Interner {
-    ids: HashMap<Box<str>, Sym>,
+    /// Fx, not SipHash: names and values are interned once per event, and traces are not
+    /// adversarial hash-flooding input for a monitor run by their owner.
+    ids: FxHashMap<Box<str>, Sym>,
     names: Vec<Box<str>>,
 }
 

@@ -156,9 +156,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
     fn timestamp(&mut self) -> Result<Timestamp, Error> {
         let start = self.pos;
         let w = self.word();
-        let ts = std::str::from_utf8(&self.line[w])
-            .ok()
-            .and_then(|s| s.parse::<Timestamp>().ok());
+        let ts = parse_int(&self.line[w]);
         match ts {
             Some(ts) if ts >= 0 => Ok(ts),
             _ => {
@@ -206,10 +204,16 @@ impl<R: BufRead> MonpolyLogReader<R> {
 
     /// Types the value in `self.scratch` (PERF: parsed in place, no allocation unless interned).
     fn typed_value(&mut self, ty: Option<Type>, quoted: bool, at: usize) -> Result<Value, Error> {
+        // Integers (the common case) straight from the bytes.
+        if matches!(ty, Some(Type::Int) | None) && !quoted {
+            if let Some(i) = parse_int(&self.scratch) {
+                return Ok(Value::Int(i));
+            }
+        }
         let text = std::str::from_utf8(&self.scratch).ok();
         let parsed = match (ty, text) {
             (_, None) => None,
-            (Some(Type::Int), Some(t)) => t.parse::<i64>().ok().filter(|_| !quoted).map(Value::Int),
+            (Some(Type::Int), Some(_)) => None,
             (Some(Type::Float), Some(t)) => {
                 t.parse::<f64>().ok().filter(|_| !quoted).map(Value::Float)
             }
@@ -217,9 +221,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
                 Some(Value::Str(self.interner.intern(t)))
             }
             (None, Some(t)) if quoted => Some(Value::Str(self.interner.intern(t))),
-            (None, Some(t)) => Some(if let Ok(i) = t.parse::<i64>() {
-                Value::Int(i)
-            } else if let Ok(f) = t.parse::<f64>() {
+            (None, Some(t)) => Some(if let Ok(f) = t.parse::<f64>() {
                 Value::Float(f)
             } else {
                 Value::Str(self.interner.intern(t))
@@ -345,6 +347,32 @@ impl<R: BufRead> MonpolyLogReader<R> {
     }
 }
 
+/// A decimal integer as `str::parse::<i64>` reads it (an optional sign, then digits; `None`
+/// on overflow), from bytes: no UTF-8 check on the hot path.
+fn parse_int(b: &[u8]) -> Option<i64> {
+    let (neg, digits) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        b'+' => (false, &b[1..]),
+        _ => (false, b),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut n: i64 = 0;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = if neg {
+            n.checked_mul(10)?.checked_sub(i64::from(d))?
+        } else {
+            n.checked_mul(10)?.checked_add(i64::from(d))?
+        };
+    }
+    Some(n)
+}
+
 impl<R> MonpolyLogReader<R> {
     /// Whether `>terminate<` ended the trace (rather than the end of the input).
     pub fn terminated(&self) -> bool {
@@ -384,7 +412,8 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
                 }
             }
         }
-        let ts_pos = self.here();
+        // Where the timestamp is, for an error about its order (built only then).
+        let ts_at = (self.line_no, self.pos);
         let ts = self.timestamp()?;
         if let Some(last) = self.last_ts {
             if ts < last {
@@ -398,7 +427,7 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
                     return self.next_time_point(tp);
                 }
                 return Err(Error::at(
-                    ts_pos,
+                    self.pos_of(ts_at.0, ts_at.1),
                     format!("timestamps must not decrease: {ts} comes after {last}"),
                 ));
             }
@@ -449,7 +478,10 @@ impl<R: BufRead> MonpolyLogReader<R> {
                         self.name.push_str(&String::from_utf8_lossy(&self.scratch));
                     } else {
                         let w = self.word();
-                        self.name.push_str(&String::from_utf8_lossy(&self.line[w]));
+                        match std::str::from_utf8(&self.line[w.clone()]) {
+                            Ok(name) => self.name.push_str(name),
+                            Err(_) => self.name.push_str(&String::from_utf8_lossy(&self.line[w])),
+                        }
                     }
                     self.tuples(at, tp)?;
                 }
@@ -531,6 +563,26 @@ mod tests {
             3,
             "U without a tuple is one empty tuple, as in MonPoly"
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn integers_parse_as_the_standard_library_does(t in "[-+]?[0-9]{0,21}|[-+0-9a]{0,4}") {
+            proptest::prop_assert_eq!(parse_int(t.as_bytes()), t.parse::<i64>().ok());
+        }
+    }
+
+    #[test]
+    fn extreme_integers() {
+        for t in [
+            "-9223372036854775808",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-0",
+            "+7",
+        ] {
+            assert_eq!(parse_int(t.as_bytes()), t.parse::<i64>().ok(), "{t}");
+        }
     }
 
     #[test]
