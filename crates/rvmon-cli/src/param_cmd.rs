@@ -6,7 +6,7 @@ use std::io::Write;
 
 use rvmon_core::{Error, Interner, TimePoint, Value};
 use rvmon_param::monitor::{ParamMonitor, Report};
-use rvmon_param::slicing::{Binding, Event};
+use rvmon_param::slicing::Binding;
 use rvmon_param::spec::{parse_rvm, Property};
 use rvmon_trace::{open_reader, TraceOptions};
 
@@ -90,14 +90,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 .with_end_events(p.end_events.clone())
         })
         .collect();
-    let (mut tp, mut reports, mut ev) = (
-        TimePoint::default(),
-        Vec::new(),
-        Event {
-            name: String::new(),
-            args: Vec::new(),
-        },
-    );
+    let (mut tp, mut reports) = (TimePoint::default(), Vec::new());
     let (mut violations, mut events) = (0u64, 0u64);
     loop {
         if !crate::next_time_point(&mut *reader, &mut tp, out)? {
@@ -105,13 +98,10 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
         for e in &tp.events {
             events += 1;
-            ev.name.clear();
-            ev.name.push_str(reader.interner().resolve(e.name));
-            ev.args.clear();
-            ev.args.extend_from_slice(tp.args_of(e));
+            let name = reader.interner().resolve(e.name);
             for (p, m) in props.iter().zip(monitors.iter_mut()) {
                 reports.clear();
-                m.push(&ev, &mut reports);
+                m.push_event(name, tp.args_of(e), &mut reports);
                 for r in &reports {
                     violations += 1;
                     write_report(out, args.output, p, r, &tp, reader.interner())?;

@@ -10,11 +10,18 @@
 //! 2^k for k parameters) and is found by hash lookups. The bindings an event's matcher σ
 //! extends are those whose restriction to σ's parameters is a sub-binding of σ; they are kept
 //! in one index per pattern domain, keyed by that restriction. The cost of an event is then
-//! the number of bindings it updates, not the number seen. Monitors are not freed yet (no
-//! end-of-life events or coenable sets), so memory grows with the objects seen.
+//! the number of bindings it updates, not the number seen.
+//!
+//! Representation (this is the hot path of every parametric run): a binding seen is a dense
+//! id; its key is `[mask, values…]` (the parameters as a bit mask, then their values in
+//! parameter order) in one shared allocation, and lookups build keys in reused buffers, so an
+//! event that creates no binding allocates nothing. Each event name's patterns, machine
+//! symbol and end-of-life patterns are resolved once and cached.
 
-use rustc_hash::{FxHashMap, FxHashSet};
-use rvmon_core::Value;
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+use rvmon_core::{Error, Value};
 
 use crate::slicing::{matchers, Binding, Event, Pattern, Term};
 
@@ -56,88 +63,239 @@ pub struct Report {
 pub struct ParamMonitor {
     patterns: Vec<Pattern>,
     fsm: Fsm,
-    /// Every binding seen (⊤ excluded) and its machine state; `None`: dead.
-    states: FxHashMap<Binding, Option<usize>>,
-    /// Per pattern domain (sorted parameters): bindings by their restriction to it.
-    index: FxHashMap<Vec<usize>, FxHashMap<Binding, Vec<Binding>>>,
-    events: usize,
-    /// Bindings by each (parameter, value) they contain, to free them when the object dies.
-    by_value: FxHashMap<(usize, Value), Vec<Binding>>,
     /// Events that end the life of the objects bound to their parameters.
     end_events: Vec<Pattern>,
     /// Creation-event semantics (see [`ParamMonitor::with_creation_events`]).
     creation: bool,
     /// New bindings not created because the event could not start them.
     skipped: u64,
+    events: usize,
+    /// Every binding seen (⊤ excluded), by key: its id and machine state (`None`: dead). The
+    /// state is kept in the map so that an event reads and writes it with the lookup it
+    /// makes anyway.
+    ids: FxHashMap<Rc<[Value]>, (u32, Option<usize>)>,
+    /// By id: the key (`None`: freed).
+    keys: Vec<Option<Rc<[Value]>>>,
+    free: Vec<u32>,
+    /// Per pattern domain (a mask): the ids of the bindings seen that bind a parameter outside
+    /// it, by their restriction to it. (A binding within the domain extends to the event's
+    /// matcher σ exactly when it is a sub-binding of σ, and then σ ⊔ it is σ itself, so it need
+    /// not be found.)
+    index: Vec<(u32, FxHashMap<Rc<[Value]>, Ids>)>,
+    /// Bindings by each (parameter, value) they contain, to free them when the object dies
+    /// (kept only when there are end-of-life events).
+    by_value: FxHashMap<(usize, Value), Vec<u32>>,
+    /// Per event name: what it means to this property.
+    kinds: FxHashMap<Box<str>, Rc<Kind>>,
+    /// Reused buffers.
+    key: Vec<Value>,
+    sub: Vec<Value>,
 }
 
-/// Every sub-binding of `m` (2^|m| of them).
-fn sub_bindings(m: &[(usize, Value)]) -> Vec<Binding> {
-    (0u32..1 << m.len())
-        .map(|mask| {
-            Binding::Map(
-                m.iter()
-                    .enumerate()
-                    .filter(|(k, _)| mask >> k & 1 == 1)
-                    .map(|(_, p)| *p)
-                    .collect(),
-            )
-        })
-        .collect()
+/// What an event name means to a property.
+#[derive(Debug, Default)]
+struct Kind {
+    /// Indices of the patterns with this name.
+    patterns: Vec<usize>,
+    /// When there is one pattern and its arguments are distinct variables: (parameter,
+    /// argument position), by parameter — the event's matcher is then read off directly.
+    direct: Option<Vec<(usize, usize)>>,
+    /// The machine's symbol, if the machine reads this event.
+    symbol: Option<usize>,
+    /// Indices of the end-of-life patterns with this name.
+    ends: Vec<usize>,
 }
 
-fn restrict(b: &Binding, dom: &[usize]) -> Binding {
-    match b {
-        Binding::Map(m) => Binding::Map(m.iter().filter(|p| dom.contains(&p.0)).copied().collect()),
-        Binding::Top => Binding::Top,
+/// Ids in an index entry; most entries hold one.
+#[derive(Debug)]
+enum Ids {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+impl Ids {
+    fn as_slice(&self) -> &[u32] {
+        match self {
+            Ids::One(id) => std::slice::from_ref(id),
+            Ids::Many(v) => v,
+        }
+    }
+
+    fn push(&mut self, id: u32) {
+        match self {
+            Ids::One(a) => *self = Ids::Many(vec![*a, id]),
+            Ids::Many(v) => v.push(id),
+        }
+    }
+
+    /// Removes `id`; `true` when the entry is then empty.
+    fn remove(&mut self, id: u32) -> bool {
+        let single = match self {
+            Ids::One(a) => return *a == id,
+            Ids::Many(v) => {
+                v.retain(|x| *x != id);
+                if v.is_empty() {
+                    return true;
+                }
+                (v.len() == 1).then(|| v[0])
+            }
+        };
+        if let Some(a) = single {
+            *self = Ids::One(a);
+        }
+        false
     }
 }
 
-impl ParamMonitor {
-    /// `patterns` give each event name its parameters (one pattern per name).
-    pub fn new(patterns: Vec<Pattern>, fsm: Fsm) -> ParamMonitor {
-        let mut index: FxHashMap<Vec<usize>, FxHashMap<Binding, Vec<Binding>>> =
-            FxHashMap::default();
-        for p in &patterns {
-            let mut dom: Vec<usize> = p
-                .args
-                .iter()
-                .filter_map(|t| match t {
-                    Term::Var(x) => Some(*x),
-                    _ => None,
-                })
-                .collect();
-            dom.sort_unstable();
-            dom.dedup();
-            index.entry(dom).or_default();
+/// A key's parameter mask.
+fn mask_of(key: &[Value]) -> u32 {
+    match key[0] {
+        Value::Int(m) => m as u32,
+        _ => unreachable!("a key starts with its mask"),
+    }
+}
+
+/// Writes the key of `key` restricted to the parameters in `to` into `out`.
+fn restrict_into(key: &[Value], to: u32, out: &mut Vec<Value>) {
+    let mask = mask_of(key);
+    out.clear();
+    out.push(Value::Int(i64::from(mask & to)));
+    let mut bits = mask;
+    let mut k = 1;
+    while bits != 0 {
+        let p = bits.trailing_zeros();
+        if to >> p & 1 == 1 {
+            out.push(key[k]);
         }
+        bits &= bits - 1;
+        k += 1;
+    }
+}
+
+/// Writes the least upper bound of `a` and `b` (not injective) into `out`; `false` if they
+/// disagree on a parameter (⊤).
+fn join_into(a: &[Value], b: &[Value], out: &mut Vec<Value>) -> bool {
+    let (ma, mb) = (mask_of(a), mask_of(b));
+    out.clear();
+    out.push(Value::Int(i64::from(ma | mb)));
+    let (mut i, mut j) = (1, 1);
+    let mut bits = ma | mb;
+    while bits != 0 {
+        let p = bits.trailing_zeros();
+        let (in_a, in_b) = (ma >> p & 1 == 1, mb >> p & 1 == 1);
+        match (in_a, in_b) {
+            (true, true) => {
+                if a[i] != b[j] {
+                    return false;
+                }
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+            (true, false) => {
+                out.push(a[i]);
+                i += 1;
+            }
+            _ => {
+                out.push(b[j]);
+                j += 1;
+            }
+        }
+        bits &= bits - 1;
+    }
+    true
+}
+
+/// The submasks of `mask`, largest first (by enumeration order, not size).
+fn submasks(mask: u32) -> impl Iterator<Item = u32> {
+    let mut next = Some(mask);
+    std::iter::from_fn(move || {
+        let m = next?;
+        next = (m != 0).then(|| (m - 1) & mask);
+        Some(m)
+    })
+}
+
+fn encode(b: &[(usize, Value)], out: &mut Vec<Value>) {
+    out.clear();
+    out.push(Value::Int(b.iter().fold(0i64, |m, p| m | 1 << p.0)));
+    out.extend(b.iter().map(|p| p.1));
+}
+
+fn decode(key: &[Value]) -> Binding {
+    let mut bits = mask_of(key);
+    let mut pairs = Vec::with_capacity(key.len() - 1);
+    let mut k = 1;
+    while bits != 0 {
+        pairs.push((bits.trailing_zeros() as usize, key[k]));
+        bits &= bits - 1;
+        k += 1;
+    }
+    Binding::Map(pairs)
+}
+
+/// A binding the current event updates: one seen (its key and state), or a new one.
+enum Updated {
+    Seen(Rc<[Value]>, Option<usize>),
+    New(Rc<[Value]>),
+}
+
+/// The largest parameter number a property may use (keys hold the parameters as a bit mask).
+pub const MAX_PARAMETERS: usize = 31;
+
+impl ParamMonitor {
+    /// `patterns` give each event name its parameters (one pattern per name). Parameters are
+    /// numbered below [`MAX_PARAMETERS`] (the `.rvm` reader checks it).
+    pub fn new(patterns: Vec<Pattern>, fsm: Fsm) -> ParamMonitor {
+        let mut domains: Vec<u32> = patterns
+            .iter()
+            .map(|p| {
+                p.args.iter().fold(0u32, |m, t| match t {
+                    Term::Var(x) => m | 1 << x,
+                    _ => m,
+                })
+            })
+            .collect();
+        domains.sort_unstable();
+        domains.dedup();
         let mut m = ParamMonitor {
             patterns,
             fsm,
-            states: FxHashMap::default(),
-            index,
-            by_value: FxHashMap::default(),
             end_events: Vec::new(),
-            events: 0,
             creation: false,
             skipped: 0,
+            events: 0,
+            ids: FxHashMap::default(),
+            keys: Vec::new(),
+            free: Vec::new(),
+            index: domains
+                .into_iter()
+                .map(|d| (d, FxHashMap::default()))
+                .collect(),
+            by_value: FxHashMap::default(),
+            kinds: FxHashMap::default(),
+            key: Vec::new(),
+            sub: Vec::new(),
         };
-        m.insert(Binding::bottom(), Some(m.fsm.start));
+        let start = m.fsm.start;
+        m.insert(Rc::from([Value::Int(0)]), Some(start));
         m
     }
 
-    fn insert(&mut self, b: Binding, state: Option<usize>) {
-        if self.states.insert(b.clone(), state).is_none() {
-            for (dom, by_key) in self.index.iter_mut() {
-                by_key.entry(restrict(&b, dom)).or_default().push(b.clone());
-            }
-            // PERF: only a property with end-of-life events needs this index.
-            if let (Binding::Map(m), false) = (&b, self.end_events.is_empty()) {
-                for &pair in m {
-                    self.by_value.entry(pair).or_default().push(b.clone());
+    /// Checks that the parameters fit the monitor's keys.
+    pub fn check_parameters(patterns: &[Pattern]) -> Result<(), Error> {
+        for p in patterns {
+            for t in &p.args {
+                if let Term::Var(x) = t {
+                    if *x >= MAX_PARAMETERS {
+                        return Err(Error::msg(format!(
+                            "a property has at most {MAX_PARAMETERS} parameters"
+                        )));
+                    }
                 }
             }
         }
+        Ok(())
     }
 
     /// Events that end objects' lives (`end event dispose(i)`): when one occurs, every binding
@@ -146,86 +304,13 @@ impl ParamMonitor {
     /// references); memory then follows the live objects.
     pub fn with_end_events(mut self, patterns: Vec<Pattern>) -> ParamMonitor {
         self.end_events = patterns;
+        self.kinds.clear();
+        if !self.end_events.is_empty() {
+            for id in 0..self.keys.len() as u32 {
+                self.index_values(id);
+            }
+        }
         self
-    }
-
-    /// Frees every binding that binds `param` to `value`.
-    pub fn end_object(&mut self, param: usize, value: Value) {
-        let Some(dead) = self.by_value.remove(&(param, value)) else {
-            return;
-        };
-        for b in dead {
-            if self.states.remove(&b).is_none() {
-                continue;
-            }
-            for (dom, by_key) in self.index.iter_mut() {
-                let key = restrict(&b, dom);
-                if let Some(list) = by_key.get_mut(&key) {
-                    list.retain(|x| *x != b);
-                    if list.is_empty() {
-                        by_key.remove(&key);
-                    }
-                }
-            }
-            if let Binding::Map(m) = &b {
-                for pair in m.iter().filter(|p| **p != (param, value)) {
-                    if let Some(list) = self.by_value.get_mut(pair) {
-                        list.retain(|x| *x != b);
-                        if list.is_empty() {
-                            self.by_value.remove(pair);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// The largest binding seen below `theta`: the largest of its sub-bindings that was seen
-    /// (the set seen is join-closed, so that is the join of all seen below it).
-    fn source(&self, theta: &Binding) -> Binding {
-        let Binding::Map(m) = theta else {
-            return Binding::Top;
-        };
-        sub_bindings(m)
-            .into_iter()
-            .filter(|b| self.states.contains_key(b))
-            .max_by_key(|b| match b {
-                Binding::Map(m) => m.len(),
-                Binding::Top => usize::MAX,
-            })
-            .unwrap_or_else(Binding::bottom)
-    }
-
-    /// The bindings seen that `sigma` can extend: those whose restriction to its domain is a
-    /// sub-binding of it.
-    fn compatible(&self, sigma: &Binding) -> Vec<Binding> {
-        let Binding::Map(m) = sigma else {
-            return Vec::new();
-        };
-        let dom: Vec<usize> = m.iter().map(|p| p.0).collect();
-        match self.index.get(&dom) {
-            Some(by_key) => sub_bindings(m)
-                .iter()
-                .filter_map(|s| by_key.get(s))
-                .flatten()
-                .cloned()
-                .collect(),
-            None => self.states.keys().cloned().collect(),
-        }
-    }
-
-    /// The machine state of any binding (looked up as in Algorithm A).
-    pub fn state_of(&self, theta: &Binding) -> Option<usize> {
-        self.states[&self.source(theta)]
-    }
-
-    pub fn bindings(&self) -> usize {
-        self.states.len()
-    }
-
-    /// The bindings seen (and not freed).
-    pub fn seen(&self) -> Vec<Binding> {
-        self.states.keys().cloned().collect()
     }
 
     /// JavaMOP's creation events, generalised: a binding the monitor has not seen is created
@@ -240,18 +325,169 @@ impl ParamMonitor {
         self
     }
 
-    /// Whether `theta` is the join of bindings seen (its proper sub-bindings seen join to it):
+    fn kind(&mut self, name: &str) -> Rc<Kind> {
+        if let Some(k) = self.kinds.get(name) {
+            return k.clone();
+        }
+        let patterns: Vec<usize> = (0..self.patterns.len())
+            .filter(|&i| self.patterns[i].name == name)
+            .collect();
+        let direct = match patterns[..] {
+            [p] => {
+                let mut vars: Vec<(usize, usize)> = Vec::new();
+                let all_vars = self.patterns[p].args.iter().enumerate().all(|(pos, t)| {
+                    matches!(t, Term::Var(x) if !vars.iter().any(|v| v.0 == *x) && {
+                        vars.push((*x, pos));
+                        true
+                    })
+                });
+                vars.sort_unstable();
+                all_vars.then_some(vars)
+            }
+            _ => None,
+        };
+        let kind = Rc::new(Kind {
+            direct,
+            symbol: self.fsm.symbol(name),
+            ends: (0..self.end_events.len())
+                .filter(|&i| self.end_events[i].name == name)
+                .collect(),
+            patterns,
+        });
+        self.kinds.insert(name.into(), kind.clone());
+        kind
+    }
+
+    fn insert(&mut self, key: Rc<[Value]>, state: Option<usize>) -> u32 {
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.keys[id as usize] = Some(key.clone());
+                id
+            }
+            None => {
+                self.keys.push(Some(key.clone()));
+                (self.keys.len() - 1) as u32
+            }
+        };
+        self.ids.insert(key.clone(), (id, state));
+        let mask = mask_of(&key);
+        for (dom, by_key) in self.index.iter_mut() {
+            if mask & !*dom == 0 {
+                continue; // within the domain: found as the event's own matcher
+            }
+            restrict_into(&key, *dom, &mut self.sub);
+            let restricted: Rc<[Value]> = Rc::from(&self.sub[..]);
+            match by_key.get_mut(&restricted) {
+                Some(ids) => ids.push(id),
+                None => {
+                    by_key.insert(restricted, Ids::One(id));
+                }
+            }
+        }
+        if !self.end_events.is_empty() {
+            self.index_values(id);
+        }
+        id
+    }
+
+    fn index_values(&mut self, id: u32) {
+        let Some(key) = self.keys[id as usize].clone() else {
+            return;
+        };
+        if let Binding::Map(pairs) = decode(&key) {
+            for pair in pairs {
+                self.by_value.entry(pair).or_default().push(id);
+            }
+        }
+    }
+
+    /// Frees every binding that binds `param` to `value`.
+    pub fn end_object(&mut self, param: usize, value: Value) {
+        let Some(dead) = self.by_value.remove(&(param, value)) else {
+            return;
+        };
+        for id in dead {
+            let Some(key) = self.keys[id as usize].take() else {
+                continue;
+            };
+            self.ids.remove(&key);
+            self.free.push(id);
+            for (dom, by_key) in self.index.iter_mut() {
+                if mask_of(&key) & !*dom == 0 {
+                    continue;
+                }
+                restrict_into(&key, *dom, &mut self.sub);
+                if let Some(ids) = by_key.get_mut(&self.sub[..]) {
+                    if ids.remove(id) {
+                        by_key.remove(&self.sub[..]);
+                    }
+                }
+            }
+            if let Binding::Map(pairs) = decode(&key) {
+                for pair in pairs.iter().filter(|p| **p != (param, value)) {
+                    if let Some(list) = self.by_value.get_mut(pair) {
+                        list.retain(|x| *x != id);
+                        if list.is_empty() {
+                            self.by_value.remove(pair);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The state of the largest binding seen below `key`: the largest of its sub-bindings
+    /// that was seen (the set seen is join-closed, so that is the join of all seen below it).
+    fn source_state(&self, key: &[Value], buf: &mut Vec<Value>) -> Option<usize> {
+        if let Some(&(_, state)) = self.ids.get(key) {
+            return state;
+        }
+        let mut best: Option<(u32, Option<usize>)> = None;
+        for sub in submasks(mask_of(key)) {
+            if best.is_some_and(|(size, _)| size >= sub.count_ones()) {
+                continue;
+            }
+            restrict_into(key, sub, buf);
+            if let Some(&(_, state)) = self.ids.get(&buf[..]) {
+                best = Some((sub.count_ones(), state));
+            }
+        }
+        best.expect("⊥ is always seen").1
+    }
+
+    /// The machine state of any binding (looked up as in Algorithm A).
+    pub fn state_of(&self, theta: &Binding) -> Option<usize> {
+        let Binding::Map(m) = theta else {
+            return None; // ⊤: no event's slice
+        };
+        let (mut key, mut buf) = (Vec::new(), Vec::new());
+        encode(m, &mut key);
+        self.source_state(&key, &mut buf)
+    }
+
+    pub fn bindings(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// The bindings seen (and not freed).
+    pub fn seen(&self) -> Vec<Binding> {
+        self.keys.iter().flatten().map(|k| decode(k)).collect()
+    }
+
+    /// Whether `key` is the join of bindings seen (its proper sub-bindings seen join to it):
     /// then it must be kept, even dead, or the set seen would not be join-closed and its
     /// lookups would have two largest sub-bindings to choose from.
-    fn needed(&self, theta: &Binding) -> bool {
-        let Binding::Map(m) = theta else {
-            return false;
-        };
-        sub_bindings(m)
-            .into_iter()
-            .filter(|b| b != theta && self.states.contains_key(b))
-            .fold(Binding::bottom(), |acc, b| acc.lub(&b, false))
-            == *theta
+    fn needed(&self, key: &[Value]) -> bool {
+        let full = mask_of(key);
+        let covered = submasks(full)
+            .filter(|&s| s != full)
+            .filter(|&s| {
+                let mut buf = Vec::new();
+                restrict_into(key, s, &mut buf);
+                self.ids.contains_key(&buf[..])
+            })
+            .fold(0, |acc, s| acc | s);
+        covered == full
     }
 
     /// How many bindings creation-event semantics did not create (0: the run equals pure
@@ -262,70 +498,178 @@ impl ParamMonitor {
 
     /// Feeds one event; appends the verdicts it produces.
     pub fn push(&mut self, e: &Event, out: &mut Vec<Report>) {
+        self.push_event(&e.name, &e.args, out);
+    }
+
+    /// [`ParamMonitor::push`] without building an [`Event`].
+    pub fn push_event(&mut self, name: &str, args: &[Value], out: &mut Vec<Report>) {
         let i = self.events;
         self.events += 1;
-        let ended: Vec<(usize, Value)> = self
-            .end_events
-            .iter()
-            .filter_map(|p| match p.match_event(e, false) {
-                Binding::Map(m) => Some(m),
-                Binding::Top => None,
-            })
-            .flatten()
-            .collect();
-        if !ended.is_empty() {
-            for (param, value) in ended {
-                self.end_object(param, value);
+        let kind = self.kind(name);
+        if !kind.ends.is_empty() {
+            let e = Event {
+                name: name.to_string(),
+                args: args.to_vec(),
+            };
+            let ended: Vec<(usize, Value)> = kind
+                .ends
+                .iter()
+                .filter_map(|&p| match self.end_events[p].match_event(&e, false) {
+                    Binding::Map(m) => Some(m),
+                    Binding::Top => None,
+                })
+                .flatten()
+                .collect();
+            if !ended.is_empty() {
+                for (param, value) in ended {
+                    self.end_object(param, value);
+                }
+                return;
             }
-            return;
         }
-        let Some(sym) = self.fsm.symbol(&e.name) else {
+        let Some(sym) = kind.symbol else {
             return;
         };
-        let mut sigma = matchers(&self.patterns, e, false);
-        sigma.remove(&Binding::Top);
-        let updated: FxHashSet<Binding> = sigma
-            .iter()
-            .flat_map(|s| {
-                self.compatible(s)
-                    .into_iter()
-                    .map(move |t| s.lub(&t, false))
-            })
-            .filter(|b| *b != Binding::Top)
-            .collect();
+        // Σ: the event's matchers, as keys.
+        let mut sigmas: Vec<Vec<Value>> = Vec::new();
+        let mut key = std::mem::take(&mut self.key);
+        match &kind.direct {
+            Some(vars) => {
+                if vars.iter().any(|&(_, pos)| pos >= args.len())
+                    || args.len() != self.patterns[kind.patterns[0]].args.len()
+                {
+                    self.key = key;
+                    return;
+                }
+                key.clear();
+                key.push(Value::Int(vars.iter().fold(0i64, |m, v| m | 1 << v.0)));
+                key.extend(vars.iter().map(|&(_, pos)| args[pos]));
+            }
+            None => {
+                let e = Event {
+                    name: name.to_string(),
+                    args: args.to_vec(),
+                };
+                let own: Vec<Pattern> = kind
+                    .patterns
+                    .iter()
+                    .map(|&p| self.patterns[p].clone())
+                    .collect();
+                for b in matchers(&own, &e, false) {
+                    if let Binding::Map(m) = b {
+                        let mut k = Vec::new();
+                        encode(&m, &mut k);
+                        sigmas.push(k);
+                    }
+                }
+                key.clear();
+            }
+        }
+        let direct = kind.direct.is_some();
+        // The bindings updated: σ ⊔ t for every t seen that σ can extend.
+        let mut updated: Vec<Updated> = Vec::new();
+        let mut seen_ids: Vec<u32> = Vec::new();
+        let (mut sub, mut joined) = (std::mem::take(&mut self.sub), Vec::new());
+        let count = if direct { 1 } else { sigmas.len() };
+        for n in 0..count {
+            let sigma: &[Value] = if direct { &key } else { &sigmas[n] };
+            let dom = mask_of(sigma);
+            let mut visit = |t: u32, this: &Self, updated: &mut Vec<Updated>| {
+                let Some(tk) = &this.keys[t as usize] else {
+                    return;
+                };
+                if !join_into(sigma, tk, &mut joined) {
+                    return;
+                }
+                match this.ids.get_key_value(&joined[..]) {
+                    Some((k, &(id, state))) => {
+                        if !seen_ids.contains(&id) {
+                            seen_ids.push(id);
+                            updated.push(Updated::Seen(k.clone(), state));
+                        }
+                    }
+                    None => {
+                        if !updated
+                            .iter()
+                            .any(|u| matches!(u, Updated::New(k) if k[..] == joined[..]))
+                        {
+                            updated.push(Updated::New(Rc::from(&joined[..])));
+                        }
+                    }
+                }
+            };
+            match self.index.iter().find(|(d, _)| *d == dom) {
+                Some((_, by_key)) => {
+                    // The bindings within the domain that σ extends (⊥ among them) all give σ.
+                    visit(0, self, &mut updated);
+                    if by_key.is_empty() {
+                        continue;
+                    }
+                    for s in submasks(dom) {
+                        restrict_into(sigma, s, &mut sub);
+                        if let Some(ids) = by_key.get(&sub[..]) {
+                            for &t in ids.as_slice() {
+                                visit(t, self, &mut updated);
+                            }
+                        }
+                    }
+                }
+                None => {
+                    for t in 0..self.keys.len() as u32 {
+                        visit(t, self, &mut updated);
+                    }
+                }
+            }
+        }
         // Every source state is read before any is updated.
-        let next: Vec<(Binding, Option<usize>, Option<usize>)> = updated
+        let next: Vec<(Updated, Option<usize>, Option<usize>)> = updated
             .into_iter()
-            .map(|b| {
-                let from = self.state_of(&b);
-                (b, from, from.and_then(|s| self.fsm.delta[s][sym]))
+            .map(|u| {
+                let from = match &u {
+                    Updated::Seen(_, state) => *state,
+                    Updated::New(k) => self.source_state(k, &mut sub),
+                };
+                (u, from, from.and_then(|s| self.fsm.delta[s][sym]))
             })
             .collect();
+        self.key = key;
+        self.sub = sub;
         let mut skipped = Vec::new();
-        for (b, from, to) in next {
-            if self.creation && to.is_none() && !self.states.contains_key(&b) {
-                skipped.push(b);
-                continue;
+        for (u, from, to) in next {
+            if self.creation && to.is_none() {
+                if let Updated::New(k) = u {
+                    skipped.push(k);
+                    continue;
+                }
             }
             let category = match to {
                 Some(s) => self.fsm.verdicts[s].clone(),
                 None if from.is_some() => self.fsm.fail.clone(),
                 None => None,
             };
+            let key = match u {
+                Updated::Seen(k, _) => {
+                    self.ids.get_mut(&k).expect("seen").1 = to;
+                    k
+                }
+                Updated::New(k) => {
+                    self.insert(k.clone(), to);
+                    k
+                }
+            };
             if let Some(category) = category {
                 out.push(Report {
                     event: i,
-                    binding: b.clone(),
+                    binding: decode(&key),
                     category,
                 });
             }
-            self.insert(b, to);
         }
         // A skipped binding that is the join of bindings seen now (some created just above)
         // is kept, dead, so that the bindings seen stay join-closed.
-        for b in skipped {
-            if self.needed(&b) {
-                self.insert(b, None);
+        for k in skipped {
+            if self.needed(&k) {
+                self.insert(k, None);
             } else {
                 self.skipped += 1;
             }

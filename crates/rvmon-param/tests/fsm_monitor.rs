@@ -243,3 +243,56 @@ proptest! {
         }
     }
 }
+
+/// A pattern argument for the general matcher path: a variable, a constant, `_`.
+fn term() -> impl Strategy<Value = Term> {
+    prop_oneof![
+        3 => (0usize..2).prop_map(Term::Var),
+        1 => (1i64..3).prop_map(|c| Term::Const(Value::Int(c))),
+        1 => Just(Term::Any),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// Patterns with constants, `_` and repeated variables (the matcher is not read off the
+    /// event directly then): every binding still has the state of the machine over its slice.
+    #[test]
+    fn general_patterns_follow_their_slices(
+        args_a in prop::collection::vec(term(), 1..3),
+        args_b in prop::collection::vec(term(), 1..3),
+        delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.9, 0usize..3), 2), 3),
+        tr in prop::collection::vec((prop::sample::select(vec!["a", "b"]), prop::collection::vec(1i64..3, 1..3)), 0..8),
+    ) {
+        let patterns = vec![
+            Pattern { name: "a".into(), args: args_a },
+            Pattern { name: "b".into(), args: args_b },
+        ];
+        let fsm = Fsm {
+            states: vec!["s0".into(), "s1".into(), "s2".into()],
+            start: 0,
+            symbols: vec!["a".into(), "b".into()],
+            delta,
+            verdicts: vec![None, None, Some("hit".into())],
+            fail: None,
+        };
+        let trace: Vec<Event> = tr.iter().map(|(n, args)| ev(n, args)).collect();
+        let mut m = ParamMonitor::new(patterns.clone(), fsm.clone());
+        let mut out = Vec::new();
+        for (k, e) in trace.iter().enumerate() {
+            m.push(e, &mut out);
+            for x in 0..3i64 {
+                for y in 0..3i64 {
+                    let mut pairs = Vec::new();
+                    if x > 0 { pairs.push((0, Value::Int(x))); }
+                    if y > 0 { pairs.push((1, Value::Int(y))); }
+                    let b = Binding::Map(pairs);
+                    let sl = slice(&patterns, &trace[..=k], &b);
+                    let want = fsm.run(sl.iter().map(|&i| trace[i].name.as_str()));
+                    prop_assert_eq!(m.state_of(&b), want, "{:?} after {} events", b, k + 1);
+                }
+            }
+        }
+    }
+}
