@@ -81,7 +81,7 @@ pub struct ParamMonitor {
     /// it, by their restriction to it. (A binding within the domain extends to the event's
     /// matcher σ exactly when it is a sub-binding of σ, and then σ ⊔ it is σ itself, so it need
     /// not be found.)
-    index: Vec<(u32, FxHashMap<Rc<[Value]>, Ids>)>,
+    index: Vec<(u32, DomainIndex)>,
     /// Bindings by each (parameter, value) they contain, to free them when the object dies
     /// (kept only when there are end-of-life events).
     by_value: FxHashMap<(usize, Value), Vec<u32>>,
@@ -91,6 +91,9 @@ pub struct ParamMonitor {
     key: Vec<Value>,
     sub: Vec<Value>,
 }
+
+/// Binding ids by their restriction to one pattern domain.
+type DomainIndex = FxHashMap<Rc<[Value]>, Ids>;
 
 /// What an event name means to a property.
 #[derive(Debug, Default)]
@@ -570,9 +573,8 @@ impl ParamMonitor {
         let mut updated: Vec<Updated> = Vec::new();
         let mut seen_ids: Vec<u32> = Vec::new();
         let (mut sub, mut joined) = (std::mem::take(&mut self.sub), Vec::new());
-        let count = if direct { 1 } else { sigmas.len() };
-        for n in 0..count {
-            let sigma: &[Value] = if direct { &key } else { &sigmas[n] };
+        let own = direct.then_some(&key[..]);
+        for sigma in own.into_iter().chain(sigmas.iter().map(Vec::as_slice)) {
             let dom = mask_of(sigma);
             let mut visit = |t: u32, this: &Self, updated: &mut Vec<Updated>| {
                 let Some(tk) = &this.keys[t as usize] else {
