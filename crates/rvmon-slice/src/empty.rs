@@ -1,0 +1,132 @@
+//! When a slice may drop its empty time points (paper 04's filtering slicer).
+//!
+//! Data slicing leaves many time points of a slice empty, and dropping them saves the engine
+//! work at every one. It is not sound in general; the paper's counterexample is
+//! `p(x) IMPLIES ONCE[0,1] NOT q(x)`: an empty time point satisfies `NOT q(x)`, so dropping it
+//! can remove the only witness and report a false violation. The paper leaves the safe
+//! fragment to its full version; rvmon uses this sufficient condition:
+//!
+//! * no `PREVIOUS` or `NEXT` (they count time points, which dropping changes);
+//! * the monitored formula (the violations) is false at an empty time point, so none is lost;
+//! * every temporal operator gets no information from an empty point: the operand that must
+//!   hold somewhere (`ONCE`/`EVENTUALLY`'s, the right operand of `SINCE`/`UNTIL`) is false
+//!   there, and the operand that must hold everywhere (`HISTORICALLY`/`ALWAYS`'s, the left
+//!   operand of `SINCE`/`UNTIL`) is true there.
+//!
+//! Then, by induction on the formula, every subformula has the same value at every remaining
+//! time point with or without the empty ones (intervals are on timestamps, which dropping
+//! does not change), and the violations are the same. An operand's value at an empty point
+//! is computed by [`at_empty`]: atoms are false there, and a temporal subformula is unknown.
+
+use rvmon_logic::{BinaryTemporal, BoolOp, Formula, FormulaKind, Quant, UnaryTemporal};
+
+/// A formula's value at a time point with no events, for every valuation: known, or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtEmpty {
+    False,
+    True,
+    Unknown,
+}
+
+use AtEmpty::{False, True, Unknown};
+
+fn not(a: AtEmpty) -> AtEmpty {
+    match a {
+        False => True,
+        True => False,
+        Unknown => Unknown,
+    }
+}
+
+fn and(a: AtEmpty, b: AtEmpty) -> AtEmpty {
+    match (a, b) {
+        (False, _) | (_, False) => False,
+        (True, True) => True,
+        _ => Unknown,
+    }
+}
+
+fn or(a: AtEmpty, b: AtEmpty) -> AtEmpty {
+    not(and(not(a), not(b)))
+}
+
+/// The value of `f` at an empty time point.
+pub fn at_empty(f: &Formula) -> AtEmpty {
+    match &f.kind {
+        FormulaKind::Bool(true) => True,
+        FormulaKind::Bool(false) => False,
+        // A `LET`-defined predicate is false there too when its definition is; conservatively,
+        // only log predicates are known (see `Let` below for the body).
+        FormulaKind::Pred { .. } => False,
+        FormulaKind::Cmp { .. } | FormulaKind::StrRel { .. } | FormulaKind::Agg { .. } => Unknown,
+        FormulaKind::Not(a) => not(at_empty(a)),
+        FormulaKind::Bool2 { op, lhs, rhs } => {
+            let (a, b) = (at_empty(lhs), at_empty(rhs));
+            match op {
+                BoolOp::And => and(a, b),
+                BoolOp::Or => or(a, b),
+                BoolOp::Implies => or(not(a), b),
+                BoolOp::Equiv => or(and(a, b), and(not(a), not(b))),
+            }
+        }
+        // The domain is not empty, but a quantified formula's answer over the active domain
+        // is only known to be empty when its body is false.
+        FormulaKind::Quant { q, body, .. } => match (q, at_empty(body)) {
+            (Quant::Exists, False) => False,
+            (Quant::Forall, True) => True,
+            _ => Unknown,
+        },
+        FormulaKind::Unary { .. } | FormulaKind::Binary { .. } => Unknown,
+        FormulaKind::Let { def, body, .. } => {
+            if at_empty(def) == False {
+                at_empty(body)
+            } else {
+                Unknown
+            }
+        }
+    }
+}
+
+/// `Ok` when dropping the empty time points of a trace leaves the violations of `f` (the
+/// formula whose satisfying assignments are reported) unchanged; otherwise why not.
+pub fn empty_points_removable(f: &Formula) -> Result<(), String> {
+    if at_empty(f) != False {
+        return Err(format!(
+            "`{f}` may hold at a time point without events, so dropping one could lose a violation"
+        ));
+    }
+    operators_ignore_empty(f)
+}
+
+fn operators_ignore_empty(f: &Formula) -> Result<(), String> {
+    let need = |g: &Formula, want: AtEmpty, role: &str| {
+        if at_empty(g) == want {
+            Ok(())
+        } else {
+            Err(format!(
+                "the {role} `{g}` is not {} at a time point without events, so dropping one changes `{f}`",
+                if want == False { "false" } else { "true" }
+            ))
+        }
+    };
+    match &f.kind {
+        FormulaKind::Unary { op, body, .. } => match op {
+            UnaryTemporal::Previous | UnaryTemporal::Next => {
+                return Err(format!(
+                    "`{f}` counts time points, so dropping the empty ones changes it"
+                ))
+            }
+            UnaryTemporal::Once | UnaryTemporal::Eventually => need(body, False, "operand")?,
+            UnaryTemporal::PastAlways | UnaryTemporal::Always => need(body, True, "operand")?,
+        },
+        FormulaKind::Binary { op, lhs, rhs, .. } => {
+            let _: BinaryTemporal = *op;
+            need(rhs, False, "right operand")?;
+            need(lhs, True, "left operand")?;
+        }
+        _ => {}
+    }
+    f.children()
+        .into_iter()
+        .try_for_each(operators_ignore_empty)
+}
