@@ -263,6 +263,89 @@ impl Sink {
     }
 }
 
+/// Writes the first-order engine's answers as violations with their data, in the chosen
+/// output form (shared by the single and the sliced runs).
+pub(crate) struct ViolationWriter<'a> {
+    vars: &'a [String],
+    output: Output,
+}
+
+impl<'a> ViolationWriter<'a> {
+    pub(crate) fn new(vars: &'a [String], output: Output) -> Self {
+        ViolationWriter { vars, output }
+    }
+
+    /// Writes (and drains) `answers`; returns the number of violations written.
+    pub(crate) fn write(
+        &mut self,
+        answers: &mut Vec<rvmon_fo::Answer>,
+        interner: &Interner,
+        out: &mut dyn Write,
+    ) -> Result<u64, Error> {
+        let vars = self.vars;
+        let mut violations = 0;
+        for a in answers.drain(..) {
+            if a.rel.is_empty() {
+                continue;
+            }
+            let order: Vec<usize> = (0..vars.len()).collect();
+            let rows = rvmon_fo::rel::sorted_tuples(&a.rel, &order, interner);
+            violations += rows.len() as u64;
+            match self.output {
+                Output::Monpoly => {
+                    let texts: Vec<String> = rows
+                        .iter()
+                        .map(|t| rvmon_fo::rel::tuple_text(t, interner))
+                        .collect();
+                    let shown = if vars.is_empty() {
+                        "true".to_string()
+                    } else {
+                        texts.join(" ")
+                    };
+                    writeln!(out, "@{} (time point {}): {shown}", a.ts, a.tp)?;
+                }
+                Output::Text | Output::Rtlola => {
+                    for t in &rows {
+                        let values: Vec<String> = vars
+                            .iter()
+                            .zip(t.iter())
+                            .map(|(v, x)| format!("{v}={}", rvmon_fo::rel::value_text(x, interner)))
+                            .collect();
+                        if values.is_empty() {
+                            writeln!(out, "violation: time point {} @{}", a.tp, a.ts)?;
+                        } else {
+                            writeln!(
+                                out,
+                                "violation: time point {} @{} ({})",
+                                a.tp,
+                                a.ts,
+                                values.join(", ")
+                            )?;
+                        }
+                    }
+                }
+                Output::Jsonl => {
+                    for t in &rows {
+                        let values: Vec<String> = vars
+                            .iter()
+                            .zip(t.iter())
+                            .map(|(v, x)| format!("{}:{}", json_string(v), json_value(x, interner)))
+                            .collect();
+                        writeln!(
+                            out,
+                            "{{\"tp\":{},\"ts\":{},\"verdict\":\"violation\",\"values\":{{{}}}}}",
+                            a.tp,
+                            a.ts,
+                            values.join(",")
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(violations)
+    }
+}
+
 /// The first-order path: the violations of `f` are the satisfying assignments of `NOT f`,
 /// analysed as MonPoly analyses `-negate` (normalised, rewritten into its monitorable
 /// fragment) and reported with their data.
@@ -321,68 +404,13 @@ fn run_first_order(
     let (mut violations, mut time_points) = (0u64, 0u64);
     let mut answers = Vec::new();
     let mut tp = TimePoint::default();
+    let mut writer = ViolationWriter::new(&vars, args.output);
     let mut report = |answers: &mut Vec<rvmon_fo::Answer>,
                       interner: &Interner,
                       out: &mut dyn Write|
      -> Result<(), Error> {
-        for a in answers.drain(..) {
-            if a.rel.is_empty() {
-                continue;
-            }
-            let order: Vec<usize> = (0..vars.len()).collect();
-            let rows = rvmon_fo::rel::sorted_tuples(&a.rel, &order, interner);
-            violations += rows.len() as u64;
-            match args.output {
-                Output::Monpoly => {
-                    let texts: Vec<String> = rows
-                        .iter()
-                        .map(|t| rvmon_fo::rel::tuple_text(t, interner))
-                        .collect();
-                    let shown = if vars.is_empty() {
-                        "true".to_string()
-                    } else {
-                        texts.join(" ")
-                    };
-                    writeln!(out, "@{} (time point {}): {shown}", a.ts, a.tp)?;
-                }
-                Output::Text | Output::Rtlola => {
-                    for t in &rows {
-                        let values: Vec<String> = vars
-                            .iter()
-                            .zip(t.iter())
-                            .map(|(v, x)| format!("{v}={}", rvmon_fo::rel::value_text(x, interner)))
-                            .collect();
-                        if values.is_empty() {
-                            writeln!(out, "violation: time point {} @{}", a.tp, a.ts)?;
-                        } else {
-                            writeln!(
-                                out,
-                                "violation: time point {} @{} ({})",
-                                a.tp,
-                                a.ts,
-                                values.join(", ")
-                            )?;
-                        }
-                    }
-                }
-                Output::Jsonl => {
-                    for t in &rows {
-                        let values: Vec<String> = vars
-                            .iter()
-                            .zip(t.iter())
-                            .map(|(v, x)| format!("{}:{}", json_string(v), json_value(x, interner)))
-                            .collect();
-                        writeln!(
-                            out,
-                            "{{\"tp\":{},\"ts\":{},\"verdict\":\"violation\",\"values\":{{{}}}}}",
-                            a.tp,
-                            a.ts,
-                            values.join(",")
-                        )?;
-                    }
-                }
-            }
-        }
+        let n = writer.write(answers, interner, out)?;
+        violations += n;
         Ok(())
     };
     loop {
