@@ -4,6 +4,7 @@
 pub mod check_cmd;
 pub mod gen_cmd;
 pub mod monpoly_cmd;
+pub mod parallel_cmd;
 pub mod param_cmd;
 pub mod stream_cmd;
 

@@ -116,6 +116,16 @@ fn atoms<'a>(f: &'a Formula, lets: &mut Vec<&'a str>, out: &mut Vec<(&'a str, &'
     }
 }
 
+/// The log predicates `f` reads, sorted: a numbering every process computes alike.
+pub fn predicates(f: &Formula) -> Vec<String> {
+    let mut found = Vec::new();
+    atoms(f, &mut Vec::new(), &mut found);
+    let mut names: Vec<String> = found.into_iter().map(|(n, _)| n.to_string()).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 fn mentions(t: &Term, x: &str) -> bool {
     match t {
         Term::Var(v) => v == x,

@@ -14,6 +14,6 @@ pub mod data;
 pub mod empty;
 pub mod run;
 
-pub use data::{slice_of, slicing_variables, DataSlicer, Target};
+pub use data::{predicates, slice_of, slicing_variables, DataSlicer, Target};
 pub use empty::{at_empty, empty_points_removable, AtEmpty};
-pub use run::{SliceSizes, SlicedMonitor};
+pub use run::{split, SliceEngine, SliceSizes, SlicedMonitor};

@@ -11,13 +11,72 @@ use rvmon_fo::{Answer, FoEngine, Plan};
 
 use crate::data::{DataSlicer, Target};
 
-/// One slice: its engine, the time points fed to it and not yet answered, and the time point
-/// being built for it.
-struct Slice {
+/// One slice's engine: it answers the time points it is fed, in order, and only with the
+/// valuations its restriction permits. Skipped (empty) time points get no answer.
+pub struct SliceEngine {
+    k: usize,
     engine: FoEngine,
+    /// Time points fed and not yet answered.
     waiting: VecDeque<u64>,
-    tp: TimePoint,
-    events: u64,
+    answers: Vec<Answer>,
+}
+
+impl SliceEngine {
+    pub fn new(plan: &Plan, k: usize) -> SliceEngine {
+        SliceEngine {
+            k,
+            engine: FoEngine::new(plan.clone()),
+            waiting: VecDeque::new(),
+            answers: Vec::new(),
+        }
+    }
+
+    /// Feeds time point `tp` (already reduced to the slice's events); appends the answers
+    /// decided, restricted to the slice's valuations.
+    pub fn step(
+        &mut self,
+        tp: &TimePoint,
+        slicer: &DataSlicer,
+        interner: &mut Interner,
+        out: &mut Vec<Answer>,
+    ) -> Result<(), Error> {
+        self.waiting.push_back(tp.index);
+        self.engine.step(tp, interner, &mut self.answers)?;
+        self.restrict(slicer, interner, out);
+        Ok(())
+    }
+
+    /// Ends the trace.
+    pub fn close(
+        &mut self,
+        slicer: &DataSlicer,
+        interner: &mut Interner,
+        out: &mut Vec<Answer>,
+    ) -> Result<(), Error> {
+        if self.engine.plan().has_future() {
+            self.engine.close(interner, &mut self.answers)?;
+        }
+        self.restrict(slicer, interner, out);
+        // Whatever the engine did not answer (past the end) has no answer.
+        self.waiting.clear();
+        Ok(())
+    }
+
+    /// The earliest time point fed and not yet answered: every earlier one this slice was
+    /// fed is answered.
+    pub fn first_undecided(&self) -> Option<u64> {
+        self.waiting.front().copied()
+    }
+
+    fn restrict(&mut self, slicer: &DataSlicer, interner: &Interner, out: &mut Vec<Answer>) {
+        for mut a in self.answers.drain(..) {
+            while self.waiting.front().is_some_and(|&t| t <= a.tp) {
+                self.waiting.pop_front();
+            }
+            a.rel.retain(|t| slicer.permits(self.k, t, interner));
+            out.push(a);
+        }
+    }
 }
 
 /// Events and time points each slice received (the largest slice bounds a parallel run).
@@ -29,41 +88,37 @@ pub struct SliceSizes {
 
 pub struct SlicedMonitor {
     slicer: DataSlicer,
-    slices: Vec<Slice>,
+    slices: Vec<SliceEngine>,
+    /// The time point being built for each slice.
+    building: Vec<TimePoint>,
     drop_empty: bool,
     /// Answers not yet complete (some slice has not decided their time point), in order.
     pending: VecDeque<Answer>,
     answers: Vec<Answer>,
-    time_points: Vec<u64>,
+    sizes: SliceSizes,
 }
 
 impl SlicedMonitor {
     /// `drop_empty`: a slice skips its time points without events (only sound when
     /// [`crate::empty_points_removable`] says so).
     pub fn new(plan: &Plan, slicer: DataSlicer, drop_empty: bool) -> SlicedMonitor {
-        let slices = (0..slicer.slices())
-            .map(|_| Slice {
-                engine: FoEngine::new(plan.clone()),
-                waiting: VecDeque::new(),
-                tp: TimePoint::default(),
-                events: 0,
-            })
-            .collect();
+        let n = slicer.slices();
         SlicedMonitor {
-            time_points: vec![0; slicer.slices()],
+            slices: (0..n).map(|k| SliceEngine::new(plan, k)).collect(),
+            building: vec![TimePoint::default(); n],
             slicer,
-            slices,
             drop_empty,
             pending: VecDeque::new(),
             answers: Vec::new(),
+            sizes: SliceSizes {
+                events: vec![0; n],
+                time_points: vec![0; n],
+            },
         }
     }
 
     pub fn sizes(&self) -> SliceSizes {
-        SliceSizes {
-            events: self.slices.iter().map(|s| s.events).collect(),
-            time_points: self.time_points.clone(),
-        }
+        self.sizes.clone()
     }
 
     /// Feeds one time point; appends the answers decided in every slice, merged, in order.
@@ -73,42 +128,21 @@ impl SlicedMonitor {
         interner: &mut Interner,
         out: &mut Vec<Answer>,
     ) -> Result<(), Error> {
-        for s in &mut self.slices {
-            s.tp.clear();
-            s.tp.index = tp.index;
-            s.tp.ts = tp.ts;
-        }
-        for e in &tp.events {
-            let args = tp.args_of(e);
-            match self.slicer.route(e.name, args, interner) {
-                Target::Nowhere => {}
-                Target::Every => self
-                    .slices
-                    .iter_mut()
-                    .for_each(|s| s.tp.push_event(e.name, args)),
-                Target::Slices(ks) => ks
-                    .into_iter()
-                    .for_each(|k| self.slices[k].tp.push_event(e.name, args)),
-            }
-        }
+        split(tp, &self.slicer, interner, &mut self.building);
         self.pending.push_back(Answer {
             tp: tp.index,
             ts: tp.ts,
             rel: Rel::default(),
         });
         for k in 0..self.slices.len() {
-            let s = &mut self.slices[k];
-            if self.drop_empty && s.tp.events.is_empty() {
+            let tp_k = &self.building[k];
+            if self.drop_empty && tp_k.events.is_empty() {
                 continue;
             }
-            s.events += s.tp.events.len() as u64;
-            self.time_points[k] += 1;
-            s.waiting.push_back(tp.index);
-            let tp_k = std::mem::take(&mut s.tp);
-            let result = s.engine.step(&tp_k, interner, &mut self.answers);
-            self.slices[k].tp = tp_k;
-            result?;
-            self.collect(k, interner);
+            self.sizes.events[k] += tp_k.events.len() as u64;
+            self.sizes.time_points[k] += 1;
+            self.slices[k].step(tp_k, &self.slicer, interner, &mut self.answers)?;
+            self.merge();
         }
         self.release(out);
         Ok(())
@@ -117,35 +151,20 @@ impl SlicedMonitor {
     /// Ends the trace.
     pub fn close(&mut self, interner: &mut Interner, out: &mut Vec<Answer>) -> Result<(), Error> {
         for k in 0..self.slices.len() {
-            if self.slices[k].engine.plan().has_future() {
-                self.slices[k].engine.close(interner, &mut self.answers)?;
-            }
-            self.collect(k, interner);
-            // Whatever the engine did not answer (past the end) has no answer.
-            self.slices[k].waiting.clear();
+            self.slices[k].close(&self.slicer, interner, &mut self.answers)?;
+            self.merge();
         }
         self.release(out);
-        out.extend(self.pending.drain(..).filter(|a| !a.rel.is_empty()));
         Ok(())
     }
 
-    /// Moves slice `k`'s answers into the pending merged answers, restricted to what the
-    /// slice is responsible for.
-    fn collect(&mut self, k: usize, interner: &Interner) {
+    /// Moves the slices' answers into the pending merged answers.
+    fn merge(&mut self) {
         for a in self.answers.drain(..) {
-            let waiting = &mut self.slices[k].waiting;
-            while waiting.front().is_some_and(|&t| t <= a.tp) {
-                waiting.pop_front();
-            }
             let at = self.pending.partition_point(|p| p.tp < a.tp);
-            let Some(merged) = self.pending.get_mut(at).filter(|p| p.tp == a.tp) else {
-                continue;
-            };
-            merged.rel.extend(
-                a.rel
-                    .into_iter()
-                    .filter(|t| self.slicer.permits(k, t, interner)),
-            );
+            if let Some(merged) = self.pending.get_mut(at).filter(|p| p.tp == a.tp) {
+                merged.rel.extend(a.rel);
+            }
         }
     }
 
@@ -154,14 +173,38 @@ impl SlicedMonitor {
         let decided_before = self
             .slices
             .iter()
-            .filter_map(|s| s.waiting.front().copied())
+            .filter_map(SliceEngine::first_undecided)
             .min()
             .unwrap_or(u64::MAX);
-        while self.pending.front().is_some_and(|a| a.tp < decided_before) {
+        while self
+            .pending
+            .front()
+            .is_some_and(|a| a.tp < decided_before)
+        {
             let a = self.pending.pop_front().expect("checked");
             if !a.rel.is_empty() {
                 out.push(a);
             }
+        }
+    }
+}
+
+/// Splits time point `tp` into one per slice (`into[k]`), each with the events routed to
+/// slice `k`.
+pub fn split(tp: &TimePoint, slicer: &DataSlicer, interner: &Interner, into: &mut [TimePoint]) {
+    for s in into.iter_mut() {
+        s.clear();
+        s.index = tp.index;
+        s.ts = tp.ts;
+    }
+    for e in &tp.events {
+        let args = tp.args_of(e);
+        match slicer.route(e.name, args, interner) {
+            Target::Nowhere => {}
+            Target::Every => into.iter_mut().for_each(|s| s.push_event(e.name, args)),
+            Target::Slices(ks) => ks
+                .into_iter()
+                .for_each(|k| into[k].push_event(e.name, args)),
         }
     }
 }

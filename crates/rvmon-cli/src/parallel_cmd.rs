@@ -1,0 +1,138 @@
+//! `rvmon check F LOG --workers N` / `--processes P --process-id I`: a first-order formula
+//! monitored in slices on timely-dataflow (paper 04). The output is the unsliced run's.
+
+use std::io::Write;
+use std::time::Duration;
+
+use rvmon_core::Error;
+use rvmon_logic::Formula;
+use rvmon_slice::{empty_points_removable, slicing_variables};
+use rvmon_timely::{Cluster, Job, Report};
+use rvmon_trace::Signature;
+
+use crate::check_cmd::{CheckArgs, ViolationWriter};
+
+/// How long a process waits for the others of its cluster.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Time points per epoch of the dataflow.
+const BATCH: u64 = 4096;
+
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    args: &CheckArgs,
+    formula: Formula,
+    vars: Vec<String>,
+    sig: &Signature,
+    text: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Error> {
+    if args.workers == 0 || args.processes == 0 || args.slices == Some(0) {
+        return Err(Error::msg("--workers, --processes and --slices must be at least 1"));
+    }
+    if args.process_id >= args.processes {
+        return Err(Error::msg(format!(
+            "--process-id {} is not below --processes {}",
+            args.process_id, args.processes
+        )));
+    }
+    let trace = args.trace.clone().filter(|t| t != "-");
+    if trace.is_none() && args.process_id == 0 {
+        return Err(Error::msg(
+            "a sliced run reads its log from a file (give the LOG path, not standard input)",
+        ));
+    }
+    let var = match &args.slice_by {
+        Some(v) => v.clone(),
+        None => slicing_variables(&formula, &vars).into_iter().next().ok_or_else(|| {
+            Error::msg(format!(
+                "{}: no variable to slice by: the formula needs a free variable that is an argument of a predicate and is never bound inside",
+                args.spec
+            ))
+        })?,
+    };
+    let drop_empty = empty_points_removable(&formula).is_ok();
+    let workers_total = args.workers * args.processes;
+    let slices = args.slices.unwrap_or(workers_total);
+    let addresses = match &args.hostfile {
+        Some(path) => crate::read_file(path)?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect(),
+        None => (0..args.processes)
+            .map(|i| format!("127.0.0.1:{}", 2101 + i))
+            .collect::<Vec<_>>(),
+    };
+    if args.processes > 1 && addresses.len() < args.processes {
+        return Err(Error::msg(format!(
+            "--hostfile lists {} addresses for {} processes",
+            addresses.len(),
+            args.processes
+        )));
+    }
+    let format = crate::trace_format(args.format, trace.as_deref())?;
+    let job = Job {
+        formula,
+        free: vars.clone(),
+        sig: sig.clone(),
+        spec_name: args.spec.clone(),
+        spec_text: text.to_string(),
+        trace,
+        format,
+        var: var.clone(),
+        slices,
+        drop_empty,
+        batch: BATCH,
+    };
+    let cluster = Cluster {
+        workers: args.workers,
+        processes: args.processes,
+        process_id: args.process_id,
+        addresses,
+        connect_timeout: CONNECT_TIMEOUT,
+    };
+    let mut writer = ViolationWriter::new(&vars, args.output);
+    let mut violations = 0u64;
+    let mut sizes = None;
+    let result = rvmon_timely::run(job, &cluster, |report, interner| {
+        match report {
+            Report::Answer(a) => violations += writer.write(&mut vec![a], interner, out)?,
+            Report::Sizes {
+                events,
+                time_points,
+            } => sizes = Some((events, time_points)),
+        }
+        Ok(())
+    });
+    out.flush()?;
+    result?;
+    if args.process_id == 0 {
+        if args.slice_report {
+            if let Some((events, time_points)) = &sizes {
+                writeln!(
+                    err,
+                    "rvmon: {} slice(s) by `{var}`{}",
+                    slices,
+                    if drop_empty {
+                        ", empty time points dropped"
+                    } else {
+                        ", every time point kept (dropping empty ones is not sound for this formula)"
+                    }
+                )?;
+                let total: u64 = events.iter().sum();
+                for (k, (e, t)) in events.iter().zip(time_points).enumerate() {
+                    writeln!(
+                        err,
+                        "rvmon: slice {k}: {e} event(s) ({:.1} %), {t} time point(s)",
+                        100.0 * *e as f64 / total.max(1) as f64
+                    )?;
+                }
+            }
+        }
+        writeln!(err, "rvmon: {violations} violation(s), sliced by `{var}` into {slices}")?;
+    }
+    Ok(if violations > 0 { 1 } else { 0 })
+}
