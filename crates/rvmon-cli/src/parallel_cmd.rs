@@ -29,7 +29,9 @@ pub fn run(
     err: &mut dyn Write,
 ) -> Result<i32, Error> {
     if args.workers == 0 || args.processes == 0 || args.slices == Some(0) {
-        return Err(Error::msg("--workers, --processes and --slices must be at least 1"));
+        return Err(Error::msg(
+            "--workers, --processes and --slices must be at least 1",
+        ));
     }
     if args.process_id >= args.processes {
         return Err(Error::msg(format!(
@@ -132,7 +134,10 @@ pub fn run(
                 }
             }
         }
-        writeln!(err, "rvmon: {violations} violation(s), sliced by `{var}` into {slices}")?;
+        writeln!(
+            err,
+            "rvmon: {violations} violation(s), sliced by `{var}` into {slices}"
+        )?;
     }
     Ok(if violations > 0 { 1 } else { 0 })
 }

@@ -11,14 +11,15 @@
 //! * every temporal operator gets no information from an empty point: the operand that must
 //!   hold somewhere (`ONCE`/`EVENTUALLY`'s, the right operand of `SINCE`/`UNTIL`) is false
 //!   there, and the operand that must hold everywhere (`HISTORICALLY`/`ALWAYS`'s, the left
-//!   operand of `SINCE`/`UNTIL`) is true there.
+//!   operand of `SINCE`/`UNTIL`) is true there; or the operator is `ONCE[0,u] EVENTUALLY[0,b]`
+//!   (or its mirror) over an operand false there (see `starts_at_zero_over_its_mirror`).
 //!
 //! Then, by induction on the formula, every subformula has the same value at every remaining
 //! time point with or without the empty ones (intervals are on timestamps, which dropping
 //! does not change), and the violations are the same. An operand's value at an empty point
 //! is computed by [`at_empty`]: atoms are false there, and a temporal subformula is unknown.
 
-use rvmon_logic::{BinaryTemporal, BoolOp, Formula, FormulaKind, Quant, UnaryTemporal};
+use rvmon_logic::{BinaryTemporal, BoolOp, Bound, Formula, FormulaKind, Quant, UnaryTemporal};
 
 /// A formula's value at a time point with no events, for every valuation: known, or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +99,41 @@ pub fn empty_points_removable(f: &Formula) -> Result<(), String> {
     operators_ignore_empty(f)
 }
 
+/// `ONCE[0,u] EVENTUALLY[0,b] γ` or `EVENTUALLY[0,u] ONCE[0,b] γ` with `γ` false at an empty
+/// point (MonPoly's idiom for "at the same timestamp", as in paper 04's P2–P6). The inner
+/// operand holds at an empty point `j` only through a witness `j'` with `γ`, which is not
+/// empty. For the outer operator at a remaining point `i` (the windows start at 0): if `j'` is
+/// on `j`'s side of `i`, `j'` itself is a witness in the window (it is closer to `i` than `j`);
+/// otherwise `i` lies between `j` and `j'` and the inner operator holds at `i`. So an empty
+/// witness can always be replaced by one that stays.
+fn starts_at_zero_over_its_mirror(f: &Formula) -> bool {
+    let FormulaKind::Unary {
+        op: outer,
+        interval,
+        body,
+    } = &f.kind
+    else {
+        return false;
+    };
+    let FormulaKind::Unary {
+        op: inner,
+        interval: inner_interval,
+        body: gamma,
+    } = &body.kind
+    else {
+        return false;
+    };
+    let mirrored = matches!(
+        (outer, inner),
+        (UnaryTemporal::Once, UnaryTemporal::Eventually)
+            | (UnaryTemporal::Eventually, UnaryTemporal::Once)
+    );
+    mirrored
+        && interval.lo == Bound::Closed(0)
+        && inner_interval.lo == Bound::Closed(0)
+        && at_empty(gamma) == False
+}
+
 fn operators_ignore_empty(f: &Formula) -> Result<(), String> {
     let need = |g: &Formula, want: AtEmpty, role: &str| {
         if at_empty(g) == want {
@@ -116,7 +152,11 @@ fn operators_ignore_empty(f: &Formula) -> Result<(), String> {
                     "`{f}` counts time points, so dropping the empty ones changes it"
                 ))
             }
-            UnaryTemporal::Once | UnaryTemporal::Eventually => need(body, False, "operand")?,
+            UnaryTemporal::Once | UnaryTemporal::Eventually => {
+                if !starts_at_zero_over_its_mirror(f) {
+                    need(body, False, "operand")?
+                }
+            }
             UnaryTemporal::PastAlways | UnaryTemporal::Always => need(body, True, "operand")?,
         },
         FormulaKind::Binary { op, lhs, rhs, .. } => {

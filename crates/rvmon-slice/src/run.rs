@@ -176,11 +176,7 @@ impl SlicedMonitor {
             .filter_map(SliceEngine::first_undecided)
             .min()
             .unwrap_or(u64::MAX);
-        while self
-            .pending
-            .front()
-            .is_some_and(|a| a.tp < decided_before)
-        {
+        while self.pending.front().is_some_and(|a| a.tp < decided_before) {
             let a = self.pending.pop_front().expect("checked");
             if !a.rel.is_empty() {
                 out.push(a);

@@ -291,6 +291,29 @@ fn policy() -> impl Strategy<Value = String> {
                 prop::sample::select(&["EVENTUALLY", "NEXT"][..])
             )
                 .prop_map(|(a, i, op)| format!("({op}{i} {a})")),
+            // MonPoly's "same timestamp" idiom ONCE[0,u] EVENTUALLY[0,b] and its mirror, with
+            // windows from 0 or not: the shape whose empty time points need an argument.
+            (
+                inner.clone(),
+                interval(true),
+                interval(true),
+                any::<(bool, bool, bool)>()
+            )
+                .prop_map(|(a, i, j, (past, zero_i, zero_j))| {
+                    let from_zero = |x: String, z: bool| {
+                        if z {
+                            x.replacen(|c: char| c.is_ascii_digit(), "0", 1)
+                        } else {
+                            x
+                        }
+                    };
+                    let (i, j) = (from_zero(i, zero_i), from_zero(j, zero_j));
+                    if past {
+                        format!("(ONCE{i} EVENTUALLY{j} {a})")
+                    } else {
+                        format!("(EVENTUALLY{i} ONCE{j} {a})")
+                    }
+                }),
             (inner.clone(), inner.clone(), interval(false))
                 .prop_map(|(a, b, i)| format!("({a} SINCE{i} {b})")),
             (inner.clone(), inner, interval(true))
@@ -363,5 +386,52 @@ proptest! {
             }, drop);
             prop_assert_eq!(&texts(&got, &interner), &expected, "{} by {} into {}, drop {}", text, var, slices, drop);
         }
+    }
+}
+
+/// Paper 04's policies all allow dropping empty time points: their temporal operators read
+/// atoms, or are `ONCE[0,u] EVENTUALLY[0,0]` (or its mirror) over atoms.
+#[test]
+fn empty_time_points_in_the_paper_04_policies() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/paper04");
+    let mut removable = Vec::new();
+    for p in 1..=6 {
+        let text = std::fs::read_to_string(format!("{dir}/p{p}.mfotl")).unwrap();
+        let (f, _) = violations_formula(&text);
+        if empty_points_removable(&f).is_ok() {
+            removable.push(p);
+        }
+    }
+    assert_eq!(removable, [1, 2, 3, 4, 5, 6]);
+}
+
+/// The idiom's operand must be false at an empty time point: here `ONCE[0,1] P(x)` holds at
+/// the empty time point @1 (through P(1) @0), which is the only witness of the outer
+/// `ONCE[0,4]` for Q(1,1) @5. The analysis refuses to drop it, and dropping it would report a
+/// false violation.
+#[test]
+fn the_idiom_needs_an_operand_false_at_empty_points() {
+    let text = "Q(x,y) IMPLIES ONCE[0,4] EVENTUALLY[0,0] ONCE[0,1] P(x)";
+    let (f, vars) = violations_formula(text);
+    assert!(empty_points_removable(&f).is_err());
+    let sig = Signature::parse("sig", SIG).unwrap();
+    let mut interner = Interner::new();
+    let log = read_log("@0 P(1)\n@1 R(9)\n@5 Q(1,1)\n", &sig, &mut interner);
+    assert!(texts(&unsliced(&f, &vars, &sig, &log, &mut interner), &interner).is_empty());
+    for drop_empty in [false, true] {
+        let got = sliced(
+            &f,
+            &vars,
+            &sig,
+            &log,
+            &mut interner,
+            |order, i| DataSlicer::new(&f, &vars, order, "x", 1, i).unwrap(),
+            drop_empty,
+        );
+        assert_eq!(
+            texts(&got, &interner).is_empty(),
+            !drop_empty,
+            "drop_empty {drop_empty}"
+        );
     }
 }

@@ -91,7 +91,10 @@ pub enum Report {
     /// in the interner handed to the callback.
     Answer(Answer),
     /// Events and time points each slice received.
-    Sizes { events: Vec<u64>, time_points: Vec<u64> },
+    Sizes {
+        events: Vec<u64>,
+        time_points: Vec<u64>,
+    },
 }
 
 type RecordInput = InputHandle<u64, CapacityContainerBuilder<Vec<SliceRecord>>>;
@@ -134,9 +137,16 @@ pub fn run(
                     .collect();
                 on(Report::Answer(Answer { tp, ts, rel }), &interner)
             }
-            Message::Sizes { events, time_points } => {
-                on(Report::Sizes { events, time_points }, &interner)
-            }
+            Message::Sizes {
+                events,
+                time_points,
+            } => on(
+                Report::Sizes {
+                    events,
+                    time_points,
+                },
+                &interner,
+            ),
             Message::Error(e) => Err(Error::msg(e)),
         };
         if let Err(e) = result {
@@ -284,9 +294,10 @@ fn work(
                             }
                             // Every slice of this worker has all its records before the
                             // frontier: what it has not been fed there, it skipped.
-                            let bound = frontier.frontier().first().map_or(u64::MAX, |t| {
-                                t.saturating_mul(batch)
-                            });
+                            let bound = frontier
+                                .frontier()
+                                .first()
+                                .map_or(u64::MAX, |t| t.saturating_mul(batch));
                             if frontier.is_empty() {
                                 state.close(&mut reports);
                             }
@@ -478,7 +489,12 @@ impl Slices {
                 .engines
                 .entry(r.slice)
                 .or_insert_with(|| SliceEngine::new(&self.plan, r.slice as usize));
-            let result = engine.step(&self.tp, &self.slicer, &mut self.interner, &mut self.answers);
+            let result = engine.step(
+                &self.tp,
+                &self.slicer,
+                &mut self.interner,
+                &mut self.answers,
+            );
             self.send_answers(r.slice, result, reports);
         }
     }
@@ -510,7 +526,11 @@ impl Slices {
             let rows = a
                 .rel
                 .iter()
-                .map(|t| t.iter().map(|v| WireValue::from_value(v, &self.interner)).collect())
+                .map(|t| {
+                    t.iter()
+                        .map(|v| WireValue::from_value(v, &self.interner))
+                        .collect()
+                })
                 .collect();
             report.answers.push((a.tp, a.ts, rows));
         }
