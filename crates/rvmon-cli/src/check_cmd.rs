@@ -82,6 +82,9 @@ pub struct CheckArgs {
     /// After a sliced run, print how many events and time points each slice received.
     #[arg(long)]
     pub slice_report: bool,
+    /// Seconds a cluster process waits for the others to connect.
+    #[arg(long, default_value_t = 60)]
+    pub connect_timeout: u64,
 }
 
 impl CheckArgs {
@@ -104,6 +107,7 @@ impl CheckArgs {
             slices: None,
             slice_by: None,
             slice_report: false,
+            connect_timeout: 60,
         }
     }
 

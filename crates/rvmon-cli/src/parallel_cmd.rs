@@ -12,9 +12,6 @@ use rvmon_trace::Signature;
 
 use crate::check_cmd::{CheckArgs, ViolationWriter};
 
-/// How long a process waits for the others of its cluster.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
-
 /// Time points per epoch of the dataflow.
 const BATCH: u64 = 4096;
 
@@ -94,7 +91,7 @@ pub fn run(
         processes: args.processes,
         process_id: args.process_id,
         addresses,
-        connect_timeout: CONNECT_TIMEOUT,
+        connect_timeout: Duration::from_secs(args.connect_timeout),
     };
     let mut writer = ViolationWriter::new(&vars, args.output);
     let mut violations = 0u64;
@@ -105,7 +102,8 @@ pub fn run(
             Report::Sizes {
                 events,
                 time_points,
-            } => sizes = Some((events, time_points)),
+                workers,
+            } => sizes = Some((events, time_points, workers)),
         }
         Ok(())
     });
@@ -113,10 +111,10 @@ pub fn run(
     result?;
     if args.process_id == 0 {
         if args.slice_report {
-            if let Some((events, time_points)) = &sizes {
+            if let Some((events, time_points, workers)) = &sizes {
                 writeln!(
                     err,
-                    "rvmon: {} slice(s) by `{var}`{}",
+                    "rvmon: {} slice(s) by `{var}` on {workers_total} worker(s){}",
                     slices,
                     if drop_empty {
                         ", empty time points dropped"
@@ -124,13 +122,24 @@ pub fn run(
                         ", every time point kept (dropping empty ones is not sound for this formula)"
                     }
                 )?;
-                let total: u64 = events.iter().sum();
-                for (k, (e, t)) in events.iter().zip(time_points).enumerate() {
+                let total: u64 = events.iter().sum::<u64>().max(1);
+                let share = |e: u64| 100.0 * e as f64 / total as f64;
+                for (k, ((e, t), w)) in events.iter().zip(time_points).zip(workers).enumerate() {
+                    let on = w.map_or("-".to_string(), |w| w.to_string());
                     writeln!(
                         err,
-                        "rvmon: slice {k}: {e} event(s) ({:.1} %), {t} time point(s)",
-                        100.0 * *e as f64 / total.max(1) as f64
+                        "rvmon: slice {k} (worker {on}): {e} event(s) ({:.1} %), {t} time point(s)",
+                        share(*e)
                     )?;
+                }
+                for w in 0..workers_total as u64 {
+                    let e: u64 = events
+                        .iter()
+                        .zip(workers)
+                        .filter(|(_, on)| **on == Some(w))
+                        .map(|(e, _)| e)
+                        .sum();
+                    writeln!(err, "rvmon: worker {w}: {e} event(s) ({:.1} %)", share(e))?;
                 }
             }
         }

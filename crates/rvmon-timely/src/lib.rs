@@ -46,7 +46,7 @@ use timely::dataflow::operators::{Capability, Exchange, Input, Inspect, Operator
 use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::{CommunicationConfig, Config, WorkerConfig};
 
-use wire::{SliceRecord, SliceReport, WireValue};
+use wire::{SliceBatch, SliceReport, WireValue};
 
 /// What to monitor.
 #[derive(Clone, Debug)]
@@ -90,14 +90,16 @@ pub enum Report {
     /// A time point's violations (non-empty), in the engine's column order, strings interned
     /// in the interner handed to the callback.
     Answer(Answer),
-    /// Events and time points each slice received.
+    /// Events and time points each slice received, and the worker each slice ran on
+    /// (`None`: it received nothing).
     Sizes {
         events: Vec<u64>,
         time_points: Vec<u64>,
+        workers: Vec<Option<u64>>,
     },
 }
 
-type RecordInput = InputHandle<u64, CapacityContainerBuilder<Vec<SliceRecord>>>;
+type RecordInput = InputHandle<u64, CapacityContainerBuilder<Vec<SliceBatch>>>;
 
 /// Epochs the reader may run ahead of the slowest slice.
 const LAG: u64 = 8;
@@ -140,10 +142,12 @@ pub fn run(
             Message::Sizes {
                 events,
                 time_points,
+                workers,
             } => on(
                 Report::Sizes {
                     events,
                     time_points,
+                    workers,
                 },
                 &interner,
             ),
@@ -221,6 +225,7 @@ enum Message {
     Sizes {
         events: Vec<u64>,
         time_points: Vec<u64>,
+        workers: Vec<Option<u64>>,
     },
     Error(String),
 }
@@ -254,8 +259,7 @@ fn work(
     let mut input: RecordInput = InputHandle::new_with_builder();
     let probe = ProbeHandle::new();
     let batch = job.batch.max(1);
-    let slices = job.slices;
-    let merged = Rc::new(RefCell::new(Merger::new(slices, tx.clone())));
+    let merged = Rc::new(RefCell::new(Merger::new(peers, tx.clone())));
     {
         let merged = Rc::clone(&merged);
         let slicer = slicer.clone();
@@ -264,12 +268,12 @@ fn work(
             scope
                 .input_from(&mut input)
                 .unary_frontier(
-                    ExchangePact::new(|r: &SliceRecord| r.slice),
+                    ExchangePact::new(|r: &SliceBatch| r.worker),
                     "slices",
                     move |initial, _info| {
                         let mut held: Option<Capability<u64>> = Some(initial);
-                        let mut stash: BTreeMap<u64, Vec<SliceRecord>> = BTreeMap::new();
-                        let mut state = Slices::new(plan, slicer, interner, preds, index, peers);
+                        let mut stash: BTreeMap<u64, Vec<SliceBatch>> = BTreeMap::new();
+                        let mut state = Slices::new(plan, slicer, interner, preds, index);
                         move |(input, frontier), output| {
                             input.for_each_stamp(|cap, data| {
                                 let time = *cap.least().expect("a totally ordered time");
@@ -288,9 +292,11 @@ fn work(
                                 .copied()
                                 .filter(|t| !frontier.less_equal(t))
                             {
-                                let mut records = stash.remove(&t).expect("present");
-                                records.sort_by_key(|r| (r.tp, r.slice));
-                                state.feed(records, &mut reports);
+                                let mut batches = stash.remove(&t).expect("present");
+                                batches.sort_by_key(|b| b.slice);
+                                for b in &batches {
+                                    state.feed(b, &mut reports);
+                                }
                             }
                             // Every slice of this worker has all its records before the
                             // frontier: what it has not been fed there, it skipped.
@@ -320,7 +326,7 @@ fn work(
         });
     }
     if index == 0 {
-        let result = read(worker, job, &mut input, &probe, batch, &slicer, &preds);
+        let result = feed_input(worker, job, &mut input, &probe, batch, &preds, peers);
         input.close();
         worker.step_or_park_while(None, || !probe.done());
         merged.borrow_mut().finish();
@@ -339,16 +345,83 @@ fn work(
     Ok(())
 }
 
-/// Worker 0: reads the log, routes each time point's events to the slices, and sends one
-/// record per slice (none for an empty one when empty time points are dropped).
-fn read(
+/// What the reader thread hands worker 0.
+enum Epoch {
+    /// The slices' batches of an epoch.
+    Batches(u64, Vec<SliceBatch>),
+    /// The end of the log (or its first bad line), with the slice sizes.
+    End(Result<Message, Error>),
+}
+
+/// Worker 0: feeds the epochs the reader thread prepares into the dataflow, stepping its own
+/// slices meanwhile. The reader runs in a thread of its own so that parsing does not sit on
+/// worker 0's share of the monitoring.
+fn feed_input(
     worker: &mut timely::worker::Worker,
     job: &Job,
     input: &mut RecordInput,
     probe: &ProbeHandle<u64>,
     batch: u64,
-    slicer: &DataSlicer,
     preds: &[String],
+    peers: usize,
+) -> Result<Message, Error> {
+    let (to_worker, epochs) = mpsc::sync_channel::<Epoch>(LAG as usize);
+    let (job, preds) = (job.clone(), preds.to_vec());
+    let reader = std::thread::Builder::new()
+        .name("rvmon:reader".into())
+        .spawn(move || {
+            let to_worker = to_worker;
+            let end = read(&job, batch, &preds, peers, &to_worker);
+            let _ = to_worker.send(Epoch::End(end));
+        })
+        .map_err(|e| Error::msg(format!("cannot start the reader thread: {e}")))?;
+    let end = loop {
+        match epochs.try_recv() {
+            Ok(Epoch::Batches(epoch, batches)) => {
+                if epoch > *input.time() {
+                    input.advance_to(epoch);
+                }
+                for b in batches {
+                    input.send(b);
+                }
+                worker.step();
+                // Back-pressure: do not run more than LAG epochs ahead of the slowest slice.
+                let behind = epoch.saturating_sub(LAG);
+                worker.step_or_park_while(None, || probe.less_than(&behind));
+            }
+            Ok(Epoch::End(end)) => break end,
+            Err(mpsc::TryRecvError::Empty) => {
+                worker.step_or_park(Some(Duration::from_micros(200)));
+            }
+            Err(mpsc::TryRecvError::Disconnected) => {
+                break Err(Error::msg("the log reader stopped unexpectedly"))
+            }
+        }
+    };
+    let _ = reader.join();
+    if end.is_err() {
+        // A bad line: the slices must not close their engines as if the log ended there,
+        // since a time point waiting for later ones is not decided.
+        for worker in 0..peers as u64 {
+            input.send(SliceBatch {
+                worker,
+                abort: true,
+                ..SliceBatch::default()
+            });
+        }
+    }
+    end
+}
+
+/// The reader thread: reads the log, routes each time point's events to the slices, and hands
+/// worker 0 each epoch's batches (a slice's empty time points are left out when they may be
+/// dropped). On a bad line, what was read before it is handed over first.
+fn read(
+    job: &Job,
+    batch: u64,
+    preds: &[String],
+    peers: usize,
+    to_worker: &mpsc::SyncSender<Epoch>,
 ) -> Result<Message, Error> {
     let options = TraceOptions {
         sig: Some(job.sig.clone()),
@@ -358,7 +431,8 @@ fn read(
     let src: Box<dyn std::io::BufRead> = match &job.trace {
         Some(path) => Box::new(std::io::BufReader::with_capacity(
             1 << 16,
-            std::fs::File::open(path).map_err(|e| Error::msg(format!("{path}: {e}")))?,
+            std::fs::File::open(path)
+                .map_err(|e| Error::msg(format!("{path}: cannot read: {e}")))?,
         )),
         None => Box::new(std::io::stdin().lock()),
     };
@@ -368,22 +442,44 @@ fn read(
         &job.formula,
         &job.free,
         &(0..job.free.len()).collect::<Vec<_>>(),
-        slicer.var(),
+        &job.var,
         job.slices,
         reader.interner_mut(),
     )?;
+    let fresh = |slice: u64| SliceBatch {
+        slice,
+        ..SliceBatch::default()
+    };
+    let mut batches: Vec<SliceBatch> = (0..job.slices as u64).map(fresh).collect();
+    let mut epoch = 0;
+    let mut placement = Placement::new(job.slices, peers);
+    let mut hand_over = |epoch: u64, batches: &mut Vec<SliceBatch>| -> Result<(), Error> {
+        placement.place(batches);
+        let full: Vec<SliceBatch> = batches
+            .iter_mut()
+            .filter(|b| !b.is_empty())
+            .map(|b| std::mem::replace(b, fresh(b.slice)))
+            .collect();
+        to_worker
+            .send(Epoch::Batches(epoch, full))
+            .map_err(|_| Error::msg("the parallel run stopped"))
+    };
     let mut pred_of: Vec<Option<u32>> = Vec::new();
     let mut split_tp = vec![TimePoint::default(); job.slices];
     let (mut events, mut time_points) = (vec![0u64; job.slices], vec![0u64; job.slices]);
     let mut tp = TimePoint::default();
-    while reader.next_time_point(&mut tp)? {
-        let epoch = tp.index / batch;
-        if epoch > *input.time() {
-            input.advance_to(epoch);
-            worker.step();
-            // Back-pressure: do not run more than LAG epochs ahead of the slowest slice.
-            let behind = epoch.saturating_sub(LAG);
-            worker.step_or_park_while(None, || probe.less_than(&behind));
+    loop {
+        match reader.next_time_point(&mut tp) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                hand_over(epoch, &mut batches)?;
+                return Err(e);
+            }
+        }
+        if tp.index / batch > epoch {
+            hand_over(epoch, &mut batches)?;
+            epoch = tp.index / batch;
         }
         let interner = reader.interner();
         split(&tp, &slicer, interner, &mut split_tp);
@@ -391,12 +487,9 @@ fn read(
             if job.drop_empty && part.events.is_empty() {
                 continue;
             }
-            let mut record = SliceRecord {
-                slice: k as u64,
-                tp: part.index,
-                ts: part.ts,
-                events: Vec::with_capacity(part.events.len()),
-            };
+            let b = &mut batches[k];
+            b.time_points
+                .push((part.index, part.ts, part.events.len() as u32));
             for e in &part.events {
                 let slot = e.name.0 as usize;
                 if pred_of.len() <= slot {
@@ -406,22 +499,59 @@ fn read(
                     let name = interner.resolve(e.name);
                     preds.iter().position(|p| p == name).unwrap_or(0) as u32
                 });
-                let args = part
-                    .args_of(e)
-                    .iter()
-                    .map(|v| WireValue::from_value(v, interner))
-                    .collect();
-                record.events.push((p, args));
+                let args = part.args_of(e);
+                b.events.push((p, args.len() as u32));
+                b.args
+                    .extend(args.iter().map(|v| WireValue::from_value(v, interner)));
             }
-            events[k] += record.events.len() as u64;
+            events[k] += part.events.len() as u64;
             time_points[k] += 1;
-            input.send(record);
         }
     }
+    hand_over(epoch, &mut batches)?;
     Ok(Message::Sizes {
         events,
         time_points,
+        workers: placement.worker_of.clone(),
     })
+}
+
+/// Which worker runs each slice. A slice is placed when it first has events, on the worker
+/// with the least load so far (events and time points routed), the slices new in an epoch
+/// largest first: a hash spreads values evenly, but not their events (a few busy computers
+/// can put 57 % of a log on one of two workers).
+struct Placement {
+    worker_of: Vec<Option<u64>>,
+    load: Vec<u64>,
+}
+
+impl Placement {
+    fn new(slices: usize, workers: usize) -> Placement {
+        Placement {
+            worker_of: vec![None; slices],
+            load: vec![0; workers],
+        }
+    }
+
+    fn place(&mut self, batches: &mut [SliceBatch]) {
+        let size = |b: &SliceBatch| (b.events.len() + b.time_points.len()) as u64;
+        let mut new: Vec<usize> = (0..batches.len())
+            .filter(|&k| !batches[k].is_empty() && self.worker_of[k].is_none())
+            .collect();
+        new.sort_by_key(|&k| std::cmp::Reverse(size(&batches[k])));
+        for k in new {
+            let w = (0..self.load.len())
+                .min_by_key(|&w| self.load[w])
+                .expect("a worker");
+            self.worker_of[k] = Some(w as u64);
+            self.load[w] += size(&batches[k]);
+        }
+        for b in batches.iter_mut().filter(|b| !b.is_empty()) {
+            let w = self.worker_of[b.slice as usize].expect("placed");
+            b.worker = w;
+            self.load[w as usize] += size(b);
+        }
+    }
 }
 
 /// The slices a worker runs.
@@ -432,13 +562,16 @@ struct Slices {
     preds: Vec<Sym>,
     engines: BTreeMap<u64, SliceEngine>,
     plan: rvmon_fo::Plan,
-    /// Per slice: the last watermark reported.
-    reported: BTreeMap<u64, u64>,
+    /// The last watermark reported.
+    reported: Option<u64>,
     closed: bool,
+    /// The log had a bad line.
+    aborted: bool,
     answers: Vec<Answer>,
     tp: TimePoint,
-    /// The slices of this worker (slice k runs on worker k mod peers).
-    mine: Vec<u64>,
+    values: Vec<rvmon_core::Value>,
+    /// This worker.
+    index: usize,
 }
 
 impl Slices {
@@ -448,54 +581,54 @@ impl Slices {
         mut interner: Interner,
         preds: Vec<String>,
         index: usize,
-        peers: usize,
     ) -> Slices {
         let preds = preds.iter().map(|p| interner.intern(p)).collect();
-        let mine: Vec<u64> = (0..slicer.slices() as u64)
-            .filter(|k| *k as usize % peers == index)
-            .collect();
-        let engines = mine
-            .iter()
-            .map(|&k| (k, SliceEngine::new(&plan, k as usize)))
-            .collect();
+        let engines = BTreeMap::new();
         Slices {
             slicer,
             interner,
             preds,
             engines,
             plan,
-            reported: BTreeMap::new(),
+            reported: None,
             closed: false,
+            aborted: false,
             answers: Vec::new(),
             tp: TimePoint::default(),
-            mine,
+            values: Vec::new(),
+            index,
         }
     }
 
-    /// Feeds an epoch's records, in time-point order.
-    fn feed(&mut self, records: Vec<SliceRecord>, reports: &mut Vec<SliceReport>) {
-        for r in records {
+    /// Feeds a slice's epoch, in time-point order.
+    fn feed(&mut self, batch: &SliceBatch, reports: &mut Vec<SliceReport>) {
+        self.aborted |= batch.abort;
+        let (mut e, mut a) = (0, 0);
+        for &(tp, ts, n) in &batch.time_points {
             self.tp.clear();
-            self.tp.index = r.tp;
-            self.tp.ts = r.ts;
-            for (p, args) in &r.events {
-                let values: Vec<rvmon_core::Value> = args
-                    .iter()
-                    .map(|v| v.to_value(&mut self.interner))
-                    .collect();
-                self.tp.push_event(self.preds[*p as usize], &values);
+            self.tp.index = tp;
+            self.tp.ts = ts;
+            for &(p, arity) in &batch.events[e..e + n as usize] {
+                self.values.clear();
+                for v in &batch.args[a..a + arity as usize] {
+                    let v = v.to_value(&mut self.interner);
+                    self.values.push(v);
+                }
+                a += arity as usize;
+                self.tp.push_event(self.preds[p as usize], &self.values);
             }
+            e += n as usize;
             let engine = self
                 .engines
-                .entry(r.slice)
-                .or_insert_with(|| SliceEngine::new(&self.plan, r.slice as usize));
+                .entry(batch.slice)
+                .or_insert_with(|| SliceEngine::new(&self.plan, batch.slice as usize));
             let result = engine.step(
                 &self.tp,
                 &self.slicer,
                 &mut self.interner,
                 &mut self.answers,
             );
-            self.send_answers(r.slice, result, reports);
+            self.send_answers(result, reports);
         }
     }
 
@@ -504,17 +637,20 @@ impl Slices {
             return;
         }
         self.closed = true;
+        if self.aborted {
+            return; // the log had a bad line: what waits for later time points stays undecided
+        }
         let slices: Vec<u64> = self.engines.keys().copied().collect();
         for k in slices {
             let engine = self.engines.get_mut(&k).expect("present");
             let result = engine.close(&self.slicer, &mut self.interner, &mut self.answers);
-            self.send_answers(k, result, reports);
+            self.send_answers(result, reports);
         }
     }
 
-    fn send_answers(&mut self, k: u64, result: Result<(), Error>, reports: &mut Vec<SliceReport>) {
+    fn send_answers(&mut self, result: Result<(), Error>, reports: &mut Vec<SliceReport>) {
         let mut report = SliceReport {
-            slice: k,
+            worker: self.index as u64,
             decided_before: 0,
             answers: Vec::new(),
             error: result.err().map(|e| e.to_string()),
@@ -539,24 +675,28 @@ impl Slices {
         }
     }
 
-    /// Reports each slice's first undecided time point when it moved: what the slice was
-    /// fed and has not answered, or `bound` (everything before it was fed or skipped).
+    /// Reports this worker's first undecided time point when it moved: the earliest one a
+    /// slice here was fed and has not answered, or `bound` (everything before it was fed or
+    /// skipped).
     fn watermarks(&mut self, bound: u64, reports: &mut Vec<SliceReport>) {
-        for &k in &self.mine {
-            let mark = match self.engines.get(&k) {
-                Some(e) => e.first_undecided().unwrap_or(bound),
-                None => bound,
-            };
-            let mark = if self.closed { u64::MAX } else { mark };
-            if self.reported.get(&k) != Some(&mark) {
-                self.reported.insert(k, mark);
-                reports.push(SliceReport {
-                    slice: k,
-                    decided_before: mark,
-                    answers: Vec::new(),
-                    error: None,
-                });
-            }
+        let mark = if self.closed {
+            u64::MAX
+        } else {
+            self.engines
+                .values()
+                .filter_map(SliceEngine::first_undecided)
+                .min()
+                .unwrap_or(bound)
+                .min(bound)
+        };
+        if self.reported != Some(mark) {
+            self.reported = Some(mark);
+            reports.push(SliceReport {
+                worker: self.index as u64,
+                decided_before: mark,
+                answers: Vec::new(),
+                error: None,
+            });
         }
     }
 }
@@ -588,8 +728,8 @@ impl Merger {
             let entry = self.pending.entry(*tp).or_insert_with(|| (*ts, Vec::new()));
             entry.1.extend(rows.iter().cloned());
         }
-        let k = r.slice as usize;
-        self.marks[k] = self.marks[k].max(r.decided_before);
+        let w = r.worker as usize;
+        self.marks[w] = self.marks[w].max(r.decided_before);
         let decided = self.marks.iter().copied().min().unwrap_or(u64::MAX);
         while let Some(entry) = self.pending.first_entry() {
             if *entry.key() >= decided {

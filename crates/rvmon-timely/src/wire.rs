@@ -32,21 +32,36 @@ impl WireValue {
     }
 }
 
-/// A time point of one slice: its events, by predicate number (see
+/// An epoch of one slice: its time points and their events, flat (a few allocations per
+/// epoch, not one per event). Events are by predicate number (see
 /// `rvmon_slice::predicates`).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SliceRecord {
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SliceBatch {
     pub slice: u64,
-    pub tp: u64,
-    pub ts: i64,
-    pub events: Vec<(u32, Vec<WireValue>)>,
+    /// The worker that runs the slice.
+    pub worker: u64,
+    /// (time point, timestamp, number of events).
+    pub time_points: Vec<(u64, i64, u32)>,
+    /// (predicate, arity) of each event, in order.
+    pub events: Vec<(u32, u32)>,
+    /// The events' arguments, in order.
+    pub args: Vec<WireValue>,
+    /// The log had a bad line here: the slice must not close its engine as if it ended.
+    pub abort: bool,
 }
 
-/// A slice's news for worker 0: answers (time point, timestamp, tuples) and the first time
-/// point it has not decided (every earlier one is decided), or an engine error.
+impl SliceBatch {
+    pub fn is_empty(&self) -> bool {
+        self.time_points.is_empty() && !self.abort
+    }
+}
+
+/// A worker's news for worker 0: its slices' answers (time point, timestamp, tuples) and the
+/// first time point it has not decided (every earlier one is decided), or an engine error.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SliceReport {
-    pub slice: u64,
+    /// The worker reporting.
+    pub worker: u64,
     pub decided_before: u64,
     pub answers: Vec<(u64, i64, Vec<Vec<WireValue>>)>,
     pub error: Option<String>,

@@ -1,0 +1,242 @@
+//! The sliced parallel run (paper 04 on timely-dataflow) writes exactly the single run's output:
+//! with threads, with several slices per worker, as two processes on loopback, and up to a bad
+//! line. A process that never joins the cluster is an error, after a bounded wait.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn rvmon() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rvmon"))
+}
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rvmon-parallel-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/paper04")
+}
+
+/// A paper-04 log of `days` days for 12 computers (generated once per test binary run).
+fn log(days: u32) -> PathBuf {
+    let p = dir().join(format!("paper04-{days}.log"));
+    if !p.exists() {
+        let out = rvmon()
+            .args([
+                "gen",
+                "paper04",
+                "--computers",
+                "12",
+                "--days",
+                &days.to_string(),
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        std::fs::write(&p, out.stdout).unwrap();
+    }
+    p
+}
+
+fn check(policy: &str, log: &Path, extra: &[&str]) -> Output {
+    let spec = examples().join(format!("{policy}.mfotl"));
+    let sig = examples().join("paper04.sig");
+    rvmon()
+        .arg("check")
+        .arg(&spec)
+        .arg(log)
+        .arg("--sig")
+        .arg(&sig)
+        .args(["--output", "monpoly"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn threads_write_the_single_run_output() {
+    let log = log(2);
+    for policy in ["p1", "p2", "p3", "p4", "p5", "p6"] {
+        let single = check(policy, &log, &[]);
+        assert!(
+            !single.stdout.is_empty() || policy == "p1",
+            "{policy} has violations to compare"
+        );
+        for extra in [
+            &["--workers", "2"][..],
+            &["--workers", "3", "--slices", "5"],
+            &["--workers", "1", "--slices", "4"],
+        ] {
+            let sliced = check(policy, &log, extra);
+            assert_eq!(
+                String::from_utf8_lossy(&sliced.stdout),
+                String::from_utf8_lossy(&single.stdout),
+                "{policy} {extra:?}: {}",
+                String::from_utf8_lossy(&sliced.stderr)
+            );
+            assert_eq!(
+                sliced.status.code(),
+                single.status.code(),
+                "{policy} {extra:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_slice_report_shows_each_slice() {
+    let out = check("p4", &log(1), &["--workers", "2", "--slice-report"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("2 slice(s) by `c` on 2 worker(s), empty time points dropped"),
+        "{err}"
+    );
+    assert!(err.contains("rvmon: slice 0 (worker "), "{err}");
+    assert!(err.contains("rvmon: worker 1: "), "{err}");
+}
+
+#[test]
+fn a_bad_line_ends_both_runs_alike() {
+    let good = std::fs::read_to_string(log(1)).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    let cut = lines.len() / 2;
+    let bad = format!(
+        "{}\n@oops\n{}\n",
+        lines[..cut].join("\n"),
+        lines[cut..].join("\n")
+    );
+    let path = dir().join("bad.log");
+    std::fs::write(&path, bad).unwrap();
+    for policy in ["p3", "p5"] {
+        let single = check(policy, &path, &[]);
+        let sliced = check(policy, &path, &["--workers", "2"]);
+        assert_eq!(single.status.code(), Some(2));
+        assert_eq!(sliced.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&sliced.stdout),
+            String::from_utf8_lossy(&single.stdout),
+            "{policy}"
+        );
+        let line = format!("bad.log:{}:2:", cut + 1);
+        assert!(
+            String::from_utf8_lossy(&sliced.stderr).contains(&line),
+            "{}",
+            String::from_utf8_lossy(&sliced.stderr)
+        );
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits for a child with a deadline; kills it past the deadline.
+fn wait(mut child: std::process::Child, limit: Duration) -> Output {
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "timed out; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn two_processes_on_loopback_write_the_single_run_output() {
+    let log = log(2);
+    let hostfile = dir().join("hosts");
+    std::fs::write(
+        &hostfile,
+        format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
+    )
+    .unwrap();
+    for policy in ["p2", "p5"] {
+        let single = check(policy, &log, &[]);
+        let spawn = |id: &str| {
+            rvmon()
+                .arg("check")
+                .arg(examples().join(format!("{policy}.mfotl")))
+                .arg(&log)
+                .arg("--sig")
+                .arg(examples().join("paper04.sig"))
+                .args([
+                    "--output",
+                    "monpoly",
+                    "--processes",
+                    "2",
+                    "--process-id",
+                    id,
+                ])
+                .arg("--hostfile")
+                .arg(&hostfile)
+                .args(["--connect-timeout", "30"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let second = spawn("1");
+        let first = spawn("0");
+        let out0 = wait(first, Duration::from_secs(120));
+        let out1 = wait(second, Duration::from_secs(30));
+        assert_eq!(
+            String::from_utf8_lossy(&out0.stdout),
+            String::from_utf8_lossy(&single.stdout),
+            "{policy}: {}",
+            String::from_utf8_lossy(&out0.stderr)
+        );
+        assert_eq!(out0.status.code(), single.status.code());
+        assert!(out1.stdout.is_empty(), "only process 0 writes verdicts");
+        assert_eq!(
+            out1.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out1.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_process_that_never_joins_is_an_error() {
+    let hostfile = dir().join("hosts-missing");
+    std::fs::write(
+        &hostfile,
+        format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
+    )
+    .unwrap();
+    let out = check(
+        "p1",
+        &log(1),
+        &[
+            "--processes",
+            "2",
+            "--process-id",
+            "0",
+            "--hostfile",
+            hostfile.to_str().unwrap(),
+            "--connect-timeout",
+            "1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("process(es) 1 did not connect within 1 s"),
+        "{err}"
+    );
+}
