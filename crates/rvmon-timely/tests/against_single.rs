@@ -1,0 +1,168 @@
+//! The timely back end against the single engine: on random policies (constants, nested past
+//! and future operators) and random logs (equal timestamps, empty time points), any number of
+//! worker threads and slices writes exactly the single run's violations.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use rvmon_core::{Interner, TimePoint, Value};
+use rvmon_fo::{compile, FoEngine};
+use rvmon_logic::monpoly::analyzed_formula;
+use rvmon_logic::{free_vars, parse_formula, Formula, FormulaKind};
+use rvmon_slice::{empty_points_removable, slicing_variables};
+use rvmon_timely::{run, Cluster, Job, Report};
+use rvmon_trace::{Signature, TraceFormat};
+
+const SIG: &str = "P(int) Q(int,int) R(int)";
+
+fn interval() -> impl Strategy<Value = String> {
+    (0u64..3, 0u64..4).prop_map(|(a, len)| format!("[{a},{}]", a + len))
+}
+
+fn policy() -> impl Strategy<Value = String> {
+    let atom =
+        prop::sample::select(&["P(x)", "P(y)", "Q(x,y)", "Q(y,x)", "Q(x,1)", "R(y)", "P(2)"][..]);
+    let body = (
+        atom.clone(),
+        atom,
+        interval(),
+        prop::sample::select(&["ONCE", "EVENTUALLY", "PREVIOUS", "NEXT"][..]),
+        prop::sample::select(&["AND", "OR", "SINCE", "UNTIL"][..]),
+    )
+        .prop_map(|(a, b, i, op, bin)| match bin {
+            "SINCE" | "UNTIL" => format!("({a} {bin}{i} {op}{i} {b})"),
+            _ => format!("({op}{i} {a}) {bin} {b}"),
+        });
+    (
+        prop::sample::select(&["Q(x,y)", "P(x)", "Q(y,x)"][..]),
+        body,
+    )
+        .prop_map(|(t, b)| format!("{t} IMPLIES {b}"))
+}
+
+type Log = Vec<(i64, Vec<(String, Vec<i64>)>)>;
+
+fn log() -> impl Strategy<Value = Log> {
+    let event = prop_oneof![
+        (1i64..5).prop_map(|a| ("P".to_string(), vec![a])),
+        (1i64..5, 1i64..5).prop_map(|(a, b)| ("Q".to_string(), vec![a, b])),
+        (1i64..5).prop_map(|a| ("R".to_string(), vec![a])),
+    ];
+    prop::collection::vec((0i64..3, prop::collection::vec(event, 0..4)), 1..25).prop_map(|steps| {
+        let mut ts = 0;
+        steps
+            .into_iter()
+            .map(|(d, evs)| {
+                ts += d;
+                (ts, evs)
+            })
+            .collect()
+    })
+}
+
+fn text(log: &Log) -> String {
+    let mut s = String::new();
+    for (ts, evs) in log {
+        s.push_str(&format!("@{ts}"));
+        for (name, args) in evs {
+            let a: Vec<String> = args.iter().map(i64::to_string).collect();
+            s.push_str(&format!(" {name}({})", a.join(",")));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// Violations by time point, as sorted tuple texts.
+type Violations = BTreeMap<u64, Vec<String>>;
+
+fn single(f: &Formula, vars: &[String], sig: &Signature, log: &Log) -> Violations {
+    let mut interner = Interner::new();
+    let plan = compile(f, vars, sig, &mut interner, "f", "").unwrap();
+    let has_future = plan.has_future();
+    let mut engine = FoEngine::new(plan);
+    let mut answers = Vec::new();
+    for (i, (ts, evs)) in log.iter().enumerate() {
+        let mut tp = TimePoint {
+            index: i as u64,
+            ts: *ts,
+            ..Default::default()
+        };
+        for (name, args) in evs {
+            let sym = interner.intern(name);
+            let vals: Vec<Value> = args.iter().map(|&a| Value::Int(a)).collect();
+            tp.push_event(sym, &vals);
+        }
+        engine.step(&tp, &mut interner, &mut answers).unwrap();
+    }
+    if has_future {
+        engine.close(&mut interner, &mut answers).unwrap();
+    }
+    answers
+        .into_iter()
+        .filter(|a| !a.rel.is_empty())
+        .map(|a| {
+            let order: Vec<usize> = (0..vars.len()).collect();
+            (a.tp, rvmon_fo::rel::sorted_texts(&a.rel, &order, &interner))
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_workers_and_slices_write_the_single_run_violations(
+        policy in policy(),
+        log in log(),
+        workers in 1usize..4,
+        slices in 1usize..6,
+    ) {
+        let f = parse_formula("f", &policy).unwrap();
+        let vars = free_vars(&f);
+        let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
+        let analyzed = analyzed_formula(&negated);
+        let sig = Signature::parse("sig", SIG).unwrap();
+        if compile(&analyzed, &vars, &sig, &mut Interner::new(), "f", "").is_err() {
+            return Ok(());
+        }
+        let Some(var) = slicing_variables(&analyzed, &vars).into_iter().next() else {
+            return Ok(());
+        };
+        let expected = single(&analyzed, &vars, &sig, &log);
+        let path = std::env::temp_dir().join(format!("rvmon-timely-{}-{}.log", std::process::id(), workers * 10 + slices));
+        std::fs::write(&path, text(&log)).unwrap();
+        let job = Job {
+            formula: analyzed.clone(),
+            free: vars.clone(),
+            sig: sig.clone(),
+            spec_name: "f".into(),
+            spec_text: policy.clone(),
+            trace: Some(path.display().to_string()),
+            format: TraceFormat::Monpoly,
+            var,
+            slices,
+            drop_empty: empty_points_removable(&analyzed).is_ok(),
+            batch: 3,
+        };
+        let cluster = Cluster {
+            workers,
+            processes: 1,
+            process_id: 0,
+            addresses: Vec::new(),
+            connect_timeout: std::time::Duration::from_secs(5),
+        };
+        let mut got = Violations::new();
+        let mut order_ok = true;
+        run(job, &cluster, |r, interner| {
+            if let Report::Answer(a) = r {
+                order_ok &= got.keys().next_back().is_none_or(|&last| last < a.tp);
+                let order: Vec<usize> = (0..vars.len()).collect();
+                got.insert(a.tp, rvmon_fo::rel::sorted_texts(&a.rel, &order, interner));
+            }
+            Ok(())
+        }).unwrap();
+        prop_assert!(order_ok, "answers in time-point order");
+        prop_assert_eq!(got, expected, "{} with {} workers, {} slices", policy, workers, slices);
+    }
+}
