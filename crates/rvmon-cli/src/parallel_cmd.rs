@@ -72,6 +72,7 @@ pub fn run(
             args.processes
         )));
     }
+    let addresses: Vec<String> = addresses.into_iter().take(args.processes).collect();
     let format = crate::trace_format(args.format, trace.as_deref())?;
     let job = Job {
         formula,

@@ -240,3 +240,49 @@ fn a_process_that_never_joins_is_an_error() {
         "{err}"
     );
 }
+
+/// A bad line right after the time point that decides a future window: every slice must
+/// decide what the single run decides, including slices that had no event at that point.
+#[test]
+fn a_bad_line_after_a_future_window_decides_alike() {
+    let d = dir();
+    let spec = d.join("window.mfotl");
+    let sig = d.join("window.sig");
+    let log = d.join("window.log");
+    std::fs::write(&spec, "P(x) IMPLIES EVENTUALLY[0,10] Q(x)").unwrap();
+    std::fs::write(&sig, "P(x:int) Q(x:int)").unwrap();
+    std::fs::write(
+        &log,
+        "@0 P(1) P(2) P(3) P(4) P(5) P(6) P(7) P(8)\n@20 Q(1)\n@oops\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        rvmon()
+            .arg("check")
+            .arg(&spec)
+            .arg(&log)
+            .arg("--sig")
+            .arg(&sig)
+            .args(["--output", "monpoly"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let single = run(&[]);
+    assert_eq!(
+        String::from_utf8_lossy(&single.stdout),
+        "@0 (time point 0): (1) (2) (3) (4) (5) (6) (7) (8)\n"
+    );
+    for extra in [
+        &["--workers", "2"][..],
+        &["--workers", "2", "--slices", "8"],
+    ] {
+        let sliced = run(extra);
+        assert_eq!(sliced.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&sliced.stdout),
+            String::from_utf8_lossy(&single.stdout),
+            "{extra:?}"
+        );
+    }
+}

@@ -84,7 +84,14 @@ pub fn slice_of(v: &Value, interner: &Interner, slices: usize) -> usize {
 pub fn is_bound(f: &Formula, x: &str) -> bool {
     let here = match &f.kind {
         FormulaKind::Quant { vars, .. } => vars.iter().any(|v| v == x),
-        FormulaKind::Agg { over, .. } => over == x,
+        // An aggregation binds its body's variables that are not grouped by.
+        FormulaKind::Agg {
+            over, group, body, ..
+        } => {
+            over == x
+                || (rvmon_logic::free_vars(body).iter().any(|v| v == x)
+                    && !group.iter().any(|g| g == x))
+        }
         FormulaKind::Let { params, .. } => params.iter().any(|v| v == x),
         _ => false,
     };

@@ -53,16 +53,27 @@ fn or(a: AtEmpty, b: AtEmpty) -> AtEmpty {
 
 /// The value of `f` at an empty time point.
 pub fn at_empty(f: &Formula) -> AtEmpty {
+    at_empty_in(f, &mut Vec::new())
+}
+
+/// `LET`-defined predicates in scope, with their definitions' values at an empty point (the
+/// innermost last).
+type Lets<'a> = Vec<(&'a str, AtEmpty)>;
+
+fn at_empty_in<'a>(f: &'a Formula, lets: &mut Lets<'a>) -> AtEmpty {
     match &f.kind {
         FormulaKind::Bool(true) => True,
         FormulaKind::Bool(false) => False,
-        // A `LET`-defined predicate is false there too when its definition is; conservatively,
-        // only log predicates are known (see `Let` below for the body).
-        FormulaKind::Pred { .. } => False,
+        // A log predicate has no tuple there; a `LET`-defined one has its definition's value.
+        FormulaKind::Pred { name, .. } => lets
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map_or(False, |l| l.1),
         FormulaKind::Cmp { .. } | FormulaKind::StrRel { .. } | FormulaKind::Agg { .. } => Unknown,
-        FormulaKind::Not(a) => not(at_empty(a)),
+        FormulaKind::Not(a) => not(at_empty_in(a, lets)),
         FormulaKind::Bool2 { op, lhs, rhs } => {
-            let (a, b) = (at_empty(lhs), at_empty(rhs));
+            let (a, b) = (at_empty_in(lhs, lets), at_empty_in(rhs, lets));
             match op {
                 BoolOp::And => and(a, b),
                 BoolOp::Or => or(a, b),
@@ -72,18 +83,20 @@ pub fn at_empty(f: &Formula) -> AtEmpty {
         }
         // The domain is not empty, but a quantified formula's answer over the active domain
         // is only known to be empty when its body is false.
-        FormulaKind::Quant { q, body, .. } => match (q, at_empty(body)) {
+        FormulaKind::Quant { q, body, .. } => match (q, at_empty_in(body, lets)) {
             (Quant::Exists, False) => False,
             (Quant::Forall, True) => True,
             _ => Unknown,
         },
         FormulaKind::Unary { .. } | FormulaKind::Binary { .. } => Unknown,
-        FormulaKind::Let { def, body, .. } => {
-            if at_empty(def) == False {
-                at_empty(body)
-            } else {
-                Unknown
-            }
+        FormulaKind::Let {
+            name, def, body, ..
+        } => {
+            let d = at_empty_in(def, lets);
+            lets.push((name, d));
+            let v = at_empty_in(body, lets);
+            lets.pop();
+            v
         }
     }
 }
@@ -96,7 +109,7 @@ pub fn empty_points_removable(f: &Formula) -> Result<(), String> {
             "`{f}` may hold at a time point without events, so dropping one could lose a violation"
         ));
     }
-    operators_ignore_empty(f)
+    operators_ignore_empty(f, &mut Vec::new())
 }
 
 /// `ONCE[0,u] EVENTUALLY[0,b] γ` or `EVENTUALLY[0,u] ONCE[0,b] γ` with `γ` false at an empty
@@ -106,7 +119,7 @@ pub fn empty_points_removable(f: &Formula) -> Result<(), String> {
 /// on `j`'s side of `i`, `j'` itself is a witness in the window (it is closer to `i` than `j`);
 /// otherwise `i` lies between `j` and `j'` and the inner operator holds at `i`. So an empty
 /// witness can always be replaced by one that stays.
-fn starts_at_zero_over_its_mirror(f: &Formula) -> bool {
+fn starts_at_zero_over_its_mirror<'a>(f: &'a Formula, lets: &mut Lets<'a>) -> bool {
     let FormulaKind::Unary {
         op: outer,
         interval,
@@ -131,12 +144,12 @@ fn starts_at_zero_over_its_mirror(f: &Formula) -> bool {
     mirrored
         && interval.lo == Bound::Closed(0)
         && inner_interval.lo == Bound::Closed(0)
-        && at_empty(gamma) == False
+        && at_empty_in(gamma, lets) == False
 }
 
-fn operators_ignore_empty(f: &Formula) -> Result<(), String> {
-    let need = |g: &Formula, want: AtEmpty, role: &str| {
-        if at_empty(g) == want {
+fn operators_ignore_empty<'a>(f: &'a Formula, lets: &mut Lets<'a>) -> Result<(), String> {
+    let need = |g: &'a Formula, want: AtEmpty, role: &str, lets: &mut Lets<'a>| {
+        if at_empty_in(g, lets) == want {
             Ok(())
         } else {
             Err(format!(
@@ -153,20 +166,30 @@ fn operators_ignore_empty(f: &Formula) -> Result<(), String> {
                 ))
             }
             UnaryTemporal::Once | UnaryTemporal::Eventually => {
-                if !starts_at_zero_over_its_mirror(f) {
-                    need(body, False, "operand")?
+                if !starts_at_zero_over_its_mirror(f, lets) {
+                    need(body, False, "operand", lets)?
                 }
             }
-            UnaryTemporal::PastAlways | UnaryTemporal::Always => need(body, True, "operand")?,
+            UnaryTemporal::PastAlways | UnaryTemporal::Always => need(body, True, "operand", lets)?,
         },
         FormulaKind::Binary { op, lhs, rhs, .. } => {
             let _: BinaryTemporal = *op;
-            need(rhs, False, "right operand")?;
-            need(lhs, True, "left operand")?;
+            need(rhs, False, "right operand", lets)?;
+            need(lhs, True, "left operand", lets)?;
+        }
+        FormulaKind::Let {
+            name, def, body, ..
+        } => {
+            operators_ignore_empty(def, lets)?;
+            let d = at_empty_in(def, lets);
+            lets.push((name, d));
+            let r = operators_ignore_empty(body, lets);
+            lets.pop();
+            return r;
         }
         _ => {}
     }
     f.children()
         .into_iter()
-        .try_for_each(operators_ignore_empty)
+        .try_for_each(|c| operators_ignore_empty(c, lets))
 }

@@ -435,3 +435,24 @@ fn the_idiom_needs_an_operand_false_at_empty_points() {
         );
     }
 }
+
+/// A `LET`-defined predicate has its definition's value at an empty time point: here
+/// `r(x) = ONCE Q(x)` can hold there, so the `ONCE[1,1]` over it may not lose empty points.
+#[test]
+fn let_predicates_have_their_definitions_value_at_empty_points() {
+    let f = parse_formula("f", "P(x) AND (LET r(y) = ONCE Q(y,y) IN ONCE[1,1] r(x))").unwrap();
+    assert!(empty_points_removable(&f).is_err());
+    let g = parse_formula("f", "P(x) AND (LET r(y) = Q(y,y) IN ONCE[1,1] r(x))").unwrap();
+    assert!(empty_points_removable(&g).is_ok());
+}
+
+/// An aggregation binds the variables of its body it does not group by: `x` below is
+/// counted over, so slicing by it would count in each slice only its own tuples.
+#[test]
+fn aggregated_variables_are_bound() {
+    let f = parse_formula("f", "P(c) AND (c <- CNT y;x Q(x,y))").unwrap();
+    assert!(rvmon_slice::data::is_bound(&f, "y"));
+    assert!(!rvmon_slice::data::is_bound(&f, "x"));
+    let g = parse_formula("f", "P(c) AND (c <- CNT y Q(x,y))").unwrap();
+    assert!(rvmon_slice::data::is_bound(&g, "x"), "not grouped by");
+}

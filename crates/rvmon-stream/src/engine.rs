@@ -100,6 +100,26 @@ pub trait Monitor {
     fn take_decided(&mut self) -> Vec<Decided>;
 }
 
+/// The output values decided, when they are recorded (see [`Monitor::record_outputs`]).
+#[derive(Debug, Default)]
+pub(crate) struct DecidedLog(Option<Vec<Decided>>);
+
+impl DecidedLog {
+    pub fn enable(&mut self) {
+        self.0 = Some(Vec::new());
+    }
+
+    /// The log to append to, when recording.
+    pub fn log(&mut self) -> Option<&mut Vec<Decided>> {
+        self.0.as_mut()
+    }
+
+    /// The values recorded since the last call.
+    pub fn take(&mut self) -> Vec<Decided> {
+        self.0.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+}
+
 /// Which outputs get a value at an event: each output's pacing against the inputs that have
 /// one.
 pub(crate) struct Clock {
@@ -154,7 +174,7 @@ pub struct StreamEngine {
     clock: Clock,
     work: Vec<usize>,
     /// When recording: every decided output value.
-    decided: Option<Vec<Decided>>,
+    decided: DecidedLog,
 }
 
 impl StreamEngine {
@@ -173,7 +193,7 @@ impl StreamEngine {
             floor: vec![u64::MAX; n],
             clock: Clock::new(&prog),
             work: Vec::new(),
-            decided: None,
+            decided: DecidedLog::default(),
             prog,
         }
     }
@@ -252,7 +272,7 @@ impl StreamEngine {
         if idx >= h.base {
             h.vals[(idx - h.base) as usize] = Some(v.clone());
         }
-        if let Some(d) = &mut self.decided {
+        if let Some(d) = self.decided.log() {
             d.push(Decided {
                 output: k,
                 index: idx,
@@ -319,14 +339,11 @@ impl StreamEngine {
 
 impl Monitor for StreamEngine {
     fn record_outputs(&mut self) {
-        self.decided = Some(Vec::new());
+        self.decided.enable();
     }
 
     fn take_decided(&mut self) -> Vec<Decided> {
-        self.decided
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+        self.decided.take()
     }
 
     fn step(&mut self, ev: &Event, out: &mut Vec<Firing>) -> Result<(), Error> {

@@ -18,7 +18,7 @@ use std::rc::Rc;
 use crate::analysis::{CExpr, CMessage, Program, Sid};
 use crate::ast::Type;
 use crate::compiled::{compile, Code, Ring, Stop, Store};
-use crate::engine::{Clock, Decided, Event, Firing, Monitor};
+use crate::engine::{Clock, Decided, DecidedLog, Event, Firing, Monitor};
 use crate::eval::bug;
 
 /// Whether `prog` can run on [`ImmediateEngine`]: no offset reads ahead and every stream is
@@ -53,7 +53,7 @@ pub struct ImmediateEngine {
     /// The current event's firings, before they are put in trigger order.
     firings: Vec<Firing>,
     /// When recording: every decided output value.
-    decided: Option<Vec<Decided>>,
+    decided: DecidedLog,
 }
 
 impl ImmediateEngine {
@@ -94,7 +94,7 @@ impl ImmediateEngine {
             code,
             clock: Clock::new(&prog),
             firings: Vec::new(),
-            decided: None,
+            decided: DecidedLog::default(),
             prog,
         })
     }
@@ -107,14 +107,11 @@ impl ImmediateEngine {
 
 impl Monitor for ImmediateEngine {
     fn record_outputs(&mut self) {
-        self.decided = Some(Vec::new());
+        self.decided.enable();
     }
 
     fn take_decided(&mut self) -> Vec<Decided> {
-        self.decided
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+        self.decided.take()
     }
 
     fn step(&mut self, ev: &Event, out: &mut Vec<Firing>) -> Result<(), Error> {
@@ -172,7 +169,7 @@ impl Monitor for ImmediateEngine {
                 }
             };
             st.rings[s].computed = e;
-            if let Some(d) = &mut self.decided {
+            if let Some(d) = self.decided.log() {
                 d.push(Decided {
                     output: k,
                     index: st.rings[s].count - 1,

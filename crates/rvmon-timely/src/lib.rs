@@ -63,12 +63,32 @@ pub struct Job {
     pub trace: Option<String>,
     pub format: TraceFormat,
     pub var: String,
-    /// Slices (at least one per worker is best; slice `k` runs on worker `k mod workers`).
+    /// Slices (at least one per worker; they are placed on workers by load).
     pub slices: usize,
     /// Whether slices skip their empty time points (only when that is sound).
     pub drop_empty: bool,
     /// Time points per epoch.
     pub batch: u64,
+}
+
+impl Job {
+    /// What every process of a cluster must agree on (checked when they connect): the
+    /// formula, signature, slicing and workers per process.
+    fn fingerprint(&self, workers: usize) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (
+            self.formula.to_string(),
+            format!("{:?}", self.sig),
+            &self.var,
+            self.slices,
+            self.drop_empty,
+            self.batch,
+            workers,
+        )
+            .hash(&mut h);
+        h.finish()
+    }
 }
 
 /// Where the workers are.
@@ -114,15 +134,30 @@ pub fn run(
     let (tx, rx) = mpsc::channel::<Message>();
     let job = Arc::new(job);
     let worker_job = Arc::clone(&job);
-    let builders = builders(cluster)?;
+    let builders = builders(cluster, job.fingerprint(cluster.workers))?;
     let guards = timely::execute::execute_from(
         builders.0,
         builders.1,
         WorkerConfig::default(),
         move |worker| {
             let tx = tx.clone();
-            if let Err(e) = work(worker, &worker_job, &tx) {
-                let _ = tx.send(Message::Error(e.to_string()));
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                work(worker, &worker_job, &tx)
+            }));
+            match result {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    let _ = tx.send(Message::Error(e.to_string()));
+                }
+                // The other workers may wait for this one forever: the run is over.
+                Err(panic) => {
+                    let why = panic
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_else(|| "a worker stopped".into());
+                    let _ = tx.send(Message::Fatal(why));
+                }
             }
         },
     )
@@ -152,6 +187,12 @@ pub fn run(
                 &interner,
             ),
             Message::Error(e) => Err(Error::msg(e)),
+            Message::Fatal(why) => {
+                // Without joining: the other workers may never finish.
+                return Err(Error::msg(format!(
+                    "the parallel run failed: {why}; no result is complete"
+                )));
+            }
         };
         if let Err(e) = result {
             first_error.get_or_insert(e);
@@ -175,7 +216,7 @@ pub fn run(
 
 type Builders = (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>);
 
-fn builders(cluster: &Cluster) -> Result<Builders, Error> {
+fn builders(cluster: &Cluster, fingerprint: u64) -> Result<Builders, Error> {
     if cluster.processes <= 1 {
         let communication = if cluster.workers > 1 {
             CommunicationConfig::Process(cluster.workers)
@@ -194,6 +235,7 @@ fn builders(cluster: &Cluster) -> Result<Builders, Error> {
         &cluster.addresses,
         cluster.process_id,
         cluster.connect_timeout,
+        fingerprint,
     )?;
     let hooks = Hooks::default();
     let local = ProcessBuilder::new_typed_vector(
@@ -228,6 +270,8 @@ enum Message {
         workers: Vec<Option<u64>>,
     },
     Error(String),
+    /// A worker panicked (a peer process died, or a bug).
+    Fatal(String),
 }
 
 /// One worker: builds the dataflow, reads the log if it is worker 0, and runs to the end.
@@ -468,11 +512,24 @@ fn read(
     let mut split_tp = vec![TimePoint::default(); job.slices];
     let (mut events, mut time_points) = (vec![0u64; job.slices], vec![0u64; job.slices]);
     let mut tp = TimePoint::default();
+    // The last time point read, and the last one each slice got.
+    let mut last: Option<(u64, i64)> = None;
+    let mut last_fed: Vec<Option<u64>> = vec![None; job.slices];
     loop {
         match reader.next_time_point(&mut tp) {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
+                // Every slice sees the last time point read, empty if need be (keeping an
+                // empty time point is always sound), so that it decides what the single run
+                // decides before the bad line.
+                if let Some((index, ts)) = last {
+                    for (k, b) in batches.iter_mut().enumerate() {
+                        if last_fed[k] != Some(index) {
+                            b.time_points.push((index, ts, 0));
+                        }
+                    }
+                }
                 hand_over(epoch, &mut batches)?;
                 return Err(e);
             }
@@ -483,10 +540,12 @@ fn read(
         }
         let interner = reader.interner();
         split(&tp, &slicer, interner, &mut split_tp);
+        last = Some((tp.index, tp.ts));
         for (k, part) in split_tp.iter().enumerate() {
             if job.drop_empty && part.events.is_empty() {
                 continue;
             }
+            last_fed[k] = Some(tp.index);
             let b = &mut batches[k];
             b.time_points
                 .push((part.index, part.ts, part.events.len() as u32));
@@ -567,6 +626,8 @@ struct Slices {
     closed: bool,
     /// The log had a bad line.
     aborted: bool,
+    /// An engine failed.
+    failed: bool,
     answers: Vec<Answer>,
     tp: TimePoint,
     values: Vec<rvmon_core::Value>,
@@ -593,6 +654,7 @@ impl Slices {
             reported: None,
             closed: false,
             aborted: false,
+            failed: false,
             answers: Vec::new(),
             tp: TimePoint::default(),
             values: Vec::new(),
@@ -603,6 +665,9 @@ impl Slices {
     /// Feeds a slice's epoch, in time-point order.
     fn feed(&mut self, batch: &SliceBatch, reports: &mut Vec<SliceReport>) {
         self.aborted |= batch.abort;
+        if self.failed {
+            return;
+        }
         let (mut e, mut a) = (0, 0);
         for &(tp, ts, n) in &batch.time_points {
             self.tp.clear();
@@ -629,6 +694,9 @@ impl Slices {
                 &mut self.answers,
             );
             self.send_answers(result, reports);
+            if self.failed {
+                return;
+            }
         }
     }
 
@@ -655,6 +723,8 @@ impl Slices {
             answers: Vec::new(),
             error: result.err().map(|e| e.to_string()),
         };
+        // An engine error stops this worker's slices, as it stops the single run.
+        self.failed |= report.error.is_some();
         for a in self.answers.drain(..) {
             if a.rel.is_empty() {
                 continue;
@@ -679,7 +749,10 @@ impl Slices {
     /// slice here was fed and has not answered, or `bound` (everything before it was fed or
     /// skipped).
     fn watermarks(&mut self, bound: u64, reports: &mut Vec<SliceReport>) {
-        let mark = if self.closed {
+        if self.failed {
+            return; // what a failed engine had not decided stays undecided
+        }
+        let mark = if self.closed && !self.aborted {
             u64::MAX
         } else {
             self.engines
@@ -711,9 +784,9 @@ struct Merger {
 }
 
 impl Merger {
-    fn new(slices: usize, tx: mpsc::Sender<Message>) -> Merger {
+    fn new(workers: usize, tx: mpsc::Sender<Message>) -> Merger {
         Merger {
-            marks: vec![0; slices],
+            marks: vec![0; workers],
             pending: BTreeMap::new(),
             tx,
             errors: VecDeque::new(),
