@@ -451,6 +451,37 @@ fn parametric_properties_report_bindings() {
     );
 }
 
+/// `ere:` bodies: paper 24's UnsafeMapIterator and UnsafeIterator as JavaMOP writes them.
+#[test]
+fn parametric_properties_with_regular_expressions() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/rvm/");
+    let r = run(&[
+        "check",
+        &format!("{dir}maps.rvm"),
+        &format!("{dir}maps.log"),
+    ]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "violation: UnsafeMapIterator (m=1, c=10, i=100) at time point 6 @7: map 1 was modified while iterator 100 over its collection 10 was in use\n\
+         violation: UnsafeMapIterator (m=2, c=20, i=200) at time point 11 @12: map 2 was modified while iterator 200 over its collection 20 was in use\n\
+         violation: UnsafeIterator (c=5, i=50) at time point 15 @16: collection 5 was modified while iterator 50 was in use\n"
+    );
+    let bad = file(
+        "rvm",
+        "bad-ere.rvm",
+        "P(i) {\n  event a(i)\n  ere: a (b | a)*\n  @match \"m\"\n}\n",
+    );
+    let r = run(&["check", bad.to_str().unwrap(), &format!("{dir}maps.log")]);
+    assert_eq!(r.status, 2);
+    assert!(
+        r.stderr
+            .contains("bad-ere.rvm:3:11: `b` is not an event of P"),
+        "{}",
+        r.stderr
+    );
+}
+
 #[test]
 fn stream_specifications_read_event_logs() {
     let spec = file("lola-log", "spec.lola", "input a: Int64\ninput go: Bool\noutput s @ a := a + s.offset(by: -1).defaults(to: 0)\ntrigger s > 4 \"sum over 4\"\ntrigger go \"go\"\n");

@@ -11,6 +11,7 @@
 //! Not built yet: freeing monitors by coenable sets, ERE/LTL bodies, indexing shared across
 //! simultaneous properties.
 
+pub mod ere;
 pub mod monitor;
 pub mod slicing;
 pub mod spec;

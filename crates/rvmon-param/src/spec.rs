@@ -22,6 +22,10 @@
 //!   freed (the program promises not to mention it again).
 //! * `fsm:` lists the states, the first being the start, each with its transitions. An event
 //!   with no transition from the current state ends that binding's monitoring.
+//! * `ere:` instead gives the body as an extended regular expression over event names
+//!   (`create next* update update* next`, with `|`, `*`, `+`, `?`, parentheses, `epsilon`);
+//!   `@match` reports a binding whose events are in the language, `@fail` one whose events
+//!   can no longer be extended to a match (JavaMOP's ERE handlers).
 //! * `@state "message"` reports a violation when a binding enters `state`; `@fail "message"`
 //!   when an event has no transition. `{p}` in a message is parameter `p`'s value.
 //! * Several properties may share a file. Comments are `//` and `/* … */`.
@@ -29,6 +33,7 @@
 use logos::Logos;
 use rvmon_core::Error;
 
+use crate::ere::{self, Re};
 use crate::monitor::Fsm;
 use crate::slicing::{Pattern, Term};
 
@@ -66,6 +71,14 @@ enum Tok {
     Arrow,
     #[token("@")]
     At,
+    #[token("|")]
+    Pipe,
+    #[token("*")]
+    Star,
+    #[token("+")]
+    Plus,
+    #[token("?")]
+    Question,
 }
 
 fn block_comment(lex: &mut logos::Lexer<Tok>) -> logos::Skip {
@@ -104,6 +117,42 @@ impl Property {
     }
 }
 
+/// An `ere:` as written, before event names are numbered.
+#[derive(Clone, Debug)]
+enum EreAst {
+    Epsilon,
+    Event(String, usize),
+    Concat(Box<EreAst>, Box<EreAst>),
+    Alt(Box<EreAst>, Box<EreAst>),
+    Star(Box<EreAst>),
+    Plus(Box<EreAst>),
+    Optional(Box<EreAst>),
+}
+
+impl EreAst {
+    fn resolve(
+        &self,
+        symbols: &[String],
+        unknown: &dyn Fn(usize, &str) -> Error,
+    ) -> Result<Re, Error> {
+        let go = |e: &EreAst| e.resolve(symbols, unknown).map(Box::new);
+        Ok(match self {
+            EreAst::Epsilon => Re::Epsilon,
+            EreAst::Event(n, at) => Re::Symbol(
+                symbols
+                    .iter()
+                    .position(|s| s == n)
+                    .ok_or_else(|| unknown(*at, n))?,
+            ),
+            EreAst::Concat(a, b) => Re::Concat(go(a)?, go(b)?),
+            EreAst::Alt(a, b) => Re::Alt(go(a)?, go(b)?),
+            EreAst::Star(a) => Re::Star(go(a)?),
+            EreAst::Plus(a) => Re::plus(*go(a)?),
+            EreAst::Optional(a) => Re::optional(*go(a)?),
+        })
+    }
+}
+
 /// Parses a `.rvm` file.
 pub fn parse_rvm(file: &str, text: &str) -> Result<Vec<Property>, Error> {
     let mut toks = Vec::new();
@@ -126,6 +175,8 @@ pub fn parse_rvm(file: &str, text: &str) -> Result<Vec<Property>, Error> {
         text,
         toks,
         pos: 0,
+        depth: 0,
+        atoms: 0,
     };
     let mut props = Vec::new();
     while p.pos < p.toks.len() {
@@ -147,6 +198,10 @@ struct P<'a> {
     text: &'a str,
     toks: Vec<(Tok, usize)>,
     pos: usize,
+    /// Parentheses open in an `ere:`, and the event names read in it (both bounded, so that
+    /// compiling it cannot overflow the stack).
+    depth: usize,
+    atoms: usize,
 }
 
 impl P<'_> {
@@ -211,6 +266,134 @@ impl P<'_> {
         }
     }
 
+    /// `alt := cat ("|" cat)*`
+    fn ere_alt(&mut self) -> Result<EreAst, Error> {
+        let mut r = self.ere_cat()?;
+        while self.eat(&Tok::Pipe) {
+            r = EreAst::Alt(Box::new(r), Box::new(self.ere_cat()?));
+        }
+        Ok(r)
+    }
+
+    /// `cat := post+`: as long as an event name or `(` follows.
+    fn ere_cat(&mut self) -> Result<EreAst, Error> {
+        let mut r = self.ere_post()?;
+        loop {
+            let more = match self.toks.get(self.pos) {
+                Some((Tok::LParen, _)) => true,
+                // `end event …` and `ere:` start the next declaration.
+                Some((Tok::Ident(w), _)) => {
+                    !(w == "end" && self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Event))
+                        && self.toks.get(self.pos + 1).map(|t| &t.0) != Some(&Tok::Colon)
+                }
+                _ => false,
+            };
+            if !more {
+                return Ok(r);
+            }
+            r = EreAst::Concat(Box::new(r), Box::new(self.ere_post()?));
+        }
+    }
+
+    /// `post := atom ("*" | "+" | "?")*`
+    fn ere_post(&mut self) -> Result<EreAst, Error> {
+        let mut r = self.ere_atom()?;
+        loop {
+            r = if self.eat(&Tok::Star) {
+                EreAst::Star(Box::new(r))
+            } else if self.eat(&Tok::Plus) {
+                EreAst::Plus(Box::new(r))
+            } else if self.eat(&Tok::Question) {
+                EreAst::Optional(Box::new(r))
+            } else {
+                return Ok(r);
+            };
+        }
+    }
+
+    /// `atom := name | "epsilon" | "(" alt ")"`
+    fn ere_atom(&mut self) -> Result<EreAst, Error> {
+        if self.eat(&Tok::LParen) {
+            if self.depth >= 200 {
+                return Err(self.err(self.at(), "the ere nests parentheses too deeply (200)"));
+            }
+            self.depth += 1;
+            let r = self.ere_alt();
+            self.depth -= 1;
+            let r = r?;
+            self.expect(&Tok::RParen, "`)`")?;
+            return Ok(r);
+        }
+        let (name, at) = self.ident("an event name, `epsilon` or `(` in the ere")?;
+        self.atoms += 1;
+        if self.atoms > 1000 {
+            return Err(self.err(at, "an ere has at most 1000 event names"));
+        }
+        Ok(if name == "epsilon" {
+            EreAst::Epsilon
+        } else {
+            EreAst::Event(name, at)
+        })
+    }
+
+    /// A property whose body is an `ere:`: its machine, with `@match` on the accepting states
+    /// and `@fail` on an event after which nothing can match.
+    fn ere_property(
+        &self,
+        name: String,
+        params: Vec<String>,
+        patterns: Vec<Pattern>,
+        end_events: Vec<Pattern>,
+        (body, at): (EreAst, usize),
+        messages: Vec<(String, String, usize)>,
+    ) -> Result<Property, Error> {
+        let symbols: Vec<String> = patterns.iter().map(|p| p.name.clone()).collect();
+        let re = body.resolve(&symbols, &|at, ev: &str| {
+            self.err(
+                at,
+                format!("`{ev}` is not an event of {name}; declare it with `event {ev}(…)`"),
+            )
+        })?;
+        for (cat, _, at) in &messages {
+            if cat != "match" && cat != "fail" {
+                return Err(self.err(
+                    *at,
+                    format!("`@{cat}`: an `ere:` property reports `@match` or `@fail`"),
+                ));
+            }
+        }
+        let has = |c: &str| messages.iter().any(|m| m.0 == c);
+        let dfa = ere::compile(&re, symbols.len()).ok_or_else(|| {
+            self.err(
+                at,
+                format!(
+                    "{name}'s ere needs more than {} states; write it as an `fsm:`",
+                    ere::MAX_STATES
+                ),
+            )
+        })?;
+        let matched = has("match").then(|| "match".to_string());
+        Ok(Property {
+            name,
+            params,
+            patterns,
+            end_events,
+            fsm: Fsm {
+                states: (0..dfa.delta.len()).map(|i| format!("q{i}")).collect(),
+                start: 0,
+                symbols,
+                verdicts: dfa
+                    .accepting
+                    .iter()
+                    .map(|&a| if a { matched.clone() } else { None })
+                    .collect(),
+                delta: dfa.delta,
+                fail: has("fail").then(|| "fail".to_string()),
+            },
+            messages: messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
+        })
+    }
+
     fn property(&mut self) -> Result<Property, Error> {
         let (name, _) = self.ident("a property: `Name(params) { … }`")?;
         self.expect(&Tok::LParen, "`(` and the property's parameters")?;
@@ -227,6 +410,8 @@ impl P<'_> {
         let mut transitions: Vec<(usize, String, String, usize)> = Vec::new();
         let mut messages: Vec<(String, String, usize)> = Vec::new();
         let mut have_fsm = false;
+        // `ere:` — the expression, over event names (resolved once all events are declared).
+        let mut ere_body: Option<(EreAst, usize)> = None;
         loop {
             if self.eat(&Tok::RBrace) {
                 break;
@@ -288,6 +473,12 @@ impl P<'_> {
                         }
                     }
                 }
+            } else if matches!(self.toks.get(self.pos), Some((Tok::Ident(w), _)) if w == "ere")
+                && self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Colon)
+            {
+                let at = self.at();
+                self.pos += 2;
+                ere_body = Some((self.ere_alt()?, at));
             } else if self.eat(&Tok::At) {
                 let (cat, at) = self.ident("a state name or `fail` after `@`")?;
                 let msg = match self.toks.get(self.pos) {
@@ -300,13 +491,19 @@ impl P<'_> {
                 };
                 messages.push((cat, msg, at));
             } else {
-                return Err(self.expected("`event`, `fsm:`, `@state \"message\"` or `}`"));
+                return Err(self.expected("`event`, `fsm:`, `ere:`, `@state \"message\"` or `}`"));
             }
+        }
+        if let Some((body, at)) = ere_body {
+            if have_fsm {
+                return Err(self.err(at, format!("{name} has both `fsm:` and `ere:`")));
+            }
+            return self.ere_property(name, params, patterns, end_events, (body, at), messages);
         }
         if !have_fsm || states.is_empty() {
             return Err(self.err(
                 self.at(),
-                format!("property {name} has no `fsm:` with at least one state"),
+                format!("property {name} has no `fsm:` with at least one state (or an `ere:`)"),
             ));
         }
         let symbols: Vec<String> = patterns.iter().map(|p| p.name.clone()).collect();
@@ -367,6 +564,45 @@ mod tests {
     use super::*;
 
     const HAS_NEXT: &str = "// c\nHasNext(i) {\n event hasnexttrue(i)\n event hasnextfalse(i)\n event next(i)\n fsm:\n  na [ hasnexttrue -> more, hasnextfalse -> none, next -> error ]\n  more [ hasnexttrue -> more, next -> na ]\n  none [ hasnextfalse -> none, next -> error ]\n  error [ ]\n @error \"next on {i}\"\n}";
+
+    proptest::proptest! {
+        /// Any `ere:` text parses to a machine or gives an error; it never panics.
+        #[test]
+        fn ere_bodies_never_panic(body in "(a|b|epsilon|[()|*+? ]){0,24}") {
+            let text = format!("P(i) {{\n event a(i)\n event b(i)\n ere: {body}\n @match \"m\"\n}}");
+            let _ = parse_rvm("p.rvm", &text);
+        }
+    }
+
+    #[test]
+    fn deeply_nested_eres_are_an_error() {
+        let body = format!("{}a{}", "(".repeat(100_000), ")".repeat(100_000));
+        let text = format!("P(i) {{\n event a(i)\n ere: {body}\n @match \"m\"\n}}");
+        let e = parse_rvm("p.rvm", &text).unwrap_err();
+        assert!(e.message.contains("too deeply"), "{e}");
+        let long = format!("P(i) {{\n event a(i)\n ere: {}\n}}", "a ".repeat(100_000));
+        let e = parse_rvm("p.rvm", &long).unwrap_err();
+        assert!(e.message.contains("at most 1000"), "{e}");
+    }
+
+    #[test]
+    fn an_ere_becomes_a_machine() {
+        let p = parse_rvm(
+            "u.rvm",
+            "U(c, i) {\n event create(c, i)\n event update(c)\n event next(i)\n ere: create next* update update* next\n @match \"bad\"\n @fail \"gone\"\n}",
+        )
+        .unwrap();
+        let fsm = &p[0].fsm;
+        assert_eq!(
+            fsm.run(["create", "next", "update", "next"])
+                .map(|s| fsm.verdicts[s].clone()),
+            Some(Some("match".into()))
+        );
+        assert_eq!(fsm.run(["next"]), None, "no match starts with next: @fail");
+        assert_eq!(fsm.fail, Some("fail".into()));
+        let e = parse_rvm("u.rvm", "U(i) {\n event a(i)\n ere: a\n @error \"x\"\n}").unwrap_err();
+        assert!(e.message.contains("reports `@match` or `@fail`"), "{e}");
+    }
 
     #[test]
     fn parses_has_next() {
