@@ -68,6 +68,31 @@ pub enum Workload {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// A program's map events for paper 24's UnsafeMapIterator (`examples/rvm/maps.rvm`):
+    /// `createColl(m,c)` (a key set or value collection of map m), `createIter(c,i)`,
+    /// `useIter(i)`, `updateMap(m)`, `dispose(i)`, one event per time point. Each map has two
+    /// collections; iterators are spread over the collections. A map that is updated gets
+    /// fresh iterators over its collections (the old ones are disposed), except at the chosen
+    /// violation rate: then an old iterator is used after the update.
+    Maps {
+        /// Maps.
+        #[arg(long, default_value_t = 100)]
+        maps: u64,
+        /// Live iterators at any time.
+        #[arg(long, default_value_t = 1000)]
+        iterators: u64,
+        /// Approximate number of events.
+        #[arg(long, default_value_t = 1_000_000)]
+        events: u64,
+        /// Share of uses that violate the property.
+        #[arg(long, default_value_t = 0.0001)]
+        violation_rate: f64,
+        /// Share of uses that update the map (correctly: its iterators are renewed).
+        #[arg(long, default_value_t = 0.001)]
+        update_rate: f64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Concatenates time-shifted copies of a MonPoly log (copy k adds k × shift to every
     /// timestamp): how the timescales traces are scaled to 1 M time points.
     Repeat {
@@ -147,6 +172,22 @@ pub fn run(args: &GenArgs, out: &mut dyn Write) -> Result<i32, Error> {
         } => iterators_log(
             *iterators,
             (*collections).max(1),
+            *events,
+            *violation_rate,
+            *update_rate,
+            *seed,
+            out,
+        )?,
+        Workload::Maps {
+            maps,
+            iterators,
+            events,
+            violation_rate,
+            update_rate,
+            seed,
+        } => maps_log(
+            (*maps).max(1),
+            *iterators,
             *events,
             *violation_rate,
             *update_rate,
@@ -394,6 +435,61 @@ fn iterators_log(
         } else {
             log.emit(format_args!("hasnexttrue({i})"))?;
             log.emit(format_args!("next({i})"))?;
+        }
+    }
+    Ok(())
+}
+
+/// See [`Workload::Maps`]. Collection `c` belongs to map `c / 2`; iterator slot `k` is over
+/// collection `k mod collections`, so a map's iterators are found without a scan.
+fn maps_log(
+    maps: u64,
+    n: u64,
+    events: u64,
+    violation_rate: f64,
+    update_rate: f64,
+    seed: u64,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let mut rng = SplitMix(seed);
+    let mut log = EventLog { out, tp: 0 };
+    let collections = 2 * maps;
+    for c in 0..collections {
+        log.emit(format_args!("createColl({},{c})", c / 2))?;
+    }
+    // Slot k holds the current iterator over collection k mod collections.
+    let mut iters: Vec<u64> = (0..n).collect();
+    let mut next_id = n;
+    for (k, &i) in iters.iter().enumerate() {
+        log.emit(format_args!("createIter({},{i})", k as u64 % collections))?;
+    }
+    // Renews the iterators over map m's collections (the old ones are disposed).
+    let renew = |log: &mut EventLog, iters: &mut [u64], m: u64, next_id: &mut u64| {
+        for c in [2 * m, 2 * m + 1] {
+            let mut k = c;
+            while k < iters.len() as u64 {
+                log.emit(format_args!("dispose({})", iters[k as usize]))?;
+                iters[k as usize] = *next_id;
+                *next_id += 1;
+                log.emit(format_args!("createIter({c},{})", iters[k as usize]))?;
+                k += collections;
+            }
+        }
+        Ok::<(), Error>(())
+    };
+    while log.tp < events && !iters.is_empty() {
+        let k = rng.next_u64() % iters.len() as u64;
+        let (i, m) = (iters[k as usize], (k % collections) / 2);
+        let r = rng.unit();
+        if r < violation_rate {
+            log.emit(format_args!("updateMap({m})"))?;
+            log.emit(format_args!("useIter({i})"))?;
+            renew(&mut log, &mut iters, m, &mut next_id)?;
+        } else if r < violation_rate + update_rate {
+            log.emit(format_args!("updateMap({m})"))?;
+            renew(&mut log, &mut iters, m, &mut next_id)?;
+        } else {
+            log.emit(format_args!("useIter({i})"))?;
         }
     }
     Ok(())
