@@ -451,6 +451,36 @@ fn parametric_properties_report_bindings() {
     );
 }
 
+/// `rvmon gen maps` seeds violations of UnsafeMapIterator (an update, then a use of an old
+/// iterator); the monitor finds exactly those.
+#[test]
+fn the_maps_workload_has_its_seeded_violations() {
+    let r = run(&[
+        "gen",
+        "maps",
+        "--maps",
+        "10",
+        "--iterators",
+        "40",
+        "--events",
+        "3000",
+        "--violation-rate",
+        "0.01",
+    ]);
+    assert_eq!(r.status, 0);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    let seeded = lines
+        .windows(2)
+        .filter(|w| w[0].contains("updateMap") && w[1].contains("useIter"))
+        .count();
+    assert!(seeded > 5, "{seeded}");
+    let log = file("maps", "maps.log", &r.stdout);
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/rvm/");
+    let r = run(&["check", &format!("{dir}maps.rvm"), log.to_str().unwrap()]);
+    assert_eq!(r.status, 1);
+    assert_eq!(r.stdout.lines().count(), seeded, "{}", r.stdout);
+}
+
 /// `ere:` bodies: paper 24's UnsafeMapIterator and UnsafeIterator as JavaMOP writes them.
 #[test]
 fn parametric_properties_with_regular_expressions() {
