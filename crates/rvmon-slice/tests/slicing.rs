@@ -270,7 +270,20 @@ fn interval(bounded: bool) -> impl Strategy<Value = String> {
 fn policy() -> impl Strategy<Value = String> {
     let leaf = prop::sample::select(
         &[
-            "P(x)", "P(y)", "Q(x,y)", "Q(y,x)", "Q(x,x)", "R(y)", "P(2)", "Q(x,1)", "Q(1,y)",
+            "P(x)",
+            "P(y)",
+            "Q(x,y)",
+            "Q(y,x)",
+            "Q(x,x)",
+            "R(y)",
+            "P(2)",
+            "Q(x,1)",
+            "Q(1,y)",
+            // quantifiers, LET and aggregations: variables bound inside
+            "(EXISTS z. Q(x,z))",
+            "(LET r(u) = ONCE[0,2] P(u) IN r(x))",
+            "(LET s(u) = Q(u,u) IN (ONCE[0,1] s(y)))",
+            "(P(x) AND (n <- CNT z;x Q(x,z)) AND n < 2)",
         ][..],
     )
     .prop_map(String::from);

@@ -556,7 +556,12 @@ fn read(
                 }
                 let p = *pred_of[slot].get_or_insert_with(|| {
                     let name = interner.resolve(e.name);
-                    preds.iter().position(|p| p == name).unwrap_or(0) as u32
+                    // The slicer routes only the formula's predicates, which `preds` lists.
+                    preds
+                        .iter()
+                        .position(|p| p == name)
+                        .expect("a routed event's predicate is one of the formula's")
+                        as u32
                 });
                 let args = part.args_of(e);
                 b.events.push((p, args.len() as u32));
