@@ -41,6 +41,16 @@ pub struct MonpolyLogReader<R> {
     terminated: bool,
     skip_out_of_order: bool,
     warnings: Vec<String>,
+    /// The predicates met so far (the first 64): their symbol and declared types, so that an
+    /// event costs no interner or signature lookup (logs name few predicates, many times).
+    preds: Vec<PredInfo>,
+}
+
+struct PredInfo {
+    name: String,
+    sym: rvmon_core::Sym,
+    declared: bool,
+    types: Vec<Type>,
 }
 
 impl<R: BufRead> MonpolyLogReader<R> {
@@ -66,6 +76,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
             terminated: false,
             skip_out_of_order: false,
             warnings: Vec::new(),
+            preds: Vec::new(),
         }
     }
 
@@ -258,21 +269,41 @@ impl<R: BufRead> MonpolyLogReader<R> {
 
     /// Reads the tuples following the predicate in `self.name` and adds one event per tuple.
     fn tuples(&mut self, name_at: (usize, usize), tp: &mut TimePoint) -> Result<(), Error> {
-        let sym = self.interner.intern(&self.name);
         // The declared argument types, copied into a reused buffer (no allocation per event).
         self.types.clear();
-        let declared = match &self.sig {
-            Some(sig) => match sig.get(&self.name) {
-                Some(d) => {
-                    self.types.extend(d.args.iter().map(|a| a.1));
-                    true
+        let (sym, declared) = match self.preds.iter().find(|p| p.name == self.name) {
+            Some(p) => {
+                self.types.extend_from_slice(&p.types);
+                (p.sym, p.declared)
+            }
+            None => {
+                let sym = self.interner.intern(&self.name);
+                let declared = match &self.sig {
+                    Some(sig) => match sig.get(&self.name) {
+                        Some(d) => {
+                            self.types.extend(d.args.iter().map(|a| a.1));
+                            true
+                        }
+                        None => {
+                            let msg = format!(
+                                "predicate `{}` is not declared in the signature",
+                                self.name
+                            );
+                            return Err(Error::at(self.pos_of(name_at.0, name_at.1), msg));
+                        }
+                    },
+                    None => false,
+                };
+                if self.preds.len() < 64 {
+                    self.preds.push(PredInfo {
+                        name: self.name.clone(),
+                        sym,
+                        declared,
+                        types: self.types.clone(),
+                    });
                 }
-                None => {
-                    let msg = format!("predicate `{}` is not declared in the signature", self.name);
-                    return Err(Error::at(self.pos_of(name_at.0, name_at.1), msg));
-                }
-            },
-            None => false,
+                (sym, declared)
+            }
         };
         // MonPoly reads a predicate name without a tuple as one empty tuple (`@0 T` = `@0 T()`).
         if self.peek()? != Some(b'(') {
