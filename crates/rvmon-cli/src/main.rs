@@ -35,11 +35,12 @@ fn main() -> ExitCode {
     let stderr = std::io::stderr();
     let result = match cli.command {
         // Buffered: every command flushes after each verdict when it reads a pipe (online),
-        // and before it reports a bad input.
+        // and before it reports a bad input. Not locked for the whole run: a parallel run's
+        // worker threads may have to report a failure on standard error themselves.
         Command::Check(args) => check_cmd::run(
             &args,
-            &mut std::io::BufWriter::with_capacity(1 << 16, stdout.lock()),
-            &mut stderr.lock(),
+            &mut std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+            &mut std::io::stderr(),
         ),
         Command::Monpoly { args } => monpoly_cmd::MonpolyArgs::parse(&args).and_then(|a| {
             monpoly_cmd::run(

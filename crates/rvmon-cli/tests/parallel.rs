@@ -22,14 +22,18 @@ fn examples() -> PathBuf {
 
 /// A paper-04 log of `days` days for 12 computers (generated once per test binary run).
 fn log(days: u32) -> PathBuf {
-    let p = dir().join(format!("paper04-{days}.log"));
+    log_of(12, days)
+}
+
+fn log_of(computers: u32, days: u32) -> PathBuf {
+    let p = dir().join(format!("paper04-{computers}-{days}.log"));
     if !p.exists() {
         let out = rvmon()
             .args([
                 "gen",
                 "paper04",
                 "--computers",
-                "12",
+                &computers.to_string(),
                 "--days",
                 &days.to_string(),
             ])
@@ -285,4 +289,50 @@ fn a_bad_line_after_a_future_window_decides_alike() {
             "{extra:?}"
         );
     }
+}
+
+/// A process that dies in the middle of a cluster run makes the others fail at once, with one
+/// clear message and exit status 2 (not a hang, not an abort). The run is long enough (P3 on
+/// 4 M events takes several seconds) that process 1 is killed while both are working.
+#[test]
+fn a_process_that_dies_fails_the_run() {
+    let log = log_of(100, 40);
+    let hostfile = dir().join("hosts-dies");
+    std::fs::write(
+        &hostfile,
+        format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
+    )
+    .unwrap();
+    let spawn = |id: &str| {
+        rvmon()
+            .arg("check")
+            .arg(examples().join("p3.mfotl"))
+            .arg(&log)
+            .arg("--sig")
+            .arg(examples().join("paper04.sig"))
+            .args([
+                "--output",
+                "monpoly",
+                "--processes",
+                "2",
+                "--process-id",
+                id,
+            ])
+            .arg("--hostfile")
+            .arg(&hostfile)
+            .args(["--connect-timeout", "30"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut second = spawn("1");
+    let first = spawn("0");
+    std::thread::sleep(Duration::from_millis(700));
+    second.kill().unwrap();
+    let _ = second.wait();
+    let out = wait(first, Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("a process of the cluster stopped"), "{err}");
 }

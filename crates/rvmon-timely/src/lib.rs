@@ -131,6 +131,9 @@ pub fn run(
     cluster: &Cluster,
     mut on: impl FnMut(Report, &Interner) -> Result<(), Error>,
 ) -> Result<(), Error> {
+    if cluster.processes > 1 {
+        fail_fast_when_a_peer_dies();
+    }
     let (tx, rx) = mpsc::channel::<Message>();
     let job = Arc::new(job);
     let worker_job = Arc::clone(&job);
@@ -212,6 +215,36 @@ pub fn run(
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// When a process of the cluster dies, timely's network threads panic, the workers panic on
+/// the poisoned queues, and their destructors panic again while unwinding, which aborts the
+/// process with a screenful of backtraces. A panic hook stops the process at the first of
+/// these panics instead, with one clear message and exit status 2.
+fn fail_fast_when_a_peer_dies() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let msg = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        let in_timely = std::thread::current()
+            .name()
+            .is_some_and(|n| n.starts_with("timely:"));
+        if in_timely
+            && (msg.contains("communication error")
+                || msg.contains("poisoned")
+                || msg.contains("Broken pipe"))
+        {
+            eprintln!(
+                "rvmon: error: the parallel run failed: a process of the cluster stopped ({msg}); no result is complete"
+            );
+            std::process::exit(2);
+        }
+        default(info);
+    }));
 }
 
 type Builders = (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>);
