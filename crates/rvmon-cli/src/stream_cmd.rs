@@ -23,9 +23,12 @@ use crate::read_file;
 pub fn explain(spec: &str, p: &Program) -> String {
     let names = p.names();
     let n_in = p.inputs.len();
-    let mut s = format!(
-        "spec: {spec}\nengine: stream equations (rvmon-stream), online partial evaluation\n"
-    );
+    let engine = if rvmon_stream::immediate::applies(p) {
+        "immediate: no value waits, expressions compiled to typed closures over fixed rings"
+    } else {
+        "online partial evaluation (some values wait for later ones)"
+    };
+    let mut s = format!("spec: {spec}\nengine: stream equations (rvmon-stream), {engine}\n");
     let inputs: Vec<String> = p
         .inputs
         .iter()

@@ -631,3 +631,31 @@ fn monpoly_terminate_command() {
         "@0 (time point 0): true\nTerminated at timepoint: 2\n"
     );
 }
+
+/// `--explain` on a stream specification says which engine runs it.
+#[test]
+fn explain_names_the_stream_engine() {
+    let past = file(
+        "explain-lola",
+        "past.lola",
+        "input a: Int64\noutput x := a.offset(by: -1).defaults(to: 0) + a\n",
+    );
+    let r = run(&["check", past.to_str().unwrap(), "--explain"]);
+    assert!(
+        r.stdout
+            .contains("engine: stream equations (rvmon-stream), immediate"),
+        "{}",
+        r.stdout
+    );
+    let future = file(
+        "explain-lola",
+        "future.lola",
+        "input a: Bool\noutput x := a[1, false]\n",
+    );
+    let r = run(&["check", future.to_str().unwrap(), "--explain"]);
+    assert!(
+        r.stdout.contains("online partial evaluation"),
+        "{}",
+        r.stdout
+    );
+}
