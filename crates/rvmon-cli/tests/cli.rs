@@ -481,6 +481,24 @@ fn the_maps_workload_has_its_seeded_violations() {
     assert_eq!(r.stdout.lines().count(), seeded, "{}", r.stdout);
 }
 
+/// JavaMOP's SafeSyncCollection and SafeSyncMap as `ere:` properties.
+#[test]
+fn synchronized_collections_iterated_without_their_lock() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/rvm/");
+    let r = run(&[
+        "check",
+        &format!("{dir}sync.rvm"),
+        &format!("{dir}sync.log"),
+    ]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "violation: SafeSyncCollection (c=1, i=11) at time point 4 @5: synchronized collection 1 iterated by 11 without its lock\n\
+         violation: SafeSyncCollection (c=1, i=12) at time point 6 @7: synchronized collection 1 iterated by 12 without its lock\n\
+         violation: SafeSyncMap (m=5, s=50, i=501) at time point 10 @11: synchronized map 5 accessed through 50 and 501 without its lock\n"
+    );
+}
+
 /// `ere:` bodies: paper 24's UnsafeMapIterator and UnsafeIterator as JavaMOP writes them.
 #[test]
 fn parametric_properties_with_regular_expressions() {
