@@ -38,8 +38,23 @@ pub enum Target {
     /// No atom of the formula can match it.
     Nowhere,
     Every,
-    /// These slices (sorted, no duplicates).
+    /// One slice: the common case, routed without allocating.
+    One(usize),
+    /// Several slices (sorted, no duplicates), when several atoms match with different
+    /// values of the slicing variable.
     Slices(Vec<usize>),
+}
+
+impl Target {
+    /// Whether the event goes to slice `k`.
+    pub fn includes(&self, k: usize) -> bool {
+        match self {
+            Target::Nowhere => false,
+            Target::Every => true,
+            Target::One(j) => *j == k,
+            Target::Slices(ks) => ks.contains(&k),
+        }
+    }
 }
 
 /// The slicing sets `S^k`.
@@ -261,7 +276,7 @@ impl DataSlicer {
         let Some(routes) = self.routes.get(&name) else {
             return Target::Nowhere;
         };
-        let mut to = Vec::new();
+        let mut to = Target::Nowhere;
         for r in routes {
             if r.arity != args.len() {
                 continue;
@@ -282,15 +297,21 @@ impl DataSlicer {
                 .iter()
                 .all(|&j| self.slice(&args[j], interner) == k)
             {
-                to.push(k);
+                to = match to {
+                    Target::Nowhere => Target::One(k),
+                    Target::One(j) if j == k => Target::One(j),
+                    Target::One(j) => Target::Slices(vec![j.min(k), j.max(k)]),
+                    Target::Slices(mut ks) => {
+                        if let Err(at) = ks.binary_search(&k) {
+                            ks.insert(at, k);
+                        }
+                        Target::Slices(ks)
+                    }
+                    Target::Every => unreachable!("returned above"),
+                };
             }
         }
-        if to.is_empty() {
-            return Target::Nowhere;
-        }
-        to.sort_unstable();
-        to.dedup();
-        Target::Slices(to)
+        to
     }
 
     /// The restriction `ℛ^k`: whether slice `k` reports an answer tuple (as the engine gives

@@ -198,6 +198,7 @@ pub fn split(tp: &TimePoint, slicer: &DataSlicer, interner: &Interner, into: &mu
         match slicer.route(e.name, args, interner) {
             Target::Nowhere => {}
             Target::Every => into.iter_mut().for_each(|s| s.push_event(e.name, args)),
+            Target::One(k) => into[k].push_event(e.name, args),
             Target::Slices(ks) => ks
                 .into_iter()
                 .for_each(|k| into[k].push_event(e.name, args)),

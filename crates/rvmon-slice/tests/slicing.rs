@@ -9,7 +9,7 @@ use rvmon_fo::{compile, Answer, FoEngine};
 use rvmon_logic::monpoly::analyzed_formula;
 use rvmon_logic::reference::{evaluate_fo, RefFoTimePoint};
 use rvmon_logic::{free_vars, parse_formula, Formula};
-use rvmon_slice::{empty_points_removable, slicing_variables, DataSlicer, SlicedMonitor, Target};
+use rvmon_slice::{empty_points_removable, slicing_variables, DataSlicer, SlicedMonitor};
 use rvmon_trace::{MonpolyLogReader, Signature, TraceReader};
 
 /// The monitored form of a policy: its violations are the satisfying assignments of the
@@ -138,7 +138,7 @@ fn example_8_slices() {
                 for e in &tp.events {
                     let args = tp.args_of(e);
                     let to = slicer.route(e.name, args, interner);
-                    if to == Target::Every || matches!(&to, Target::Slices(ks) if ks.contains(&k)) {
+                    if to.includes(k) {
                         let a: Vec<String> = args
                             .iter()
                             .map(|v| format!("{v:?}").replace("Int(", "").replace(')', ""))
