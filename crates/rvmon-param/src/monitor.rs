@@ -90,6 +90,9 @@ pub struct ParamMonitor {
     /// Reused buffers.
     key: Vec<Value>,
     sub: Vec<Value>,
+    joined: Vec<Value>,
+    updated: Vec<Step>,
+    seen_ids: Vec<u32>,
 }
 
 /// Binding ids by their restriction to one pattern domain.
@@ -237,6 +240,23 @@ fn decode(key: &[Value]) -> Binding {
     Binding::Map(pairs)
 }
 
+/// A binding the current event updates, with the state it leaves and the state it enters.
+struct Step {
+    binding: Updated,
+    from: Option<usize>,
+    to: Option<usize>,
+}
+
+impl Step {
+    fn new(binding: Updated) -> Step {
+        Step {
+            binding,
+            from: None,
+            to: None,
+        }
+    }
+}
+
 /// A binding the current event updates: one seen (its key and state), or a new one.
 enum Updated {
     Seen(Rc<[Value]>, Option<usize>),
@@ -279,6 +299,9 @@ impl ParamMonitor {
             kinds: FxHashMap::default(),
             key: Vec::new(),
             sub: Vec::new(),
+            joined: Vec::new(),
+            updated: Vec::new(),
+            seen_ids: Vec::new(),
         };
         let start = m.fsm.start;
         m.insert(Rc::from([Value::Int(0)]), Some(start));
@@ -569,14 +592,18 @@ impl ParamMonitor {
             }
         }
         let direct = kind.direct.is_some();
-        // The bindings updated: σ ⊔ t for every t seen that σ can extend.
-        let mut updated: Vec<Updated> = Vec::new();
-        let mut seen_ids: Vec<u32> = Vec::new();
-        let (mut sub, mut joined) = (std::mem::take(&mut self.sub), Vec::new());
+        // The bindings updated: σ ⊔ t for every t seen that σ can extend. (Buffers are
+        // reused across events: an event that creates no binding allocates nothing.)
+        let mut updated = std::mem::take(&mut self.updated);
+        let mut seen_ids = std::mem::take(&mut self.seen_ids);
+        let mut joined = std::mem::take(&mut self.joined);
+        let mut sub = std::mem::take(&mut self.sub);
+        updated.clear();
+        seen_ids.clear();
         let own = direct.then_some(&key[..]);
         for sigma in own.into_iter().chain(sigmas.iter().map(Vec::as_slice)) {
             let dom = mask_of(sigma);
-            let mut visit = |t: u32, this: &Self, updated: &mut Vec<Updated>| {
+            let mut visit = |t: u32, this: &Self, updated: &mut Vec<Step>| {
                 let Some(tk) = &this.keys[t as usize] else {
                     return;
                 };
@@ -587,15 +614,15 @@ impl ParamMonitor {
                     Some((k, &(id, state))) => {
                         if !seen_ids.contains(&id) {
                             seen_ids.push(id);
-                            updated.push(Updated::Seen(k.clone(), state));
+                            updated.push(Step::new(Updated::Seen(k.clone(), state)));
                         }
                     }
                     None => {
                         if !updated
                             .iter()
-                            .any(|u| matches!(u, Updated::New(k) if k[..] == joined[..]))
+                            .any(|st| matches!(&st.binding, Updated::New(k) if k[..] == joined[..]))
                         {
-                            updated.push(Updated::New(Rc::from(&joined[..])));
+                            updated.push(Step::new(Updated::New(Rc::from(&joined[..]))));
                         }
                     }
                 }
@@ -624,20 +651,24 @@ impl ParamMonitor {
             }
         }
         // Every source state is read before any is updated.
-        let next: Vec<(Updated, Option<usize>, Option<usize>)> = updated
-            .into_iter()
-            .map(|u| {
-                let from = match &u {
-                    Updated::Seen(_, state) => *state,
-                    Updated::New(k) => self.source_state(k, &mut sub),
-                };
-                (u, from, from.and_then(|s| self.fsm.delta[s][sym]))
-            })
-            .collect();
+        for st in updated.iter_mut() {
+            st.from = match &st.binding {
+                Updated::Seen(_, state) => *state,
+                Updated::New(k) => self.source_state(k, &mut sub),
+            };
+            st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
+        }
         self.key = key;
         self.sub = sub;
+        self.seen_ids = seen_ids;
+        self.joined = joined;
         let mut skipped = Vec::new();
-        for (u, from, to) in next {
+        for Step {
+            binding: u,
+            from,
+            to,
+        } in updated.drain(..)
+        {
             if self.creation && to.is_none() {
                 if let Updated::New(k) = u {
                     skipped.push(k);
@@ -667,6 +698,7 @@ impl ParamMonitor {
                 });
             }
         }
+        self.updated = updated;
         // A skipped binding that is the join of bindings seen now (some created just above)
         // is kept, dead, so that the bindings seen stay join-closed.
         for k in skipped {
