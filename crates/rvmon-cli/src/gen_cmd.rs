@@ -50,23 +50,11 @@ pub enum Workload {
     /// comes without `hasnexttrue` (HasNext) or right after an `update` of its collection
     /// (UnsafeIterator).
     Iterators {
-        /// Live iterators at any time.
-        #[arg(long, default_value_t = 1000)]
-        iterators: u64,
         /// Collections (iterators are spread over them).
         #[arg(long, default_value_t = 100)]
         collections: u64,
-        /// Approximate number of events.
-        #[arg(long, default_value_t = 1_000_000)]
-        events: u64,
-        /// Share of uses that violate a property.
-        #[arg(long, default_value_t = 0.0001)]
-        violation_rate: f64,
-        /// Share of uses that update the collection (correctly: its iterators are renewed).
-        #[arg(long, default_value_t = 0.001)]
-        update_rate: f64,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
+        #[command(flatten)]
+        program: ProgramShape,
     },
     /// A program's map events for paper 24's UnsafeMapIterator (`examples/rvm/maps.rvm`):
     /// `createColl(m,c)` (a key set or value collection of map m), `createIter(c,i)`,
@@ -78,20 +66,8 @@ pub enum Workload {
         /// Maps.
         #[arg(long, default_value_t = 100)]
         maps: u64,
-        /// Live iterators at any time.
-        #[arg(long, default_value_t = 1000)]
-        iterators: u64,
-        /// Approximate number of events.
-        #[arg(long, default_value_t = 1_000_000)]
-        events: u64,
-        /// Share of uses that violate the property.
-        #[arg(long, default_value_t = 0.0001)]
-        violation_rate: f64,
-        /// Share of uses that update the map (correctly: its iterators are renewed).
-        #[arg(long, default_value_t = 0.001)]
-        update_rate: f64,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
+        #[command(flatten)]
+        program: ProgramShape,
     },
     /// Concatenates time-shifted copies of a MonPoly log (copy k adds k × shift to every
     /// timestamp): how the timescales traces are scaled to 1 M time points.
@@ -126,6 +102,26 @@ impl SplitMix {
     pub fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
+}
+
+/// The shape of a generated program's object use (`gen iterators`, `gen maps`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ProgramShape {
+    /// Live iterators at any time.
+    #[arg(long, default_value_t = 1000)]
+    iterators: u64,
+    /// Approximate number of events.
+    #[arg(long, default_value_t = 1_000_000)]
+    events: u64,
+    /// Share of uses that violate a property.
+    #[arg(long, default_value_t = 0.0001)]
+    violation_rate: f64,
+    /// Share of uses that update the collection or map (correctly: its iterators are
+    /// renewed).
+    #[arg(long, default_value_t = 0.001)]
+    update_rate: f64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 pub fn run(args: &GenArgs, out: &mut dyn Write) -> Result<i32, Error> {
@@ -163,37 +159,10 @@ pub fn run(args: &GenArgs, out: &mut dyn Write) -> Result<i32, Error> {
             seed,
         } => paper04(*computers, *days, *seed, out)?,
         Workload::Iterators {
-            iterators,
             collections,
-            events,
-            violation_rate,
-            update_rate,
-            seed,
-        } => iterators_log(
-            *iterators,
-            (*collections).max(1),
-            *events,
-            *violation_rate,
-            *update_rate,
-            *seed,
-            out,
-        )?,
-        Workload::Maps {
-            maps,
-            iterators,
-            events,
-            violation_rate,
-            update_rate,
-            seed,
-        } => maps_log(
-            (*maps).max(1),
-            *iterators,
-            *events,
-            *violation_rate,
-            *update_rate,
-            *seed,
-            out,
-        )?,
+            program,
+        } => iterators_log((*collections).max(1), program, out)?,
+        Workload::Maps { maps, program } => maps_log((*maps).max(1), program, out)?,
         Workload::Repeat {
             log,
             copies,
@@ -401,15 +370,14 @@ impl EventLog<'_> {
 }
 
 /// See [`Workload::Iterators`].
-fn iterators_log(
-    n: u64,
-    collections: u64,
-    events: u64,
-    violation_rate: f64,
-    update_rate: f64,
-    seed: u64,
-    out: &mut dyn Write,
-) -> Result<(), Error> {
+fn iterators_log(collections: u64, shape: &ProgramShape, out: &mut dyn Write) -> Result<(), Error> {
+    let ProgramShape {
+        iterators: n,
+        events,
+        violation_rate,
+        update_rate,
+        seed,
+    } = *shape;
     let mut rng = SplitMix(seed);
     let mut log = EventLog { out, tp: 0 };
     // (iterator id, its collection); ids are never reused.
@@ -442,15 +410,14 @@ fn iterators_log(
 
 /// See [`Workload::Maps`]. Collection `c` belongs to map `c / 2`; iterator slot `k` is over
 /// collection `k mod collections`, so a map's iterators are found without a scan.
-fn maps_log(
-    maps: u64,
-    n: u64,
-    events: u64,
-    violation_rate: f64,
-    update_rate: f64,
-    seed: u64,
-    out: &mut dyn Write,
-) -> Result<(), Error> {
+fn maps_log(maps: u64, shape: &ProgramShape, out: &mut dyn Write) -> Result<(), Error> {
+    let ProgramShape {
+        iterators: n,
+        events,
+        violation_rate,
+        update_rate,
+        seed,
+    } = *shape;
     let mut rng = SplitMix(seed);
     let mut log = EventLog { out, tp: 0 };
     let collections = 2 * maps;
