@@ -20,7 +20,7 @@
 
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use rvmon_core::{Error, Value};
 
 use crate::slicing::{matchers, Binding, Event, Pattern, Term};
@@ -77,11 +77,13 @@ pub struct ParamMonitor {
     /// By id: the key (`None`: freed).
     keys: Vec<Option<Rc<[Value]>>>,
     free: Vec<u32>,
-    /// Per pattern domain (a mask): the ids of the bindings seen that bind a parameter outside
-    /// it, by their restriction to it. (A binding within the domain extends to the event's
-    /// matcher σ exactly when it is a sub-binding of σ, and then σ ⊔ it is σ itself, so it need
-    /// not be found.)
-    index: Vec<(u32, DomainIndex)>,
+    /// Per pattern domain: the bindings seen that bind a parameter outside it (see
+    /// [`DomainIndex`]). (A binding within the domain extends to the event's matcher σ exactly
+    /// when it is a sub-binding of σ, and then σ ⊔ it is σ itself, so it need not be found.)
+    index: Vec<DomainIndex>,
+    /// Visit every partial binding of an index, whatever its state (see
+    /// [`ParamMonitor::with_full_scan`]).
+    full_scan: bool,
     /// Bindings by each (parameter, value) they contain, to free them when the object dies
     /// (kept only when there are end-of-life events).
     by_value: FxHashMap<(usize, Value), Vec<u32>>,
@@ -95,8 +97,82 @@ pub struct ParamMonitor {
     seen_ids: Vec<u32>,
 }
 
-/// Binding ids by their restriction to one pattern domain.
-type DomainIndex = FxHashMap<Rc<[Value]>, Ids>;
+/// The bindings seen that bind a parameter outside one pattern domain, by their restriction to
+/// it. An event whose matcher σ has this domain updates σ ⊔ t for each such t whose
+/// restriction is a sub-binding of σ.
+#[derive(Debug)]
+struct DomainIndex {
+    dom: u32,
+    /// Those that bind every parameter of the domain: their restriction is the σ they extend,
+    /// and every one of them is updated by σ.
+    exact: FxHashMap<Rc<[Value]>, Ids>,
+    /// Those that bind only some of it, then by machine state: RV-Monitor's enable sets. Such
+    /// a t only ever gives a *new* binding σ ⊔ t, and with creation events a new binding is
+    /// created only when the state of its largest sub-binding seen can take σ's event. That
+    /// sub-binding is itself one of these t (it contains t and is contained in σ ⊔ t), so only
+    /// the states that can take the event need visiting, not every t.
+    partial: FxHashMap<Rc<[Value]>, StateBuckets>,
+}
+
+/// Ids by machine state (`None`: dead); a handful of states per entry.
+type StateBuckets = Vec<(Option<usize>, Ids)>;
+
+impl DomainIndex {
+    fn new(dom: u32) -> DomainIndex {
+        DomainIndex {
+            dom,
+            exact: FxHashMap::default(),
+            partial: FxHashMap::default(),
+        }
+    }
+
+    /// Whether a binding with parameters `mask` is indexed here.
+    fn holds(&self, mask: u32) -> bool {
+        mask & !self.dom != 0
+    }
+
+    fn add(&mut self, restricted: &[Value], id: u32, state: Option<usize>) {
+        if mask_of(restricted) == self.dom {
+            match self.exact.get_mut(restricted) {
+                Some(ids) => ids.push(id),
+                None => {
+                    self.exact.insert(Rc::from(restricted), Ids::One(id));
+                }
+            }
+            return;
+        }
+        let buckets = match self.partial.get_mut(restricted) {
+            Some(b) => b,
+            None => self.partial.entry(Rc::from(restricted)).or_default(),
+        };
+        match buckets.iter_mut().find(|(s, _)| *s == state) {
+            Some((_, ids)) => ids.push(id),
+            None => buckets.push((state, Ids::One(id))),
+        }
+    }
+
+    fn remove(&mut self, restricted: &[Value], id: u32, state: Option<usize>) {
+        if mask_of(restricted) == self.dom {
+            if let Some(ids) = self.exact.get_mut(restricted) {
+                if ids.remove(id) {
+                    self.exact.remove(restricted);
+                }
+            }
+            return;
+        }
+        let Some(buckets) = self.partial.get_mut(restricted) else {
+            return;
+        };
+        if let Some(k) = buckets.iter().position(|(s, _)| *s == state) {
+            if buckets[k].1.remove(id) {
+                buckets.swap_remove(k);
+                if buckets.is_empty() {
+                    self.partial.remove(restricted);
+                }
+            }
+        }
+    }
+}
 
 /// What an event name means to a property.
 #[derive(Debug, Default)]
@@ -112,25 +188,29 @@ struct Kind {
     ends: Vec<usize>,
 }
 
-/// Ids in an index entry; most entries hold one.
+/// Ids in an index entry; most entries hold one. A set, because a binding leaves its entry
+/// whenever its state changes (and may sit in an entry with every other binding of a
+/// domain: UnsafeMapIterator's `(m, c)` in `useIter(i)`'s index).
 #[derive(Debug)]
 enum Ids {
     One(u32),
-    Many(Vec<u32>),
+    Many(FxHashSet<u32>),
 }
 
 impl Ids {
-    fn as_slice(&self) -> &[u32] {
+    fn for_each(&self, mut f: impl FnMut(u32)) {
         match self {
-            Ids::One(id) => std::slice::from_ref(id),
-            Ids::Many(v) => v,
+            Ids::One(id) => f(*id),
+            Ids::Many(v) => v.iter().for_each(|&id| f(id)),
         }
     }
 
     fn push(&mut self, id: u32) {
         match self {
-            Ids::One(a) => *self = Ids::Many(vec![*a, id]),
-            Ids::Many(v) => v.push(id),
+            Ids::One(a) => *self = Ids::Many([*a, id].into_iter().collect()),
+            Ids::Many(v) => {
+                v.insert(id);
+            }
         }
     }
 
@@ -139,11 +219,11 @@ impl Ids {
         let single = match self {
             Ids::One(a) => return *a == id,
             Ids::Many(v) => {
-                v.retain(|x| *x != id);
+                v.remove(&id);
                 if v.is_empty() {
                     return true;
                 }
-                (v.len() == 1).then(|| v[0])
+                (v.len() == 1).then(|| *v.iter().next().expect("one"))
             }
         };
         if let Some(a) = single {
@@ -291,10 +371,8 @@ impl ParamMonitor {
             ids: FxHashMap::default(),
             keys: Vec::new(),
             free: Vec::new(),
-            index: domains
-                .into_iter()
-                .map(|d| (d, FxHashMap::default()))
-                .collect(),
+            index: domains.into_iter().map(DomainIndex::new).collect(),
+            full_scan: false,
             by_value: FxHashMap::default(),
             kinds: FxHashMap::default(),
             key: Vec::new(),
@@ -351,6 +429,15 @@ impl ParamMonitor {
         self
     }
 
+    /// Turns the enable-set pruning off: every partial binding of an index is visited, as
+    /// before it existed. The verdicts are the same; this is the reference the property tests
+    /// compare with.
+    #[doc(hidden)]
+    pub fn with_full_scan(mut self) -> ParamMonitor {
+        self.full_scan = true;
+        self
+    }
+
     fn kind(&mut self, name: &str) -> Rc<Kind> {
         if let Some(k) = self.kinds.get(name) {
             return k.clone();
@@ -397,18 +484,9 @@ impl ParamMonitor {
         };
         self.ids.insert(key.clone(), (id, state));
         let mask = mask_of(&key);
-        for (dom, by_key) in self.index.iter_mut() {
-            if mask & !*dom == 0 {
-                continue; // within the domain: found as the event's own matcher
-            }
-            restrict_into(&key, *dom, &mut self.sub);
-            let restricted: Rc<[Value]> = Rc::from(&self.sub[..]);
-            match by_key.get_mut(&restricted) {
-                Some(ids) => ids.push(id),
-                None => {
-                    by_key.insert(restricted, Ids::One(id));
-                }
-            }
+        for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
+            restrict_into(&key, index.dom, &mut self.sub);
+            index.add(&self.sub, id, state);
         }
         if !self.end_events.is_empty() {
             self.index_values(id);
@@ -436,18 +514,12 @@ impl ParamMonitor {
             let Some(key) = self.keys[id as usize].take() else {
                 continue;
             };
-            self.ids.remove(&key);
+            let (_, state) = self.ids.remove(&key).expect("a live id has a key");
             self.free.push(id);
-            for (dom, by_key) in self.index.iter_mut() {
-                if mask_of(&key) & !*dom == 0 {
-                    continue;
-                }
-                restrict_into(&key, *dom, &mut self.sub);
-                if let Some(ids) = by_key.get_mut(&self.sub[..]) {
-                    if ids.remove(id) {
-                        by_key.remove(&self.sub[..]);
-                    }
-                }
+            let mask = mask_of(&key);
+            for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
+                restrict_into(&key, index.dom, &mut self.sub);
+                index.remove(&self.sub, id, state);
             }
             if let Binding::Map(pairs) = decode(&key) {
                 for pair in pairs.iter().filter(|p| **p != (param, value)) {
@@ -458,6 +530,24 @@ impl ParamMonitor {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Sets the state of a binding seen, moving it between its indexes' state buckets.
+    fn set_state(&mut self, key: &[Value], to: Option<usize>) {
+        let entry = self.ids.get_mut(key).expect("seen");
+        let (id, from) = (entry.0, entry.1);
+        if from == to {
+            return;
+        }
+        entry.1 = to;
+        let mask = mask_of(key);
+        for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
+            if mask & index.dom != index.dom {
+                restrict_into(key, index.dom, &mut self.sub);
+                index.remove(&self.sub, id, from);
+                index.add(&self.sub, id, to);
             }
         }
     }
@@ -516,8 +606,9 @@ impl ParamMonitor {
         covered == full
     }
 
-    /// How many bindings creation-event semantics did not create (0: the run equals pure
-    /// slicing).
+    /// How many bindings creation-event semantics declined to create among those it
+    /// considered. With [`ParamMonitor::with_full_scan`] it considers every join, and 0 then
+    /// means the run equals pure slicing; enable sets never consider most of them.
     pub fn skipped(&self) -> u64 {
         self.skipped
     }
@@ -601,62 +692,87 @@ impl ParamMonitor {
         updated.clear();
         seen_ids.clear();
         let own = direct.then_some(&key[..]);
-        for sigma in own.into_iter().chain(sigmas.iter().map(Vec::as_slice)) {
-            let dom = mask_of(sigma);
-            let mut visit = |t: u32, this: &Self, updated: &mut Vec<Step>| {
-                let Some(tk) = &this.keys[t as usize] else {
-                    return;
-                };
-                if !join_into(sigma, tk, &mut joined) {
-                    return;
-                }
-                match this.ids.get_key_value(&joined[..]) {
-                    Some((k, &(id, state))) => {
-                        if !seen_ids.contains(&id) {
-                            seen_ids.push(id);
-                            updated.push(Step::new(Updated::Seen(k.clone(), state)));
+        // Enable sets (see [`DomainIndex::partial`]) are exact as long as the event creates
+        // no live binding: a binding it would kill at once is only kept (dead) when it is the
+        // join of bindings seen, and only a binding created now can make it one. When one is
+        // created, the event is visited again without pruning.
+        let mut prune = self.creation && !self.full_scan;
+        loop {
+            updated.clear();
+            seen_ids.clear();
+            for sigma in own.into_iter().chain(sigmas.iter().map(Vec::as_slice)) {
+                let dom = mask_of(sigma);
+                let mut visit = |t: u32, this: &Self, updated: &mut Vec<Step>| {
+                    let Some(tk) = &this.keys[t as usize] else {
+                        return;
+                    };
+                    if !join_into(sigma, tk, &mut joined) {
+                        return;
+                    }
+                    match this.ids.get_key_value(&joined[..]) {
+                        Some((k, &(id, state))) => {
+                            if !seen_ids.contains(&id) {
+                                seen_ids.push(id);
+                                updated.push(Step::new(Updated::Seen(k.clone(), state)));
+                            }
                         }
-                    }
-                    None => {
-                        if !updated
-                            .iter()
-                            .any(|st| matches!(&st.binding, Updated::New(k) if k[..] == joined[..]))
-                        {
-                            updated.push(Step::new(Updated::New(Rc::from(&joined[..]))));
-                        }
-                    }
-                }
-            };
-            match self.index.iter().find(|(d, _)| *d == dom) {
-                Some((_, by_key)) => {
-                    // The bindings within the domain that σ extends (⊥ among them) all give σ.
-                    visit(0, self, &mut updated);
-                    if by_key.is_empty() {
-                        continue;
-                    }
-                    for s in submasks(dom) {
-                        restrict_into(sigma, s, &mut sub);
-                        if let Some(ids) = by_key.get(&sub[..]) {
-                            for &t in ids.as_slice() {
-                                visit(t, self, &mut updated);
+                        None => {
+                            if !updated.iter().any(
+                                |st| matches!(&st.binding, Updated::New(k) if k[..] == joined[..]),
+                            ) {
+                                updated.push(Step::new(Updated::New(Rc::from(&joined[..]))));
                             }
                         }
                     }
-                }
-                None => {
-                    for t in 0..self.keys.len() as u32 {
-                        visit(t, self, &mut updated);
+                };
+                match self.index.iter().find(|ix| ix.dom == dom) {
+                    Some(index) => {
+                        // The bindings within the domain that σ extends (⊥ among them) all
+                        // give σ.
+                        visit(0, self, &mut updated);
+                        if index.exact.is_empty() && index.partial.is_empty() {
+                            continue;
+                        }
+                        for s in submasks(dom) {
+                            restrict_into(sigma, s, &mut sub);
+                            if s == dom {
+                                if let Some(ids) = index.exact.get(&sub[..]) {
+                                    ids.for_each(|t| visit(t, self, &mut updated));
+                                }
+                            } else if let Some(buckets) = index.partial.get(&sub[..]) {
+                                for (state, ids) in buckets {
+                                    let enabled =
+                                        state.is_some_and(|q| self.fsm.delta[q][sym].is_some());
+                                    if enabled || !prune {
+                                        ids.for_each(|t| visit(t, self, &mut updated));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    None => {
+                        for t in 0..self.keys.len() as u32 {
+                            visit(t, self, &mut updated);
+                        }
                     }
                 }
             }
-        }
-        // Every source state is read before any is updated.
-        for st in updated.iter_mut() {
-            st.from = match &st.binding {
-                Updated::Seen(_, state) => *state,
-                Updated::New(k) => self.source_state(k, &mut sub),
-            };
-            st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
+            // Every source state is read before any is updated.
+            for st in updated.iter_mut() {
+                st.from = match &st.binding {
+                    Updated::Seen(_, state) => *state,
+                    Updated::New(k) => self.source_state(k, &mut sub),
+                };
+                st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
+            }
+            let creates = updated
+                .iter()
+                .any(|st| matches!(st.binding, Updated::New(_)) && st.to.is_some());
+            if prune && creates {
+                prune = false;
+                continue;
+            }
+            break;
         }
         self.key = key;
         self.sub = sub;
@@ -682,7 +798,7 @@ impl ParamMonitor {
             };
             let key = match u {
                 Updated::Seen(k, _) => {
-                    self.ids.get_mut(&k).expect("seen").1 = to;
+                    self.set_state(&k, to);
                     k
                 }
                 Updated::New(k) => {

@@ -154,7 +154,8 @@ proptest! {
     ) {
         let (patterns, fsm, trace) = machine_and_trace(delta, &tr);
         let mut plain = ParamMonitor::new(patterns.clone(), fsm.clone());
-        let mut creation = ParamMonitor::new(patterns, fsm).with_creation_events();
+        // Full scan: `skipped` counts every binding declined, which enable sets never visit.
+        let mut creation = ParamMonitor::new(patterns, fsm).with_creation_events().with_full_scan();
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for e in &trace {
             plain.push(e, &mut a);
@@ -291,6 +292,66 @@ proptest! {
                     let sl = slice(&patterns, &trace[..=k], &b);
                     let want = fsm.run(sl.iter().map(|&i| trace[i].name.as_str()));
                     prop_assert_eq!(m.state_of(&b), want, "{:?} after {} events", b, k + 1);
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// Enable sets (visiting only the partial bindings whose state can take the event) change
+    /// nothing: on three parameters and events over one, two and all three of them (the shape of
+    /// UnsafeMapIterator), the pruned monitor reports the same verdicts, keeps the same
+    /// bindings and gives every binding the same state as one that visits every binding.
+    #[test]
+    fn enable_sets_change_no_verdict(
+        delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.6, 0usize..4), 5), 4),
+        tr in prop::collection::vec((0usize..5, 1i64..3, 1i64..3, 1i64..3), 0..16),
+    ) {
+        let var = |xs: &[usize]| xs.iter().map(|&x| Term::Var(x)).collect::<Vec<_>>();
+        let names = ["a", "b", "c", "d", "e"];
+        let params: [&[usize]; 5] = [&[0, 1], &[1, 2], &[2], &[0], &[0, 1, 2]];
+        let patterns: Vec<Pattern> = names
+            .iter()
+            .zip(params)
+            .map(|(n, ps)| Pattern { name: n.to_string(), args: var(ps) })
+            .collect();
+        let fsm = Fsm {
+            states: vec!["s0".into(), "s1".into(), "s2".into(), "s3".into()],
+            start: 0,
+            symbols: names.iter().map(|n| n.to_string()).collect(),
+            delta,
+            verdicts: vec![None, None, Some("hit".into()), None],
+            fail: Some("fail".into()),
+        };
+        let mut pruned = ParamMonitor::new(patterns.clone(), fsm.clone()).with_creation_events();
+        let mut full = ParamMonitor::new(patterns, fsm).with_creation_events().with_full_scan();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for (step, &(k, x, y, z)) in tr.iter().enumerate() {
+            let values = [x, y, z];
+            let args: Vec<i64> = params[k].iter().map(|&p| values[p]).collect();
+            let e = ev(names[k], &args);
+            pruned.push(&e, &mut a);
+            full.push(&e, &mut b);
+            prop_assert_eq!(&a, &b, "verdicts after {} events", step + 1);
+            let (mut sp, mut sf) = (pruned.seen(), full.seen());
+            sp.sort_by_key(|b| format!("{b:?}"));
+            sf.sort_by_key(|b| format!("{b:?}"));
+            prop_assert_eq!(&sp, &sf, "bindings after {} events", step + 1);
+            for x in 0..3i64 {
+                for y in 0..3i64 {
+                    for z in 0..3i64 {
+                        let pairs: Vec<(usize, Value)> = [x, y, z]
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, v)| **v > 0)
+                            .map(|(p, v)| (p, Value::Int(*v)))
+                            .collect();
+                        let b = Binding::Map(pairs);
+                        prop_assert_eq!(pruned.state_of(&b), full.state_of(&b), "{:?}", b);
+                    }
                 }
             }
         }
