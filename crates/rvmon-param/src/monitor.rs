@@ -20,7 +20,9 @@
 
 use std::rc::Rc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use rvmon_core::{Error, Value};
 
 use crate::slicing::{matchers, Binding, Event, Pattern, Term};
@@ -100,18 +102,24 @@ pub struct ParamMonitor {
 /// The bindings seen that bind a parameter outside one pattern domain, by their restriction to
 /// it. An event whose matcher σ has this domain updates σ ⊔ t for each such t whose
 /// restriction is a sub-binding of σ.
+///
+/// Restrictions are kept as their hashes, not as keys: an index entry then costs no
+/// allocation (a binding of three parameters sits in up to four indexes). A collision only
+/// makes an event visit a binding it need not: visiting checks that t agrees with σ, and
+/// σ ⊔ t for any t that agrees with σ is a binding Algorithm A updates anyway (an index only
+/// saves looking at the others).
 #[derive(Debug)]
 struct DomainIndex {
     dom: u32,
     /// Those that bind every parameter of the domain: their restriction is the σ they extend,
     /// and every one of them is updated by σ.
-    exact: FxHashMap<Rc<[Value]>, Ids>,
+    exact: FxHashMap<u64, Ids>,
     /// Those that bind only some of it, then by machine state: RV-Monitor's enable sets. Such
     /// a t only ever gives a *new* binding σ ⊔ t, and with creation events a new binding is
     /// created only when the state of its largest sub-binding seen can take σ's event. That
     /// sub-binding is itself one of these t (it contains t and is contained in σ ⊔ t), so only
     /// the states that can take the event need visiting, not every t.
-    partial: FxHashMap<Rc<[Value]>, StateBuckets>,
+    partial: FxHashMap<u64, StateBuckets>,
 }
 
 /// Ids by machine state (`None`: dead); a handful of states per entry.
@@ -132,19 +140,15 @@ impl DomainIndex {
     }
 
     fn add(&mut self, restricted: &[Value], id: u32, state: Option<usize>) {
+        let hash = hash_key(restricted);
         if mask_of(restricted) == self.dom {
-            match self.exact.get_mut(restricted) {
-                Some(ids) => ids.push(id),
-                None => {
-                    self.exact.insert(Rc::from(restricted), Ids::One(id));
-                }
-            }
+            self.exact
+                .entry(hash)
+                .and_modify(|ids| ids.push(id))
+                .or_insert(Ids::One(id));
             return;
         }
-        let buckets = match self.partial.get_mut(restricted) {
-            Some(b) => b,
-            None => self.partial.entry(Rc::from(restricted)).or_default(),
-        };
+        let buckets = self.partial.entry(hash).or_default();
         match buckets.iter_mut().find(|(s, _)| *s == state) {
             Some((_, ids)) => ids.push(id),
             None => buckets.push((state, Ids::One(id))),
@@ -152,22 +156,23 @@ impl DomainIndex {
     }
 
     fn remove(&mut self, restricted: &[Value], id: u32, state: Option<usize>) {
+        let hash = hash_key(restricted);
         if mask_of(restricted) == self.dom {
-            if let Some(ids) = self.exact.get_mut(restricted) {
+            if let Some(ids) = self.exact.get_mut(&hash) {
                 if ids.remove(id) {
-                    self.exact.remove(restricted);
+                    self.exact.remove(&hash);
                 }
             }
             return;
         }
-        let Some(buckets) = self.partial.get_mut(restricted) else {
+        let Some(buckets) = self.partial.get_mut(&hash) else {
             return;
         };
         if let Some(k) = buckets.iter().position(|(s, _)| *s == state) {
             if buckets[k].1.remove(id) {
                 buckets.swap_remove(k);
                 if buckets.is_empty() {
-                    self.partial.remove(restricted);
+                    self.partial.remove(&hash);
                 }
             }
         }
@@ -194,7 +199,7 @@ struct Kind {
 #[derive(Debug)]
 enum Ids {
     One(u32),
-    Many(FxHashSet<u32>),
+    Many(Box<FxHashSet<u32>>),
 }
 
 impl Ids {
@@ -207,7 +212,7 @@ impl Ids {
 
     fn push(&mut self, id: u32) {
         match self {
-            Ids::One(a) => *self = Ids::Many([*a, id].into_iter().collect()),
+            Ids::One(a) => *self = Ids::Many(Box::new([*a, id].into_iter().collect())),
             Ids::Many(v) => {
                 v.insert(id);
             }
@@ -231,6 +236,13 @@ impl Ids {
         }
         false
     }
+}
+
+/// The hash a restricted key is indexed by.
+fn hash_key(key: &[Value]) -> u64 {
+    let mut h = FxHasher::default();
+    key.hash(&mut h);
+    h.finish()
 }
 
 /// A key's parameter mask.
@@ -736,10 +748,10 @@ impl ParamMonitor {
                         for s in submasks(dom) {
                             restrict_into(sigma, s, &mut sub);
                             if s == dom {
-                                if let Some(ids) = index.exact.get(&sub[..]) {
+                                if let Some(ids) = index.exact.get(&hash_key(&sub)) {
                                     ids.for_each(|t| visit(t, self, &mut updated));
                                 }
-                            } else if let Some(buckets) = index.partial.get(&sub[..]) {
+                            } else if let Some(buckets) = index.partial.get(&hash_key(&sub)) {
                                 for (state, ids) in buckets {
                                     let enabled =
                                         state.is_some_and(|q| self.fsm.delta[q][sym].is_some());
