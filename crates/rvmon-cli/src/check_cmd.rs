@@ -85,6 +85,10 @@ pub struct CheckArgs {
     /// Seconds a cluster process waits for the others to connect.
     #[arg(long, default_value_t = 60)]
     pub connect_timeout: u64,
+    /// Sliced runs: threads that read a MonPoly log file, in pieces (default: the cores
+    /// available; 1 reads it in one pass). The output is the same.
+    #[arg(long)]
+    pub readers: Option<usize>,
 }
 
 impl CheckArgs {
@@ -108,6 +112,7 @@ impl CheckArgs {
             slice_by: None,
             slice_report: false,
             connect_timeout: 60,
+            readers: None,
         }
     }
 

@@ -14,6 +14,9 @@ use crate::check_cmd::{CheckArgs, ViolationWriter};
 
 /// Time points per epoch of the dataflow.
 const BATCH: u64 = 4096;
+/// Bytes per piece of a log read in parallel: enough to make a piece's fixed costs (a file
+/// handle, a slicer) negligible, few enough that pieces read ahead stay a few megabytes.
+const CHUNK_BYTES: u64 = 1 << 20;
 
 #[allow(clippy::too_many_arguments)]
 pub fn run(
@@ -25,9 +28,10 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<i32, Error> {
-    if args.workers == 0 || args.processes == 0 || args.slices == Some(0) {
+    if args.workers == 0 || args.processes == 0 || args.slices == Some(0) || args.readers == Some(0)
+    {
         return Err(Error::msg(
-            "--workers, --processes and --slices must be at least 1",
+            "--workers, --processes, --slices and --readers must be at least 1",
         ));
     }
     if args.process_id >= args.processes {
@@ -86,6 +90,10 @@ pub fn run(
         slices,
         drop_empty,
         batch: BATCH,
+        readers: args.readers.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        }),
+        chunk_bytes: CHUNK_BYTES,
     };
     let cluster = Cluster {
         workers: args.workers,

@@ -9,9 +9,10 @@
 //!   restricted answers + "decided before" watermarks ─► exchange to worker 0 ─► merge ─► out
 //! ```
 //!
-//! * Time points are grouped into epochs of [`Job::batch`] time points; timely's time is the
-//!   epoch, so progress tracking costs little per time point. A slice processes an epoch once
-//!   the frontier has passed it, in time-point order.
+//! * Time points are grouped into epochs of [`Job::batch`] time points; timely's time is an
+//!   epoch's first time point, so progress tracking costs little per time point. A slice
+//!   processes an epoch once the frontier has passed it, in time-point order.
+//! * A MonPoly log file is read by several threads, in pieces ([`read`]).
 //! * Each slice reports, with its answers, the first time point it has not decided; worker 0
 //!   writes a time point's merged answer once every slice has decided it. Future operators
 //!   make that later than the time point itself, so answers wait at worker 0, not in the
@@ -22,6 +23,7 @@
 //!   partial output presented as complete.
 
 pub mod net;
+mod read;
 pub mod wire;
 
 use std::cell::RefCell;
@@ -35,8 +37,8 @@ use rvmon_core::{Error, Interner, Sym, TimePoint};
 use rvmon_fo::rel::Rel;
 use rvmon_fo::Answer;
 use rvmon_logic::Formula;
-use rvmon_slice::{split, DataSlicer, SliceEngine};
-use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
+use rvmon_slice::{DataSlicer, SliceEngine};
+use rvmon_trace::{Signature, TraceFormat};
 use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
 use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
 use timely::communication::Hooks;
@@ -69,6 +71,10 @@ pub struct Job {
     pub drop_empty: bool,
     /// Time points per epoch.
     pub batch: u64,
+    /// Threads that read a MonPoly log file (in pieces of about `chunk_bytes`); 1 reads it
+    /// sequentially, as any other log.
+    pub readers: usize,
+    pub chunk_bytes: u64,
 }
 
 impl Job {
@@ -291,7 +297,7 @@ fn builders(cluster: &Cluster, fingerprint: u64) -> Result<Builders, Error> {
 }
 
 /// What workers tell the calling thread.
-enum Message {
+pub(crate) enum Message {
     Answer {
         tp: u64,
         ts: i64,
@@ -335,7 +341,6 @@ fn work(
     let preds: Vec<String> = rvmon_slice::predicates(&job.formula);
     let mut input: RecordInput = InputHandle::new_with_builder();
     let probe = ProbeHandle::new();
-    let batch = job.batch.max(1);
     let merged = Rc::new(RefCell::new(Merger::new(peers, tx.clone())));
     {
         let merged = Rc::clone(&merged);
@@ -377,10 +382,7 @@ fn work(
                             }
                             // Every slice of this worker has all its records before the
                             // frontier: what it has not been fed there, it skipped.
-                            let bound = frontier
-                                .frontier()
-                                .first()
-                                .map_or(u64::MAX, |t| t.saturating_mul(batch));
+                            let bound = frontier.frontier().first().map_or(u64::MAX, |t| *t);
                             if frontier.is_empty() {
                                 state.close(&mut reports);
                             }
@@ -403,7 +405,7 @@ fn work(
         });
     }
     if index == 0 {
-        let result = feed_input(worker, job, &mut input, &probe, batch, &preds, peers);
+        let result = feed_input(worker, job, &mut input, &probe, &preds, peers);
         input.close();
         worker.step_or_park_while(None, || !probe.done());
         merged.borrow_mut().finish();
@@ -423,8 +425,8 @@ fn work(
 }
 
 /// What the reader thread hands worker 0.
-enum Epoch {
-    /// The slices' batches of an epoch.
+pub(crate) enum Epoch {
+    /// The slices' batches of an epoch, by the index of its first time point (its time).
     Batches(u64, Vec<SliceBatch>),
     /// The end of the log (or its first bad line), with the slice sizes.
     End(Result<Message, Error>),
@@ -438,7 +440,6 @@ fn feed_input(
     job: &Job,
     input: &mut RecordInput,
     probe: &ProbeHandle<u64>,
-    batch: u64,
     preds: &[String],
     peers: usize,
 ) -> Result<Message, Error> {
@@ -448,10 +449,11 @@ fn feed_input(
         .name("rvmon:reader".into())
         .spawn(move || {
             let to_worker = to_worker;
-            let end = read(&job, batch, &preds, peers, &to_worker);
+            let end = read::read(&job, &preds, peers, &to_worker);
             let _ = to_worker.send(Epoch::End(end));
         })
         .map_err(|e| Error::msg(format!("cannot start the reader thread: {e}")))?;
+    let mut recent: VecDeque<u64> = VecDeque::new();
     let end = loop {
         match epochs.try_recv() {
             Ok(Epoch::Batches(epoch, batches)) => {
@@ -463,8 +465,11 @@ fn feed_input(
                 }
                 worker.step();
                 // Back-pressure: do not run more than LAG epochs ahead of the slowest slice.
-                let behind = epoch.saturating_sub(LAG);
-                worker.step_or_park_while(None, || probe.less_than(&behind));
+                recent.push_back(epoch);
+                if recent.len() > LAG as usize {
+                    let behind = recent.pop_front().expect("more than LAG");
+                    worker.step_or_park_while(None, || probe.less_than(&behind));
+                }
             }
             Ok(Epoch::End(end)) => break end,
             Err(mpsc::TryRecvError::Empty) => {
@@ -488,167 +493,6 @@ fn feed_input(
         }
     }
     end
-}
-
-/// The reader thread: reads the log, routes each time point's events to the slices, and hands
-/// worker 0 each epoch's batches (a slice's empty time points are left out when they may be
-/// dropped). On a bad line, what was read before it is handed over first.
-fn read(
-    job: &Job,
-    batch: u64,
-    preds: &[String],
-    peers: usize,
-    to_worker: &mpsc::SyncSender<Epoch>,
-) -> Result<Message, Error> {
-    let options = TraceOptions {
-        sig: Some(job.sig.clone()),
-        time_field: None,
-    };
-    let name = job.trace.clone().unwrap_or_else(|| "<stdin>".into());
-    let src: Box<dyn std::io::BufRead> = match &job.trace {
-        Some(path) => Box::new(std::io::BufReader::with_capacity(
-            1 << 16,
-            std::fs::File::open(path)
-                .map_err(|e| Error::msg(format!("{path}: cannot read: {e}")))?,
-        )),
-        None => Box::new(std::io::stdin().lock()),
-    };
-    let mut reader = open_reader(job.format, src, &name, options)?;
-    // Routing needs the slicer's constants in the reader's interner.
-    let slicer = DataSlicer::new(
-        &job.formula,
-        &job.free,
-        &(0..job.free.len()).collect::<Vec<_>>(),
-        &job.var,
-        job.slices,
-        reader.interner_mut(),
-    )?;
-    let fresh = |slice: u64| SliceBatch {
-        slice,
-        ..SliceBatch::default()
-    };
-    let mut batches: Vec<SliceBatch> = (0..job.slices as u64).map(fresh).collect();
-    let mut epoch = 0;
-    let mut placement = Placement::new(job.slices, peers);
-    let mut hand_over = |epoch: u64, batches: &mut Vec<SliceBatch>| -> Result<(), Error> {
-        placement.place(batches);
-        let full: Vec<SliceBatch> = batches
-            .iter_mut()
-            .filter(|b| !b.is_empty())
-            .map(|b| std::mem::replace(b, fresh(b.slice)))
-            .collect();
-        to_worker
-            .send(Epoch::Batches(epoch, full))
-            .map_err(|_| Error::msg("the parallel run stopped"))
-    };
-    let mut pred_of: Vec<Option<u32>> = Vec::new();
-    let mut split_tp = vec![TimePoint::default(); job.slices];
-    let (mut events, mut time_points) = (vec![0u64; job.slices], vec![0u64; job.slices]);
-    let mut tp = TimePoint::default();
-    // The last time point read, and the last one each slice got.
-    let mut last: Option<(u64, i64)> = None;
-    let mut last_fed: Vec<Option<u64>> = vec![None; job.slices];
-    loop {
-        match reader.next_time_point(&mut tp) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => {
-                // Every slice sees the last time point read, empty if need be (keeping an
-                // empty time point is always sound), so that it decides what the single run
-                // decides before the bad line.
-                if let Some((index, ts)) = last {
-                    for (k, b) in batches.iter_mut().enumerate() {
-                        if last_fed[k] != Some(index) {
-                            b.time_points.push((index, ts, 0));
-                        }
-                    }
-                }
-                hand_over(epoch, &mut batches)?;
-                return Err(e);
-            }
-        }
-        if tp.index / batch > epoch {
-            hand_over(epoch, &mut batches)?;
-            epoch = tp.index / batch;
-        }
-        let interner = reader.interner();
-        split(&tp, &slicer, interner, &mut split_tp);
-        last = Some((tp.index, tp.ts));
-        for (k, part) in split_tp.iter().enumerate() {
-            if job.drop_empty && part.events.is_empty() {
-                continue;
-            }
-            last_fed[k] = Some(tp.index);
-            let b = &mut batches[k];
-            b.time_points
-                .push((part.index, part.ts, part.events.len() as u32));
-            for e in &part.events {
-                let slot = e.name.0 as usize;
-                if pred_of.len() <= slot {
-                    pred_of.resize(slot + 1, None);
-                }
-                let p = *pred_of[slot].get_or_insert_with(|| {
-                    let name = interner.resolve(e.name);
-                    // The slicer routes only the formula's predicates, which `preds` lists.
-                    preds
-                        .iter()
-                        .position(|p| p == name)
-                        .expect("a routed event's predicate is one of the formula's")
-                        as u32
-                });
-                let args = part.args_of(e);
-                b.events.push((p, args.len() as u32));
-                b.args
-                    .extend(args.iter().map(|v| WireValue::from_value(v, interner)));
-            }
-            events[k] += part.events.len() as u64;
-            time_points[k] += 1;
-        }
-    }
-    hand_over(epoch, &mut batches)?;
-    Ok(Message::Sizes {
-        events,
-        time_points,
-        workers: placement.worker_of.clone(),
-    })
-}
-
-/// Which worker runs each slice. A slice is placed when it first has events, on the worker
-/// with the least load so far (events and time points routed), the slices new in an epoch
-/// largest first: a hash spreads values evenly, but not their events (a few busy computers
-/// can put 57 % of a log on one of two workers).
-struct Placement {
-    worker_of: Vec<Option<u64>>,
-    load: Vec<u64>,
-}
-
-impl Placement {
-    fn new(slices: usize, workers: usize) -> Placement {
-        Placement {
-            worker_of: vec![None; slices],
-            load: vec![0; workers],
-        }
-    }
-
-    fn place(&mut self, batches: &mut [SliceBatch]) {
-        let size = |b: &SliceBatch| (b.events.len() + b.time_points.len()) as u64;
-        let mut new: Vec<usize> = (0..batches.len())
-            .filter(|&k| !batches[k].is_empty() && self.worker_of[k].is_none())
-            .collect();
-        new.sort_by_key(|&k| std::cmp::Reverse(size(&batches[k])));
-        for k in new {
-            let w = (0..self.load.len())
-                .min_by_key(|&w| self.load[w])
-                .expect("a worker");
-            self.worker_of[k] = Some(w as u64);
-            self.load[w] += size(&batches[k]);
-        }
-        for b in batches.iter_mut().filter(|b| !b.is_empty()) {
-            let w = self.worker_of[b.slice as usize].expect("placed");
-            b.worker = w;
-            self.load[w as usize] += size(b);
-        }
-    }
 }
 
 /// The slices a worker runs.

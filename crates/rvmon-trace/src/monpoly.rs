@@ -409,6 +409,77 @@ impl<R> MonpolyLogReader<R> {
     pub fn terminated(&self) -> bool {
         self.terminated
     }
+
+    /// Continues a log read up to here by another reader: `lines` lines were read before this
+    /// reader's input, `time_points` time points, the last with timestamp `last_ts`. Errors
+    /// then name the whole log's line, time points are numbered in the whole log, and
+    /// timestamps are checked against the last one before (see [`time_point_boundaries`]).
+    pub fn resume(&mut self, lines: usize, time_points: u64, last_ts: Option<Timestamp>) {
+        self.line_no = lines;
+        self.next_index = time_points;
+        self.last_ts = last_ts;
+    }
+
+    /// Lines read so far (with those before a [`MonpolyLogReader::resume`]).
+    pub fn lines_read(&self) -> usize {
+        self.line_no
+    }
+
+    /// Time points read so far (with those before a [`MonpolyLogReader::resume`]).
+    pub fn time_points_read(&self) -> u64 {
+        self.next_index
+    }
+
+    /// The last timestamp read.
+    pub fn last_timestamp(&self) -> Option<Timestamp> {
+        self.last_ts
+    }
+}
+
+/// Where a MonPoly log of `len` bytes in `file` can be cut into pieces of about `chunk` bytes
+/// that readers can read independently: offsets of lines that start with `@` (0 first, `len`
+/// last). Such a line always starts a time point, since strings, comments and commands end
+/// with their line, and a time point ends at the next `@`. Reading the pieces one after the
+/// other, each [`MonpolyLogReader::resume`]d where the previous stopped, reads the log.
+pub fn time_point_boundaries(
+    file: &mut (impl std::io::Read + std::io::Seek),
+    len: u64,
+    chunk: u64,
+) -> std::io::Result<Vec<u64>> {
+    use std::io::SeekFrom;
+    let chunk = chunk.max(1);
+    let mut cuts = vec![0];
+    let mut buf = vec![0u8; 1 << 16];
+    let mut target = chunk;
+    'cuts: while target < len {
+        // Look for "\n@" starting just before the target.
+        let mut at = target - 1;
+        file.seek(SeekFrom::Start(at))?;
+        let mut carry = false; // the previous block ended with '\n'
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break 'cuts;
+            }
+            let block = &buf[..n];
+            if carry && block[0] == b'@' {
+                cuts.push(at);
+                break;
+            }
+            if let Some(k) = memchr::memmem::find(block, b"\n@") {
+                cuts.push(at + k as u64 + 1);
+                break;
+            }
+            carry = block[n - 1] == b'\n';
+            at += n as u64;
+        }
+        let last = *cuts.last().expect("0 is a cut");
+        target = (last + chunk).max(target + 1);
+    }
+    cuts.retain(|&c| c < len || c == 0);
+    cuts.dedup();
+    cuts.push(len);
+    Ok(cuts)
 }
 
 impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
