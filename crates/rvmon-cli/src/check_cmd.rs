@@ -76,6 +76,10 @@ pub struct CheckArgs {
     /// Slices of a sliced run (default: one per worker, over all processes).
     #[arg(long)]
     pub slices: Option<usize>,
+    /// How a sliced run slices the log: `data` (by the values of a variable, `--slice-by`),
+    /// `time` (into periods, each with the margins its formula's horizons need), or `auto`.
+    #[arg(long, value_enum, default_value_t = Slicing::Auto)]
+    pub slicing: Slicing,
     /// The free variable to slice by (default: the one most atoms mention).
     #[arg(long)]
     pub slice_by: Option<String>,
@@ -89,6 +93,19 @@ pub struct CheckArgs {
     /// available; 1 reads it in one pass). The output is the same.
     #[arg(long)]
     pub readers: Option<usize>,
+}
+
+/// How a sliced run slices the log (paper 04's slicers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Slicing {
+    /// Data slicing, by the values of `--slice-by` (or the variable most atoms mention).
+    Data,
+    /// Time slicing: periods of the log, each read by its own worker with the margins the
+    /// formula's horizons need (bounded past and future only; a MonPoly log file).
+    Time,
+    /// Data slicing, unless `--slice-by` is not given and time slicing applies … (see
+    /// `parallel_cmd::choose`).
+    Auto,
 }
 
 impl CheckArgs {
@@ -109,6 +126,7 @@ impl CheckArgs {
             process_id: 0,
             hostfile: None,
             slices: None,
+            slicing: Slicing::Auto,
             slice_by: None,
             slice_report: false,
             connect_timeout: 60,

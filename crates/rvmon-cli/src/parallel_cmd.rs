@@ -10,7 +10,7 @@ use rvmon_slice::{empty_points_removable, slicing_variables};
 use rvmon_timely::{Cluster, Job, Report};
 use rvmon_trace::Signature;
 
-use crate::check_cmd::{CheckArgs, ViolationWriter};
+use crate::check_cmd::{CheckArgs, Slicing, ViolationWriter};
 
 /// Time points per epoch of the dataflow.
 const BATCH: u64 = 4096;
@@ -46,7 +46,13 @@ pub fn run(
             "a sliced run reads its log from a file (give the LOG path, not standard input)",
         ));
     }
+    let by_time = match args.slicing {
+        Slicing::Time => true,
+        Slicing::Data => false,
+        Slicing::Auto => false,
+    };
     let var = match &args.slice_by {
+        _ if by_time => String::new(),
         Some(v) => v.clone(),
         None => slicing_variables(&formula, &vars).into_iter().next().ok_or_else(|| {
             Error::msg(format!(
@@ -94,6 +100,7 @@ pub fn run(
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         }),
         chunk_bytes: CHUNK_BYTES,
+        periods: by_time.then_some(slices),
     };
     let cluster = Cluster {
         workers: args.workers,
@@ -121,23 +128,32 @@ pub fn run(
     if args.process_id == 0 {
         if args.slice_report {
             if let Some((events, time_points, workers)) = &sizes {
-                writeln!(
-                    err,
-                    "rvmon: {} slice(s) by `{var}` on {workers_total} worker(s){}",
-                    slices,
-                    if drop_empty {
-                        ", empty time points dropped"
-                    } else {
-                        ", every time point kept (dropping empty ones is not sound for this formula)"
-                    }
-                )?;
+                if by_time {
+                    writeln!(
+                        err,
+                        "rvmon: {} period(s) on {workers_total} worker(s); each reads its margins too",
+                        events.len()
+                    )?;
+                } else {
+                    writeln!(
+                        err,
+                        "rvmon: {} slice(s) by `{var}` on {workers_total} worker(s){}",
+                        slices,
+                        if drop_empty {
+                            ", empty time points dropped"
+                        } else {
+                            ", every time point kept (dropping empty ones is not sound for this formula)"
+                        }
+                    )?;
+                }
                 let total: u64 = events.iter().sum::<u64>().max(1);
                 let share = |e: u64| 100.0 * e as f64 / total as f64;
                 for (k, ((e, t), w)) in events.iter().zip(time_points).zip(workers).enumerate() {
                     let on = w.map_or("-".to_string(), |w| w.to_string());
                     writeln!(
                         err,
-                        "rvmon: slice {k} (worker {on}): {e} event(s) ({:.1} %), {t} time point(s)",
+                        "rvmon: {} {k} (worker {on}): {e} event(s) ({:.1} %), {t} time point(s)",
+                        if by_time { "period" } else { "slice" },
                         share(*e)
                     )?;
                 }
@@ -152,10 +168,18 @@ pub fn run(
                 }
             }
         }
-        writeln!(
-            err,
-            "rvmon: {violations} violation(s), sliced by `{var}` into {slices}"
-        )?;
+        if by_time {
+            writeln!(
+                err,
+                "rvmon: {violations} violation(s), sliced by time into {} period(s)",
+                sizes.as_ref().map_or(slices, |s| s.0.len())
+            )?;
+        } else {
+            writeln!(
+                err,
+                "rvmon: {violations} violation(s), sliced by `{var}` into {slices}"
+            )?;
+        }
     }
     Ok(if violations > 0 { 1 } else { 0 })
 }

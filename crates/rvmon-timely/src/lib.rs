@@ -23,6 +23,7 @@
 //!   partial output presented as complete.
 
 pub mod net;
+mod periods;
 mod read;
 pub mod wire;
 
@@ -75,12 +76,15 @@ pub struct Job {
     /// sequentially, as any other log.
     pub readers: usize,
     pub chunk_bytes: u64,
+    /// Time slicing into this many periods instead of data slicing (`var`, `slices` and
+    /// `drop_empty` are then unused; see [`time_horizons`]).
+    pub periods: Option<usize>,
 }
 
 impl Job {
     /// What every process of a cluster must agree on (checked when they connect): the
     /// formula, signature, slicing and workers per process.
-    fn fingerprint(&self, workers: usize) -> u64 {
+    fn fingerprint(&self, workers: usize, time_plan: Option<&TimePlan>) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
         (
@@ -91,9 +95,35 @@ impl Job {
             self.drop_empty,
             self.batch,
             workers,
+            // Every process cuts the periods from its own copy of the log: they must agree.
+            time_plan.map(|p| format!("{:?}", p.0)),
         )
             .hash(&mut h);
         h.finish()
+    }
+}
+
+pub use periods::Horizons;
+
+/// A time-sliced run's periods, and the horizons they were cut for.
+type TimePlan = (Vec<periods::Period>, Horizons);
+
+/// The horizons time slicing needs, or why the formula cannot be time-sliced (an unbounded
+/// past or future: a verdict may depend on the whole log before or after it).
+pub fn time_horizons(job: &Job) -> Result<Horizons, Error> {
+    let a = rvmon_logic::analyze(&job.spec_name, &job.spec_text, &job.formula)?;
+    match (a.past_horizon, a.future_horizon) {
+        (Some(past), Some(future)) => Ok(Horizons {
+            past,
+            future,
+            next_depth: a.next_depth,
+        }),
+        (None, _) => Err(Error::msg(
+            "time slicing needs a bounded past: a verdict of this formula may depend on the whole log before it",
+        )),
+        (_, None) => Err(Error::msg(
+            "time slicing needs a bounded future: a verdict of this formula may depend on the whole log after it",
+        )),
     }
 }
 
@@ -143,16 +173,33 @@ pub fn run(
     let (tx, rx) = mpsc::channel::<Message>();
     let job = Arc::new(job);
     let worker_job = Arc::clone(&job);
-    let builders = builders(cluster, job.fingerprint(cluster.workers))?;
+    let time_plan: Option<Arc<TimePlan>> = match job.periods {
+        Some(k) => {
+            if job.trace.is_none() || job.format != TraceFormat::Monpoly {
+                return Err(Error::msg(
+                    "time slicing reads a MonPoly log from a file (every worker reads its periods)",
+                ));
+            }
+            let h = time_horizons(&job)?;
+            Some(Arc::new((periods::plan(&job, k, h)?, h)))
+        }
+        None => None,
+    };
+    let builders = builders(
+        cluster,
+        job.fingerprint(cluster.workers, time_plan.as_deref()),
+    )?;
     let guards = timely::execute::execute_from(
         builders.0,
         builders.1,
         WorkerConfig::default(),
         move |worker| {
             let tx = tx.clone();
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                work(worker, &worker_job, &tx)
-            }));
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &time_plan {
+                    Some(plan) => work_periods(worker, &worker_job, &plan.0, plan.1, &tx),
+                    None => work(worker, &worker_job, &tx),
+                }));
             match result {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => {
@@ -311,6 +358,50 @@ pub(crate) enum Message {
     Error(String),
     /// A worker panicked (a peer process died, or a bug).
     Fatal(String),
+}
+
+/// One worker of a time-sliced run: monitors its periods, reading them from the log itself,
+/// and sends the verdicts to worker 0, which writes them in order.
+fn work_periods(
+    worker: &mut timely::worker::Worker,
+    job: &Job,
+    plan: &[periods::Period],
+    h: Horizons,
+    tx: &mpsc::Sender<Message>,
+) -> Result<(), Error> {
+    let (index, peers) = (worker.index(), worker.peers());
+    let mut input: InputHandle<u64, CapacityContainerBuilder<Vec<periods::PeriodReport>>> =
+        InputHandle::new_with_builder();
+    let probe = ProbeHandle::new();
+    let path = job.trace.as_deref().unwrap_or("<stdin>");
+    let merger = Rc::new(RefCell::new(periods::PeriodMerger::new(
+        path,
+        plan.len(),
+        tx.clone(),
+    )));
+    {
+        let merger = Rc::clone(&merger);
+        worker.dataflow::<u64, _, _>(|scope| {
+            scope
+                .input_from(&mut input)
+                .exchange(|_| 0)
+                .inspect(move |r: &periods::PeriodReport| merger.borrow_mut().take(r))
+                .probe_with(&probe);
+        });
+    }
+    let mut result = Ok(());
+    for j in (index..plan.len()).step_by(peers) {
+        result = periods::run_period(job, plan, j, h, index, |r| {
+            input.send(r);
+            worker.step();
+        });
+        if result.is_err() {
+            break;
+        }
+    }
+    input.close();
+    worker.step_or_park_while(None, || !probe.done());
+    result
 }
 
 /// One worker: builds the dataflow, reads the log if it is worker 0, and runs to the end.

@@ -149,6 +149,7 @@ proptest! {
             batch: 3,
             readers,
             chunk_bytes,
+            periods: None,
         };
         let cluster = Cluster {
             workers,
@@ -186,6 +187,13 @@ fn run_job(job: Job, workers: usize) -> (Violations, Result<(), String>) {
     let end = run(job, &cluster, |r, interner| {
         if let Report::Answer(a) = r {
             let order: Vec<usize> = (0..vars.len()).collect();
+            // Each time point once, in order.
+            assert!(
+                got.keys().next_back().is_none_or(|&last| last < a.tp),
+                "time point {} after {:?}",
+                a.tp,
+                got.keys().next_back()
+            );
             got.insert(a.tp, rvmon_fo::rel::sorted_texts(&a.rel, &order, interner));
         }
         Ok(())
@@ -218,7 +226,7 @@ proptest! {
         }
         let path = std::env::temp_dir().join(format!("rvmon-pieces-{}-{readers}-{chunk_bytes}.log", std::process::id()));
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-        let job = |readers| Job {
+        let job = |readers, periods| Job {
             formula: analyzed.clone(),
             free: vars.clone(),
             sig: sig.clone(),
@@ -232,9 +240,60 @@ proptest! {
             batch: 2,
             readers,
             chunk_bytes,
+            periods,
         };
-        let one_pass = run_job(job(1), 2);
-        let pieces = run_job(job(readers), 2);
-        prop_assert_eq!(pieces, one_pass, "{}", lines.join("\n"));
+        let one_pass = run_job(job(1, None), 2);
+        let pieces = run_job(job(readers, None), 2);
+        prop_assert_eq!(&pieces, &one_pass, "{}", lines.join("\n"));
+        // Time slicing: each worker reads its periods itself; the same, bad lines included.
+        let periods = run_job(job(1, Some(readers + 1)), readers);
+        prop_assert_eq!(&periods, &one_pass, "{} periods: {}", readers + 1, lines.join("\n"));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    /// Time slicing (periods with past and future margins, restricted to their own time
+    /// points) writes the single run's violations, for random policies with nested past and
+    /// future operators (their horizons are bounded) and logs with equal timestamps.
+    #[test]
+    fn time_slices_write_the_single_run_violations(
+        policy in policy(),
+        log in log(),
+        workers in 1usize..4,
+        periods in 1usize..6,
+        chunk_bytes in 1u64..40,
+    ) {
+        let f = parse_formula("f", &policy).unwrap();
+        let vars = free_vars(&f);
+        let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
+        let analyzed = analyzed_formula(&negated);
+        let sig = Signature::parse("sig", SIG).unwrap();
+        if compile(&analyzed, &vars, &sig, &mut Interner::new(), "f", "").is_err() {
+            return Ok(());
+        }
+        let expected = single(&analyzed, &vars, &sig, &log);
+        let path = std::env::temp_dir().join(format!("rvmon-periods-{}-{}.log", std::process::id(), workers * 10 + periods));
+        std::fs::write(&path, text(&log)).unwrap();
+        let job = Job {
+            formula: analyzed.clone(),
+            free: vars.clone(),
+            sig: sig.clone(),
+            spec_name: "f".into(),
+            spec_text: policy.clone(),
+            trace: Some(path.display().to_string()),
+            format: TraceFormat::Monpoly,
+            var: String::new(),
+            slices: 1,
+            drop_empty: false,
+            batch: 3,
+            readers: 1,
+            chunk_bytes,
+            periods: Some(periods),
+        };
+        let (got, end) = run_job(job, workers);
+        prop_assert_eq!(end, Ok(()));
+        prop_assert_eq!(got, expected, "{} with {} workers, {} periods", policy, workers, periods);
     }
 }

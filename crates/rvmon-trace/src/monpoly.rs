@@ -24,6 +24,10 @@ pub struct MonpolyLogReader<R> {
     line: Vec<u8>,
     next_line: Vec<u8>,
     line_no: usize,
+    /// Where `line` starts, in bytes from the start of this reader's input.
+    line_offset: u64,
+    /// Where the line of the last time point's `@` starts, and whether the `@` opens it.
+    tp_line: (u64, bool),
     pos: usize,
     eof: bool,
     sig: Option<Signature>,
@@ -62,6 +66,8 @@ impl<R: BufRead> MonpolyLogReader<R> {
             line: Vec::new(),
             next_line: Vec::new(),
             line_no: 0,
+            line_offset: 0,
+            tp_line: (0, false),
             pos: 0,
             eof: false,
             sig,
@@ -125,6 +131,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
             self.pos = self.line.len();
             return Ok(false);
         }
+        self.line_offset += self.line.len() as u64;
         std::mem::swap(&mut self.line, &mut self.next_line);
         self.pos = 0;
         self.line_no += 1;
@@ -434,6 +441,17 @@ impl<R> MonpolyLogReader<R> {
     pub fn last_timestamp(&self) -> Option<Timestamp> {
         self.last_ts
     }
+
+    /// Where the line of the last time point's `@` starts (in bytes from the start of this
+    /// reader's input), and whether the `@` is its first byte.
+    pub fn time_point_line(&self) -> (u64, bool) {
+        self.tp_line
+    }
+
+    /// Where the line being read starts (after an error: the line it names).
+    pub fn line_offset(&self) -> u64 {
+        self.line_offset
+    }
 }
 
 /// Where a MonPoly log of `len` bytes in `file` can be cut into pieces of about `chunk` bytes
@@ -496,6 +514,7 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
                     return Ok(false);
                 }
                 Some(b'@') => {
+                    self.tp_line = (self.line_offset, self.pos == 0);
                     self.pos += 1;
                     break;
                 }

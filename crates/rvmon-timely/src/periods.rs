@@ -1,0 +1,483 @@
+//! Time slicing (paper 04's time slicers): the log is cut into periods, and each period is
+//! monitored by one engine that reads the period and its margins straight from the file.
+//!
+//! * **Periods** are cut at lines that start a time point and whose timestamp is above the one
+//!   before, so a period is both a byte range and a timestamp range `[T_j, T_{j+1})`.
+//! * **The past margin.** A verdict at a time point with timestamp `t` depends only on time
+//!   points from `t - P` on (`P`: the formula's past horizon). Period j's reader starts at a
+//!   cut before its first line after which every timestamp is at least `T_j - P`, and skips
+//!   the time points below that. It starts at least one time point early, so that it also
+//!   checks that timestamps do not decrease where the period starts.
+//! * **The future margin.** After its own time points (the last with timestamp `L`), the
+//!   engine reads those up to `L + F` (`F`: the future horizon), and `1 + NEXT depth` more, so
+//!   that every one of its own time points is decided. It is closed (MonPoly's closing time
+//!   point) only at the end of the log, as the single run is.
+//! * **Restriction.** A period reports only its own time points, so each verdict is written
+//!   once; time points are numbered in the period and renumbered at the merge.
+//! * **Ends.** A bad line, an engine error or `>terminate<` in a period's own range ends the
+//!   run there, after what that period and the earlier ones decided. In a margin it only
+//!   stops that period's reader: the period that owns the line reports it.
+//!
+//! Every worker reads its own periods, so the log is read in parallel, and across processes
+//! nothing but the verdicts crosses the network. Worker 0 writes the verdicts in order: those
+//! of a later period wait until the earlier ones are done (memory follows the violations,
+//! not the log). The formula must have bounded past and future horizons.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::sync::mpsc;
+
+use rvmon_core::{Error, SourcePos, TimePoint, Timestamp};
+use rvmon_fo::{Answer, FoEngine};
+use rvmon_trace::monpoly::time_point_boundaries;
+use rvmon_trace::{MonpolyLogReader, TraceReader};
+use serde::{Deserialize, Serialize};
+
+use crate::wire::WireValue;
+use crate::{Job, Message};
+
+/// How far a verdict looks back and ahead (time units), and the `NEXT` depth.
+#[derive(Clone, Copy, Debug)]
+pub struct Horizons {
+    pub past: u64,
+    pub future: u64,
+    pub next_depth: u32,
+}
+
+/// A period of the log.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Period {
+    /// Where its own time points start (a line starting with `@`).
+    start: u64,
+    /// Its first timestamp.
+    first_ts: Timestamp,
+    /// Where its reader starts.
+    read_from: u64,
+}
+
+type Reader = MonpolyLogReader<Box<dyn BufRead>>;
+
+fn open_at(path: &str, sig: &rvmon_trace::Signature, start: u64) -> Result<Reader, Error> {
+    let cannot_read = |e: std::io::Error| Error::msg(format!("{path}: cannot read: {e}"));
+    let mut file = File::open(path).map_err(cannot_read)?;
+    file.seek(SeekFrom::Start(start)).map_err(cannot_read)?;
+    let src: Box<dyn BufRead> = Box::new(BufReader::with_capacity(1 << 16, file));
+    Ok(MonpolyLogReader::new(src, path, Some(sig.clone())))
+}
+
+/// Cuts the log into at most `periods` periods of about equal size (fewer when the log has
+/// fewer places to cut: equal timestamps, a bad line). Every process of a cluster computes
+/// the same plan from the same file.
+pub(crate) fn plan(job: &Job, periods: usize, h: Horizons) -> Result<Vec<Period>, Error> {
+    let path = job.trace.as_deref().expect("time slicing reads a file");
+    let cannot_read = |e: std::io::Error| Error::msg(format!("{path}: cannot read: {e}"));
+    let mut file = File::open(path).map_err(cannot_read)?;
+    let len = file.metadata().map_err(cannot_read)?.len();
+    let cuts = time_point_boundaries(&mut file, len, job.chunk_bytes).map_err(cannot_read)?;
+    // Each cut's first timestamp (None: it does not parse; the run will report that line).
+    let mut tp = TimePoint::default();
+    let first_ts: Vec<Option<Timestamp>> = cuts[..cuts.len() - 1]
+        .iter()
+        .map(|&c| {
+            let mut r = open_at(path, &job.sig, c).ok()?;
+            matches!(r.next_time_point(&mut tp), Ok(true)).then_some(tp.ts)
+        })
+        .collect();
+    let mut out = vec![Period {
+        start: 0,
+        first_ts: Timestamp::MIN,
+        read_from: 0,
+    }];
+    for j in 1..periods.max(1) {
+        let target = len / periods as u64 * j as u64;
+        let Some(k) = cuts.iter().position(|&c| c >= target && c < len) else {
+            break;
+        };
+        let last = out.last().expect("period 0").start;
+        let Some((start, ts)) = next_rise(path, &job.sig, cuts[k].max(last))? else {
+            break;
+        };
+        if start <= last {
+            continue;
+        }
+        // The last cut before the period after which every timestamp is within the past
+        // horizon (strictly before the period: see the module's documentation).
+        let floor = ts.saturating_sub(h.past.min(i64::MAX as u64) as i64);
+        let read_from = (0..cuts.len() - 1)
+            .rev()
+            .find(|&i| cuts[i] < start && first_ts[i].is_some_and(|t| t < floor))
+            .map_or(0, |i| cuts[i]);
+        out.push(Period {
+            start,
+            first_ts: ts,
+            read_from,
+        });
+    }
+    Ok(out)
+}
+
+/// The first line from `from` on that starts with a time point whose timestamp is above the
+/// one before it: (its offset, its timestamp).
+fn next_rise(
+    path: &str,
+    sig: &rvmon_trace::Signature,
+    from: u64,
+) -> Result<Option<(u64, Timestamp)>, Error> {
+    let mut r = open_at(path, sig, from)?;
+    let mut tp = TimePoint::default();
+    let mut before: Option<Timestamp> = None;
+    while let Ok(true) = r.next_time_point(&mut tp) {
+        let (line, at_start) = r.time_point_line();
+        if at_start && before.is_some_and(|b| tp.ts > b) {
+            return Ok(Some((from + line, tp.ts)));
+        }
+        before = Some(tp.ts);
+    }
+    Ok(None)
+}
+
+/// How a period's reading ended.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) enum End {
+    /// Its own time points are all decided.
+    Done,
+    /// A bad line or `>terminate<` in a margin: the period owning it reports it.
+    Stopped,
+    /// `>terminate<` in its own range: the log ends there.
+    Terminated,
+    /// A bad line in its own range: at line `line` of the reader that started at byte `from`
+    /// (`None`: an engine error, which names no line), column `col`.
+    Failed {
+        at: Option<(u64, usize)>,
+        col: usize,
+        message: String,
+    },
+}
+
+/// A worker's news about one of its periods.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct PeriodReport {
+    pub period: u64,
+    /// Violations at its own time points (numbered from its first), in order.
+    pub answers: Vec<(u64, Timestamp, Vec<Vec<WireValue>>)>,
+    /// How many own time points it has, once known.
+    pub own: Option<u64>,
+    pub end: Option<End>,
+    /// At the end: events and time points the engine read, and the worker.
+    pub sizes: Option<(u64, u64, u64)>,
+}
+
+impl PeriodReport {
+    fn new(period: usize) -> PeriodReport {
+        PeriodReport {
+            period: period as u64,
+            answers: Vec::new(),
+            own: None,
+            end: None,
+            sizes: None,
+        }
+    }
+}
+
+/// Where a time point or a line lies with respect to a period.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Region {
+    Before,
+    Own,
+    After,
+}
+
+/// Monitors period `j` of `plan`; `send` gets its reports (answers every few thousand time
+/// points, so that worker 0 can write them while the period runs).
+pub(crate) fn run_period(
+    job: &Job,
+    plan: &[Period],
+    j: usize,
+    h: Horizons,
+    worker: usize,
+    mut send: impl FnMut(PeriodReport),
+) -> Result<(), Error> {
+    let path = job.trace.as_deref().expect("time slicing reads a file");
+    let period = &plan[j];
+    let own_end = plan.get(j + 1).map(|p| p.start);
+    let region = |at: u64| {
+        if at < period.start {
+            Region::Before
+        } else if own_end.is_none_or(|e| at < e) {
+            Region::Own
+        } else {
+            Region::After
+        }
+    };
+    let mut reader = open_at(path, &job.sig, period.read_from)?;
+    let compiled = rvmon_fo::compile(
+        &job.formula,
+        &job.free,
+        &job.sig,
+        reader.interner_mut(),
+        &job.spec_name,
+        &job.spec_text,
+    )?;
+    let has_future = compiled.has_future();
+    let mut engine = FoEngine::new(compiled);
+    let floor = period
+        .first_ts
+        .saturating_sub(h.past.min(i64::MAX as u64) as i64);
+    let mut tp = TimePoint::default();
+    let mut answers: Vec<Answer> = Vec::new();
+    let mut report = PeriodReport::new(j);
+    // Time points fed; the first own one; own ones; the last own timestamp; extra ones fed
+    // past the future horizon.
+    let (mut fed, mut first_own, mut own, mut last_own_ts, mut extra) =
+        (0u64, None::<u64>, 0u64, None::<Timestamp>, 0u32);
+    let mut events = 0u64;
+    // Where reading stopped early: a period stopped before its own range never gets written
+    // (the period owning that line ends the run), so it has no count to report.
+    let mut stop = Region::Own;
+    let end = loop {
+        let next = reader.next_time_point(&mut tp);
+        let at = period.read_from
+            + match next {
+                Ok(true) => reader.time_point_line().0,
+                _ => reader.line_offset(),
+            };
+        match next {
+            Ok(true) => {}
+            Ok(false) if reader.terminated() => {
+                stop = region(at);
+                break if stop == Region::Own {
+                    End::Terminated
+                } else {
+                    End::Stopped
+                };
+            }
+            Ok(false) => {
+                // The end of the log: closed as the single run is.
+                let result = if has_future {
+                    engine.close(reader.interner_mut(), &mut answers)
+                } else {
+                    Ok(())
+                };
+                match result {
+                    Ok(()) => break End::Done,
+                    Err(e) => {
+                        break End::Failed {
+                            at: None,
+                            col: 0,
+                            message: e.to_string(),
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                stop = region(at);
+                break match stop {
+                    Region::Own => End::Failed {
+                        at: e.pos.as_ref().map(|p| (period.read_from, p.line)),
+                        col: e.pos.as_ref().map_or(0, |p| p.col),
+                        message: e.message,
+                    },
+                    _ => End::Stopped,
+                };
+            }
+        }
+        let here = region(at);
+        match here {
+            Region::Before if tp.ts < floor => continue,
+            Region::Before => {}
+            Region::Own => {
+                first_own.get_or_insert(fed);
+                own += 1;
+                last_own_ts = Some(tp.ts);
+            }
+            Region::After => {
+                if report.own.is_none() {
+                    report.own = Some(own);
+                }
+                let horizon = last_own_ts.map_or(Timestamp::MIN, |t| {
+                    t.saturating_add(h.future.min(i64::MAX as u64) as i64)
+                });
+                if tp.ts > horizon {
+                    if extra > h.next_depth {
+                        break End::Done;
+                    }
+                    extra += 1;
+                }
+            }
+        }
+        tp.index = fed;
+        fed += 1;
+        events += tp.events.len() as u64;
+        if let Err(e) = engine.step(&tp, reader.interner_mut(), &mut answers) {
+            stop = here;
+            break if here == Region::Own {
+                End::Failed {
+                    at: None,
+                    col: 0,
+                    message: e.to_string(),
+                }
+            } else {
+                End::Stopped
+            };
+        }
+        restrict(&mut answers, first_own, own, reader.interner(), &mut report);
+        if fed % 4096 == 0 && (!report.answers.is_empty() || report.own.is_some()) {
+            send(std::mem::replace(&mut report, PeriodReport::new(j)));
+        }
+    };
+    restrict(&mut answers, first_own, own, reader.interner(), &mut report);
+    if report.own.is_none() && stop != Region::Before {
+        report.own = Some(own);
+    }
+    report.end = Some(end);
+    report.sizes = Some((events, fed, worker as u64));
+    send(report);
+    Ok(())
+}
+
+/// Moves the answers at own time points into `report`, numbered from the period's first.
+fn restrict(
+    answers: &mut Vec<Answer>,
+    first_own: Option<u64>,
+    own: u64,
+    interner: &rvmon_core::Interner,
+    report: &mut PeriodReport,
+) {
+    for a in answers.drain(..) {
+        let Some(first) = first_own else { continue };
+        if a.rel.is_empty() || a.tp < first || a.tp >= first + own {
+            continue;
+        }
+        let rows = a
+            .rel
+            .iter()
+            .map(|t| {
+                t.iter()
+                    .map(|v| WireValue::from_value(v, interner))
+                    .collect()
+            })
+            .collect();
+        report.answers.push((a.tp - first, a.ts, rows));
+    }
+}
+
+/// Worker 0's merge: periods in order, each one's time points renumbered after the earlier
+/// periods'.
+pub(crate) struct PeriodMerger {
+    path: String,
+    periods: Vec<MergeState>,
+    /// The period being written, and the time points before it.
+    current: usize,
+    offset: u64,
+    /// The run ended (at a bad line, `>terminate<`, or after the last period).
+    over: bool,
+    sizes_sent: bool,
+    tx: mpsc::Sender<Message>,
+}
+
+#[derive(Default)]
+struct MergeState {
+    answers: VecDeque<(u64, Timestamp, Vec<Vec<WireValue>>)>,
+    own: Option<u64>,
+    end: Option<End>,
+    sizes: Option<(u64, u64, u64)>,
+}
+
+impl PeriodMerger {
+    pub(crate) fn new(path: &str, periods: usize, tx: mpsc::Sender<Message>) -> PeriodMerger {
+        PeriodMerger {
+            path: path.to_string(),
+            periods: (0..periods).map(|_| MergeState::default()).collect(),
+            current: 0,
+            offset: 0,
+            over: periods == 0,
+            sizes_sent: false,
+            tx,
+        }
+    }
+
+    pub(crate) fn take(&mut self, r: &PeriodReport) {
+        let st = &mut self.periods[r.period as usize];
+        st.answers.extend(r.answers.iter().cloned());
+        st.own = st.own.or(r.own);
+        if r.end.is_some() {
+            st.end = r.end.clone();
+            st.sizes = r.sizes;
+        }
+        while !self.over {
+            let st = &mut self.periods[self.current];
+            for (tp, ts, rows) in st.answers.drain(..) {
+                let _ = self.tx.send(Message::Answer {
+                    tp: self.offset + tp,
+                    ts,
+                    rows,
+                });
+            }
+            match &st.end {
+                None => break,
+                Some(End::Done) | Some(End::Stopped) => {
+                    let Some(own) = st.own else {
+                        let _ = self.tx.send(Message::Error(
+                            "the time-sliced run lost track of a period".into(),
+                        ));
+                        self.over = true;
+                        break;
+                    };
+                    self.offset += own;
+                    self.current += 1;
+                    self.over = self.current == self.periods.len();
+                }
+                Some(End::Terminated) => self.over = true,
+                Some(End::Failed { at, col, message }) => {
+                    let error = match at {
+                        Some((from, line)) => Error::at(
+                            SourcePos {
+                                file: self.path.clone(),
+                                line: line_number(&self.path, *from) - 1 + line,
+                                col: *col,
+                            },
+                            message.clone(),
+                        )
+                        .to_string(),
+                        None => message.clone(),
+                    };
+                    let _ = self.tx.send(Message::Error(error));
+                    self.over = true;
+                }
+            }
+        }
+        self.send_sizes();
+    }
+
+    /// Once every period has ended: the periods' sizes, as slices.
+    fn send_sizes(&mut self) {
+        if self.sizes_sent || self.periods.iter().any(|p| p.sizes.is_none()) {
+            return;
+        }
+        self.sizes_sent = true;
+        let sizes: Vec<(u64, u64, u64)> = self.periods.iter().filter_map(|p| p.sizes).collect();
+        let _ = self.tx.send(Message::Sizes {
+            events: sizes.iter().map(|s| s.0).collect(),
+            time_points: sizes.iter().map(|s| s.1).collect(),
+            workers: sizes.iter().map(|s| Some(s.2)).collect(),
+        });
+    }
+}
+
+/// The 1-based number of the line that starts at byte `at` of `path`.
+fn line_number(path: &str, at: u64) -> usize {
+    let Ok(file) = File::open(path) else {
+        return 1;
+    };
+    let mut buf = vec![0u8; 1 << 16];
+    let mut src = file.take(at);
+    let mut lines = 1;
+    while let Ok(n) = src.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        lines += buf[..n].iter().filter(|&&b| b == b'\n').count();
+    }
+    lines
+}
