@@ -103,8 +103,9 @@ pub enum Slicing {
     /// Time slicing: periods of the log, each read by its own worker with the margins the
     /// formula's horizons need (bounded past and future only; a MonPoly log file).
     Time,
-    /// Data slicing, unless `--slice-by` is not given and time slicing applies … (see
-    /// `parallel_cmd::choose`).
+    /// Time slicing when `--slice-by` is not given, the log is a MonPoly file, the formula's
+    /// horizons are bounded, and the formula's events are not so rare that data slicing
+    /// skips most time points in every slice; data slicing otherwise.
     Auto,
 }
 

@@ -18,6 +18,46 @@ const BATCH: u64 = 4096;
 /// handle, a slicer) negligible, few enough that pieces read ahead stay a few megabytes.
 const CHUNK_BYTES: u64 = 1 << 20;
 
+/// `--slicing auto`: time slicing when the formula's horizons are bounded, unless data
+/// slicing can drop most time points from every slice. Measured on paper 04's policies
+/// (BENCHMARKS.md): time slicing balances the work exactly (halves for 2 workers) but every
+/// period still steps through all its time points; data slicing is skewed by busy values,
+/// but a slice whose predicates occur at few time points skips the rest (P2, P6: 3× and more
+/// with 2 workers).
+fn choose_time(
+    formula: &Formula,
+    trace: Option<&str>,
+    sig: &Signature,
+    spec: &str,
+    text: &str,
+) -> bool {
+    let job = Job {
+        formula: formula.clone(),
+        free: Vec::new(),
+        sig: sig.clone(),
+        spec_name: spec.to_string(),
+        spec_text: text.to_string(),
+        trace: trace.map(str::to_string),
+        format: rvmon_trace::TraceFormat::Monpoly,
+        var: String::new(),
+        slices: 1,
+        drop_empty: false,
+        batch: BATCH,
+        readers: 1,
+        chunk_bytes: CHUNK_BYTES,
+        periods: None,
+    };
+    let Ok(h) = rvmon_timely::time_horizons(&job) else {
+        return false;
+    };
+    if h.past == 0 && h.future == 0 && h.next_depth == 0 {
+        return true; // no margins at all: each period is independent
+    }
+    let droppable = empty_points_removable(formula).is_ok();
+    let sparse = rvmon_timely::relevant_share(&job, CHUNK_BYTES).is_ok_and(|s| s < 0.1);
+    !(droppable && sparse)
+}
+
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     args: &CheckArgs,
@@ -46,10 +86,16 @@ pub fn run(
             "a sliced run reads its log from a file (give the LOG path, not standard input)",
         ));
     }
+    let format = crate::trace_format(args.format, trace.as_deref())?;
     let by_time = match args.slicing {
         Slicing::Time => true,
         Slicing::Data => false,
-        Slicing::Auto => false,
+        Slicing::Auto => {
+            args.slice_by.is_none()
+                && trace.is_some()
+                && format == rvmon_trace::TraceFormat::Monpoly
+                && choose_time(&formula, trace.as_deref(), sig, &args.spec, text)
+        }
     };
     let var = match &args.slice_by {
         _ if by_time => String::new(),
@@ -83,7 +129,6 @@ pub fn run(
         )));
     }
     let addresses: Vec<String> = addresses.into_iter().take(args.processes).collect();
-    let format = crate::trace_format(args.format, trace.as_deref())?;
     let job = Job {
         formula,
         free: vars.clone(),

@@ -73,6 +73,8 @@ fn threads_write_the_single_run_output() {
             &["--workers", "2"][..],
             &["--workers", "3", "--slices", "5"],
             &["--workers", "1", "--slices", "4"],
+            &["--workers", "2", "--slicing", "time"],
+            &["--workers", "3", "--slicing", "time", "--slices", "5"],
         ] {
             let sliced = check(policy, &log, extra);
             assert_eq!(
@@ -92,7 +94,11 @@ fn threads_write_the_single_run_output() {
 
 #[test]
 fn the_slice_report_shows_each_slice() {
-    let out = check("p4", &log(1), &["--workers", "2", "--slice-report"]);
+    let out = check(
+        "p4",
+        &log(1),
+        &["--workers", "2", "--slicing", "data", "--slice-report"],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("2 slice(s) by `c` on 2 worker(s), empty time points dropped"),
@@ -100,6 +106,17 @@ fn the_slice_report_shows_each_slice() {
     );
     assert!(err.contains("rvmon: slice 0 (worker "), "{err}");
     assert!(err.contains("rvmon: worker 1: "), "{err}");
+    let out = check(
+        "p4",
+        &log(2),
+        &["--workers", "2", "--slicing", "time", "--slice-report"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("rvmon: 2 period(s) on 2 worker(s); each reads its margins too"),
+        "{err}"
+    );
+    assert!(err.contains("rvmon: period 1 (worker 1): "), "{err}");
 }
 
 #[test]
@@ -114,15 +131,20 @@ fn a_bad_line_ends_both_runs_alike() {
     );
     let path = dir().join("bad.log");
     std::fs::write(&path, bad).unwrap();
-    for policy in ["p3", "p5"] {
+    for (policy, slicing) in [
+        ("p3", "data"),
+        ("p5", "data"),
+        ("p3", "time"),
+        ("p5", "time"),
+    ] {
         let single = check(policy, &path, &[]);
-        let sliced = check(policy, &path, &["--workers", "2"]);
+        let sliced = check(policy, &path, &["--workers", "2", "--slicing", slicing]);
         assert_eq!(single.status.code(), Some(2));
         assert_eq!(sliced.status.code(), Some(2));
         assert_eq!(
             String::from_utf8_lossy(&sliced.stdout),
             String::from_utf8_lossy(&single.stdout),
-            "{policy}"
+            "{policy} {slicing}"
         );
         let line = format!("bad.log:{}:2:", cut + 1);
         assert!(
@@ -169,7 +191,7 @@ fn two_processes_on_loopback_write_the_single_run_output() {
         format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
     )
     .unwrap();
-    for policy in ["p2", "p5"] {
+    for (policy, slicing) in [("p2", "data"), ("p5", "data"), ("p4", "time")] {
         let single = check(policy, &log, &[]);
         let spawn = |id: &str| {
             rvmon()
@@ -188,7 +210,7 @@ fn two_processes_on_loopback_write_the_single_run_output() {
                 ])
                 .arg("--hostfile")
                 .arg(&hostfile)
-                .args(["--connect-timeout", "30"])
+                .args(["--connect-timeout", "30", "--slicing", slicing])
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -280,6 +302,7 @@ fn a_bad_line_after_a_future_window_decides_alike() {
     for extra in [
         &["--workers", "2"][..],
         &["--workers", "2", "--slices", "8"],
+        &["--workers", "2", "--slicing", "time"],
     ] {
         let sliced = run(extra);
         assert_eq!(sliced.status.code(), Some(2));

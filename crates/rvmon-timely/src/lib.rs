@@ -127,6 +127,38 @@ pub fn time_horizons(job: &Job) -> Result<Horizons, Error> {
     }
 }
 
+/// The share of the time points among the log's first `bytes` that hold an event of the
+/// formula's predicates. Data slicing with empty time points dropped skips the others in
+/// every slice, which time slicing cannot.
+pub fn relevant_share(job: &Job, bytes: u64) -> Result<f64, Error> {
+    use std::io::Read;
+    let path = job
+        .trace
+        .as_deref()
+        .ok_or_else(|| Error::msg("no log file"))?;
+    let file =
+        std::fs::File::open(path).map_err(|e| Error::msg(format!("{path}: cannot read: {e}")))?;
+    let src = std::io::BufReader::new(file.take(bytes));
+    let mut reader = rvmon_trace::MonpolyLogReader::new(src, path, Some(job.sig.clone()));
+    let names = rvmon_slice::predicates(&job.formula);
+    let preds: Vec<Sym> = names
+        .iter()
+        .map(|n| rvmon_trace::TraceReader::interner_mut(&mut reader).intern(n))
+        .collect();
+    let mut tp = TimePoint::default();
+    let (mut all, mut relevant) = (0u64, 0u64);
+    // A bad line ends the sample; the run reports it.
+    while let Ok(true) = rvmon_trace::TraceReader::next_time_point(&mut reader, &mut tp) {
+        all += 1;
+        relevant += u64::from(tp.events.iter().any(|e| preds.contains(&e.name)));
+    }
+    Ok(if all == 0 {
+        1.0
+    } else {
+        relevant as f64 / all as f64
+    })
+}
+
 /// Where the workers are.
 #[derive(Clone, Debug)]
 pub struct Cluster {

@@ -74,7 +74,12 @@ pub(crate) fn plan(job: &Job, periods: usize, h: Horizons) -> Result<Vec<Period>
     let cannot_read = |e: std::io::Error| Error::msg(format!("{path}: cannot read: {e}"));
     let mut file = File::open(path).map_err(cannot_read)?;
     let len = file.metadata().map_err(cannot_read)?.len();
-    let cuts = time_point_boundaries(&mut file, len, job.chunk_bytes).map_err(cannot_read)?;
+    // Cuts every `chunk_bytes`, and at least 64 per period: margins start at a cut, so finer
+    // cuts read less before a period on small logs.
+    let chunk = job
+        .chunk_bytes
+        .min((len / (64 * periods.max(1) as u64)).max(1));
+    let cuts = time_point_boundaries(&mut file, len, chunk).map_err(cannot_read)?;
     // Each cut's first timestamp (None: it does not parse; the run will report that line).
     let mut tp = TimePoint::default();
     let first_ts: Vec<Option<Timestamp>> = cuts[..cuts.len() - 1]
