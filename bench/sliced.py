@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
-"""Paper 04's policies P1-P6, single engine against the sliced parallel run (timely-dataflow).
+"""Paper 04's policies P1-P6, single engine against sliced parallel runs (timely-dataflow).
 
 Usage: python3 bench/sliced.py DAYS [RUNS]
 
 Generates `rvmon gen paper04 --computers 100 --days DAYS` (about 101 k events per day), then
 for each policy runs, as whole processes under /usr/bin/time:
-  single       rvmon check P LOG --sig S --output monpoly
-  1 reader     ... --workers 2 --readers 1   (the log parsed by one thread)
-  2 workers    ... --workers 2               (the log parsed in pieces by 2 threads)
-  2 processes  ... --processes 2 --process-id 0|1 (loopback, a hostfile of two free ports;
-                   process 0 reads with 2 threads)
+  single        rvmon check P LOG --sig S --output monpoly
+  data, 1 reader ... --workers 2 --slicing data --readers 1 (one thread parses the log)
+  data          ... --workers 2 --slicing data   (the log parsed in pieces by 2 threads)
+  time          ... --workers 2 --slicing time   (2 periods, each worker reads its own)
+  2 processes   ... --processes 2 --process-id 0|1 (loopback, a hostfile of two free
+                    ports; --slicing auto, whose choice is printed)
 checks that each writes the same output as the single run, and prints wall time (median of
-RUNS, default 1), peak RSS, and the speed-up. Slice sizes come from --slice-report.
+RUNS, default 1), peak RSS, and the speed-ups. Slice sizes come from --slice-report.
 """
 import os, re, socket, subprocess, sys, tempfile, time
 
@@ -59,20 +60,22 @@ def main():
     events = sum(l.count("(") for l in open(log))
     hosts = os.path.join(tmp, "hosts")
     print(f"log: {events:,} events, {os.path.getsize(log) / 1e6:.0f} MB")
-    print("| policy | single | 2 workers, 1 reader | speed-up | 2 workers | speed-up | 2 processes | speed-up | peak RSS single / 2 workers | busiest worker's events | same output |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| policy | single | data, 1 reader | data | time | auto, 2 processes | auto chose | peak RSS single / data / time | busiest data slice's worker | same output |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for p in range(1, 7):
         base = [RVMON, "check", os.path.join(EX, f"p{p}.mfotl"), log, "--sig", os.path.join(EX, "paper04.sig"), "--output", "monpoly"]
         res = {}
-        for mode in ["single", "one_reader", "workers", "processes"]:
+        for mode in ["single", "one_reader", "workers", "time", "processes"]:
             walls = []
             for _ in range(runs):
                 if mode == "single":
                     r = timed([base])
                 elif mode == "one_reader":
-                    r = timed([base + ["--workers", "2", "--readers", "1"]])
+                    r = timed([base + ["--workers", "2", "--slicing", "data", "--readers", "1"]])
                 elif mode == "workers":
-                    r = timed([base + ["--workers", "2", "--slice-report"]])
+                    r = timed([base + ["--workers", "2", "--slicing", "data", "--slice-report"]])
+                elif mode == "time":
+                    r = timed([base + ["--workers", "2", "--slicing", "time"]])
                 else:
                     with open(hosts, "w") as f:
                         f.write(f"127.0.0.1:{free_port()}\n127.0.0.1:{free_port()}\n")
@@ -84,8 +87,10 @@ def main():
         same = all(res[m][2] == res["single"][2] for m in res)
         shares = [float(m) for l in res["workers"][3].splitlines() if l.startswith("rvmon: worker ")
                   for m in re.findall(r"\(([\d.]+) %\)", l)]
-        s, o, w, c = res["single"][0], res["one_reader"][0], res["workers"][0], res["processes"][0]
-        print(f"| P{p} | {s:.2f} s | {o:.2f} s | {s / o:.2f}x | {w:.2f} s | {s / w:.2f}x | {c:.2f} s | {s / c:.2f}x | {res['single'][1]:.0f} / {res['workers'][1]:.0f} MB | {max(shares or [0]):.0f} % | {'yes' if same else 'NO'} |")
+        s, o, w, t, c = (res[m][0] for m in ["single", "one_reader", "workers", "time", "processes"])
+        chose = "time" if "sliced by time" in res["processes"][3] else "data"
+        cell = lambda x: f"{x:.2f} s ({s / x:.2f}x)"
+        print(f"| P{p} | {s:.2f} s | {cell(o)} | {cell(w)} | {cell(t)} | {cell(c)} | {chose} | {res['single'][1]:.0f} / {res['workers'][1]:.0f} / {res['time'][1]:.0f} MB | {max(shares or [0]):.0f} % | {'yes' if same else 'NO'} |")
 
 
 if __name__ == "__main__":

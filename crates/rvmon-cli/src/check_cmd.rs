@@ -93,6 +93,10 @@ pub struct CheckArgs {
     /// available; 1 reads it in one pass). The output is the same.
     #[arg(long)]
     pub readers: Option<usize>,
+    /// Time-sliced runs: keep each finished period's verdicts in this directory, and take
+    /// them from it instead of running the period again (after a failed run, say).
+    #[arg(long)]
+    pub state_dir: Option<String>,
 }
 
 /// How a sliced run slices the log (paper 04's slicers).
@@ -104,8 +108,8 @@ pub enum Slicing {
     /// formula's horizons need (bounded past and future only; a MonPoly log file).
     Time,
     /// Time slicing when `--slice-by` is not given, the log is a MonPoly file, the formula's
-    /// horizons are bounded, and the formula's events are not so rare that data slicing
-    /// skips most time points in every slice; data slicing otherwise.
+    /// horizons are bounded, and its predicates occur in most time points (so that data
+    /// slices could skip few of them); data slicing otherwise.
     Auto,
 }
 
@@ -132,6 +136,7 @@ impl CheckArgs {
             slice_report: false,
             connect_timeout: 60,
             readers: None,
+            state_dir: None,
         }
     }
 

@@ -19,17 +19,21 @@ const BATCH: u64 = 4096;
 const CHUNK_BYTES: u64 = 1 << 20;
 
 /// `--slicing auto`: time slicing when the formula's horizons are bounded, unless data
-/// slicing can drop most time points from every slice. Measured on paper 04's policies
-/// (BENCHMARKS.md): time slicing balances the work exactly (halves for 2 workers) but every
-/// period still steps through all its time points; data slicing is skewed by busy values,
-/// but a slice whose predicates occur at few time points skips the rest (P2, P6: 3× and more
-/// with 2 workers).
+/// slicing may drop empty time points and the formula's predicates occur in fewer than 60 %
+/// of the time points (sampled in the log's first MiB). Measured on paper 04's policies with
+/// 2 workers (BENCHMARKS.md): time slicing splits the work evenly but every period steps
+/// through all its time points; data slicing is skewed by busy values (57 % on one worker),
+/// but a slice skips the time points without its predicates. Data won where those predicates
+/// occur in at most about half of the time points (P1, P2, P6: under 1 %; P3: about half);
+/// time won where they occur in most (P4, P5: 75–90 %). With `--state-dir`, time slicing
+/// whenever it applies: only periods finish early.
 fn choose_time(
     formula: &Formula,
     trace: Option<&str>,
     sig: &Signature,
     spec: &str,
     text: &str,
+    keep_periods: bool,
 ) -> bool {
     let job = Job {
         formula: formula.clone(),
@@ -46,15 +50,16 @@ fn choose_time(
         readers: 1,
         chunk_bytes: CHUNK_BYTES,
         periods: None,
+        state_dir: None,
     };
-    let Ok(h) = rvmon_timely::time_horizons(&job) else {
+    if rvmon_timely::time_horizons(&job).is_err() {
         return false;
-    };
-    if h.past == 0 && h.future == 0 && h.next_depth == 0 {
-        return true; // no margins at all: each period is independent
+    }
+    if keep_periods {
+        return true;
     }
     let droppable = empty_points_removable(formula).is_ok();
-    let sparse = rvmon_timely::relevant_share(&job, CHUNK_BYTES).is_ok_and(|s| s < 0.1);
+    let sparse = rvmon_timely::relevant_share(&job, CHUNK_BYTES).is_ok_and(|s| s < 0.6);
     !(droppable && sparse)
 }
 
@@ -94,9 +99,21 @@ pub fn run(
             args.slice_by.is_none()
                 && trace.is_some()
                 && format == rvmon_trace::TraceFormat::Monpoly
-                && choose_time(&formula, trace.as_deref(), sig, &args.spec, text)
+                && choose_time(
+                    &formula,
+                    trace.as_deref(),
+                    sig,
+                    &args.spec,
+                    text,
+                    args.state_dir.is_some(),
+                )
         }
     };
+    if args.state_dir.is_some() && !by_time {
+        return Err(Error::msg(
+            "--state-dir keeps finished periods of a time-sliced run (--slicing time): data slices all end with the log",
+        ));
+    }
     let var = match &args.slice_by {
         _ if by_time => String::new(),
         Some(v) => v.clone(),
@@ -146,6 +163,7 @@ pub fn run(
         }),
         chunk_bytes: CHUNK_BYTES,
         periods: by_time.then_some(slices),
+        state_dir: args.state_dir.clone(),
     };
     let cluster = Cluster {
         workers: args.workers,
@@ -164,7 +182,8 @@ pub fn run(
                 events,
                 time_points,
                 workers,
-            } => sizes = Some((events, time_points, workers)),
+                saved,
+            } => sizes = Some((events, time_points, workers, saved)),
         }
         Ok(())
     });
@@ -172,7 +191,7 @@ pub fn run(
     result?;
     if args.process_id == 0 {
         if args.slice_report {
-            if let Some((events, time_points, workers)) = &sizes {
+            if let Some((events, time_points, workers, saved)) = &sizes {
                 if by_time {
                     writeln!(
                         err,
@@ -195,6 +214,13 @@ pub fn run(
                 let share = |e: u64| 100.0 * e as f64 / total as f64;
                 for (k, ((e, t), w)) in events.iter().zip(time_points).zip(workers).enumerate() {
                     let on = w.map_or("-".to_string(), |w| w.to_string());
+                    if saved[k] {
+                        writeln!(
+                            err,
+                            "rvmon: period {k}: kept from --state-dir by an earlier run ({e} event(s), {t} time point(s) then)"
+                        )?;
+                        continue;
+                    }
                     writeln!(
                         err,
                         "rvmon: {} {k} (worker {on}): {e} event(s) ({:.1} %), {t} time point(s)",

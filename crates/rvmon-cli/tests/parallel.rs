@@ -359,3 +359,61 @@ fn a_process_that_dies_fails_the_run() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("a process of the cluster stopped"), "{err}");
 }
+
+/// `--state-dir` keeps each finished period; a second run takes every period from it (the
+/// slice report says so) and writes the same output; a damaged file only makes its period
+/// run again.
+#[test]
+fn finished_periods_are_kept_and_reused() {
+    let log = log(2);
+    let state = dir().join("state");
+    let args = [
+        "--workers",
+        "2",
+        "--slicing",
+        "time",
+        "--slices",
+        "3",
+        "--slice-report",
+        "--state-dir",
+    ];
+    let run = || {
+        let mut a: Vec<&str> = args.to_vec();
+        a.push(state.to_str().unwrap());
+        check("p4", &log, &a)
+    };
+    let single = check("p4", &log, &[]);
+    let first = run();
+    assert_eq!(
+        String::from_utf8_lossy(&first.stdout),
+        String::from_utf8_lossy(&single.stdout)
+    );
+    let mut kept: Vec<PathBuf> = std::fs::read_dir(&state)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    kept.sort();
+    assert_eq!(kept.len(), 3, "one file per period: {kept:?}");
+    let second = run();
+    assert_eq!(
+        String::from_utf8_lossy(&second.stdout),
+        String::from_utf8_lossy(&single.stdout)
+    );
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(err.matches("kept from --state-dir").count(), 3, "{err}");
+    std::fs::write(&kept[1], b"damaged").unwrap();
+    let third = run();
+    assert_eq!(
+        String::from_utf8_lossy(&third.stdout),
+        String::from_utf8_lossy(&single.stdout)
+    );
+    let err = String::from_utf8_lossy(&third.stderr);
+    assert_eq!(err.matches("kept from --state-dir").count(), 2, "{err}");
+    // Data slices all end with the log: nothing to keep.
+    let data = check(
+        "p4",
+        &log,
+        &["--workers", "2", "--slicing", "data", "--state-dir", "x"],
+    );
+    assert_eq!(data.status.code(), Some(2));
+}

@@ -79,6 +79,8 @@ pub struct Job {
     /// Time slicing into this many periods instead of data slicing (`var`, `slices` and
     /// `drop_empty` are then unused; see [`time_horizons`]).
     pub periods: Option<usize>,
+    /// Time slicing: where finished periods are kept, so that a re-run skips them.
+    pub state_dir: Option<String>,
 }
 
 impl Job {
@@ -178,12 +180,14 @@ pub enum Report {
     /// A time point's violations (non-empty), in the engine's column order, strings interned
     /// in the interner handed to the callback.
     Answer(Answer),
-    /// Events and time points each slice received, and the worker each slice ran on
-    /// (`None`: it received nothing).
+    /// Events and time points each slice (or period) received, the worker each ran on
+    /// (`None`: it received nothing), and whether it was kept from an earlier run
+    /// (`--state-dir`) instead of run.
     Sizes {
         events: Vec<u64>,
         time_points: Vec<u64>,
         workers: Vec<Option<u64>>,
+        saved: Vec<bool>,
     },
 }
 
@@ -266,11 +270,13 @@ pub fn run(
                 events,
                 time_points,
                 workers,
+                saved,
             } => on(
                 Report::Sizes {
                     events,
                     time_points,
                     workers,
+                    saved,
                 },
                 &interner,
             ),
@@ -386,6 +392,7 @@ pub(crate) enum Message {
         events: Vec<u64>,
         time_points: Vec<u64>,
         workers: Vec<Option<u64>>,
+        saved: Vec<bool>,
     },
     Error(String),
     /// A worker panicked (a peer process died, or a bug).
@@ -421,14 +428,32 @@ fn work_periods(
                 .probe_with(&probe);
         });
     }
+    let saved = match &job.state_dir {
+        Some(dir) => Some(periods::Saved::new(dir, job, plan)?),
+        None => None,
+    };
     let mut result = Ok(());
     for j in (index..plan.len()).step_by(peers) {
+        if let Some(kept) = saved.as_ref().and_then(|s| s.load(j)) {
+            input.send(kept);
+            worker.step();
+            continue;
+        }
+        let mut whole = saved.as_ref().map(|_| periods::PeriodReport::new(j));
         result = periods::run_period(job, plan, j, h, index, |r| {
+            if let Some(w) = whole.as_mut() {
+                w.absorb(&r);
+            }
             input.send(r);
             worker.step();
         });
         if result.is_err() {
             break;
+        }
+        if let (Some(s), Some(w)) = (&saved, &whole) {
+            if w.done() {
+                s.save(w)?;
+            }
         }
     }
     input.close();

@@ -171,17 +171,94 @@ pub(crate) struct PeriodReport {
     pub end: Option<End>,
     /// At the end: events and time points the engine read, and the worker.
     pub sizes: Option<(u64, u64, u64)>,
+    /// It was kept on disk by an earlier run (`--state-dir`), not run again.
+    pub saved: bool,
 }
 
 impl PeriodReport {
-    fn new(period: usize) -> PeriodReport {
+    pub(crate) fn new(period: usize) -> PeriodReport {
         PeriodReport {
             period: period as u64,
             answers: Vec::new(),
             own: None,
             end: None,
             sizes: None,
+            saved: false,
         }
+    }
+
+    /// Adds a later report of the same period.
+    pub(crate) fn absorb(&mut self, r: &PeriodReport) {
+        self.answers.extend(r.answers.iter().cloned());
+        self.own = self.own.or(r.own);
+        if r.end.is_some() {
+            self.end = r.end.clone();
+            self.sizes = r.sizes;
+        }
+    }
+
+    pub(crate) fn done(&self) -> bool {
+        matches!(self.end, Some(End::Done))
+    }
+}
+
+/// Finished periods kept on disk (`--state-dir`), so that a re-run of the same job (after a
+/// process of the cluster died, say) skips them. A period's file is named by a key of the job:
+/// the formula, the signature, the periods' cuts and first timestamps, and the log's length;
+/// anything else finds no file and runs the period again.
+pub(crate) struct Saved {
+    dir: std::path::PathBuf,
+    key: u64,
+}
+
+impl Saved {
+    pub(crate) fn new(dir: &str, job: &Job, plan: &[Period]) -> Result<Saved, Error> {
+        use std::hash::{Hash, Hasher};
+        let path = job.trace.as_deref().expect("time slicing reads a file");
+        let len = std::fs::metadata(path)
+            .map_err(|e| Error::msg(format!("{path}: cannot read: {e}")))?
+            .len();
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::msg(format!("{dir}: cannot create the state directory: {e}")))?;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (
+            job.formula.to_string(),
+            &job.free,
+            format!("{:?}", job.sig),
+            format!("{plan:?}"),
+            len,
+        )
+            .hash(&mut h);
+        Ok(Saved {
+            dir: dir.into(),
+            key: h.finish(),
+        })
+    }
+
+    fn path(&self, period: u64) -> std::path::PathBuf {
+        self.dir
+            .join(format!("period-{period}-{:016x}.bin", self.key))
+    }
+
+    /// A finished period's report, if a run of the same job kept it (an unreadable file is
+    /// ignored: the period runs again).
+    pub(crate) fn load(&self, period: usize) -> Option<PeriodReport> {
+        let bytes = std::fs::read(self.path(period as u64)).ok()?;
+        let mut r: PeriodReport = bincode::deserialize(&bytes).ok()?;
+        (r.period == period as u64 && r.done()).then(|| {
+            r.saved = true;
+            r
+        })
+    }
+
+    /// Keeps a finished period (written whole, then renamed: a crash leaves no half file).
+    pub(crate) fn save(&self, r: &PeriodReport) -> Result<(), Error> {
+        let path = self.path(r.period);
+        let tmp = path.with_extension("tmp");
+        let bytes = bincode::serialize(r).map_err(|e| Error::msg(e.to_string()))?;
+        std::fs::write(&tmp, bytes)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .map_err(|e| Error::msg(format!("{}: cannot write: {e}", path.display())))
     }
 }
 
@@ -387,6 +464,7 @@ struct MergeState {
     own: Option<u64>,
     end: Option<End>,
     sizes: Option<(u64, u64, u64)>,
+    saved: bool,
 }
 
 impl PeriodMerger {
@@ -409,6 +487,7 @@ impl PeriodMerger {
         if r.end.is_some() {
             st.end = r.end.clone();
             st.sizes = r.sizes;
+            st.saved = r.saved;
         }
         while !self.over {
             let st = &mut self.periods[self.current];
@@ -466,6 +545,7 @@ impl PeriodMerger {
             events: sizes.iter().map(|s| s.0).collect(),
             time_points: sizes.iter().map(|s| s.1).collect(),
             workers: sizes.iter().map(|s| Some(s.2)).collect(),
+            saved: self.periods.iter().map(|p| p.saved).collect(),
         });
     }
 }

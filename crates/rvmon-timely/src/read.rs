@@ -206,6 +206,7 @@ impl<'a> Feeder<'a> {
             self.send(p)?;
         }
         Ok(Message::Sizes {
+            saved: vec![false; self.events.len()],
             events: self.events,
             time_points: self.time_points,
             workers: self.placement.worker_of,

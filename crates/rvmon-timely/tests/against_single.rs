@@ -150,6 +150,7 @@ proptest! {
             readers,
             chunk_bytes,
             periods: None,
+            state_dir: None,
         };
         let cluster = Cluster {
             workers,
@@ -241,6 +242,7 @@ proptest! {
             readers,
             chunk_bytes,
             periods,
+            state_dir: None,
         };
         let one_pass = run_job(job(1, None), 2);
         let pieces = run_job(job(readers, None), 2);
@@ -291,6 +293,7 @@ proptest! {
             readers: 1,
             chunk_bytes,
             periods: Some(periods),
+            state_dir: None,
         };
         let (got, end) = run_job(job, workers);
         prop_assert_eq!(end, Ok(()));
