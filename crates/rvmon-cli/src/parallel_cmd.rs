@@ -33,6 +33,7 @@ fn choose_time(
     sig: &Signature,
     spec: &str,
     text: &str,
+    periods: usize,
     keep_periods: bool,
 ) -> bool {
     let job = Job {
@@ -57,6 +58,10 @@ fn choose_time(
     }
     if keep_periods {
         return true;
+    }
+    // Horizons as long as a period would make every period read most of the log.
+    if rvmon_timely::time_slicing_overhead(&job, periods).is_ok_and(|o| o > 0.25) {
+        return false;
     }
     let droppable = empty_points_removable(formula).is_ok();
     let sparse = rvmon_timely::relevant_share(&job, CHUNK_BYTES).is_ok_and(|s| s < 0.6);
@@ -97,7 +102,7 @@ pub fn run(
         Slicing::Data => false,
         Slicing::Auto => {
             args.slice_by.is_none()
-                && trace.is_some()
+                && trace.as_deref().is_some_and(rvmon_timely::is_regular_file)
                 && format == rvmon_trace::TraceFormat::Monpoly
                 && choose_time(
                     &formula,
@@ -105,6 +110,7 @@ pub fn run(
                     sig,
                     &args.spec,
                     text,
+                    args.slices.unwrap_or(args.workers * args.processes),
                     args.state_dir.is_some(),
                 )
         }

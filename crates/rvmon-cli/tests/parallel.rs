@@ -417,3 +417,45 @@ fn finished_periods_are_kept_and_reused() {
     );
     assert_eq!(data.status.code(), Some(2));
 }
+
+/// A log path that is a pipe (`<(zcat log.gz)`) has no length to cut into pieces or periods:
+/// the parallel run reads it in one pass, and time slicing says it needs a file.
+#[test]
+fn a_pipe_is_read_in_one_pass() {
+    let log = log(1);
+    let fifo = dir().join("pipe.log");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let single = check("p5", &log, &[]);
+    let feed = |fifo: PathBuf, log: PathBuf| {
+        std::thread::spawn(move || {
+            let text = std::fs::read(log).unwrap();
+            // Fails (and is ignored) when rvmon refuses the pipe without opening it.
+            if let Ok(mut w) = std::fs::OpenOptions::new().write(true).open(fifo) {
+                let _ = std::io::Write::write_all(&mut w, &text);
+            }
+        })
+    };
+    let writer = feed(fifo.clone(), log.clone());
+    let piped = check("p5", &fifo, &["--workers", "2"]);
+    writer.join().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&piped.stdout),
+        String::from_utf8_lossy(&single.stdout),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+    // (A writer that may never be read from: left behind, not joined.)
+    let _ = feed(fifo.clone(), log.clone());
+    let timed = check("p5", &fifo, &["--workers", "2", "--slicing", "time"]);
+    assert_eq!(timed.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&timed.stderr).contains("not a pipe"),
+        "{}",
+        String::from_utf8_lossy(&timed.stderr)
+    );
+}

@@ -129,6 +129,18 @@ pub fn time_horizons(job: &Job) -> Result<Horizons, Error> {
     }
 }
 
+/// Whether `path` is a regular file (not a pipe): only those can be cut into pieces.
+pub fn is_regular_file(path: &str) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// What time slicing into `periods` would read in margins, as a share of the log (an
+/// estimate from the cuts; 0 for a formula that looks neither back nor ahead).
+pub fn time_slicing_overhead(job: &Job, periods: usize) -> Result<f64, Error> {
+    let h = time_horizons(job)?;
+    Ok(periods::plan(job, periods, h)?.1)
+}
+
 /// The share of the time points among the log's first `bytes` that hold an event of the
 /// formula's predicates. Data slicing with empty time points dropped skips the others in
 /// every slice, which time slicing cannot.
@@ -138,6 +150,9 @@ pub fn relevant_share(job: &Job, bytes: u64) -> Result<f64, Error> {
         .trace
         .as_deref()
         .ok_or_else(|| Error::msg("no log file"))?;
+    if !is_regular_file(path) {
+        return Err(Error::msg(format!("{path}: not a regular file")));
+    }
     let file =
         std::fs::File::open(path).map_err(|e| Error::msg(format!("{path}: cannot read: {e}")))?;
     let src = std::io::BufReader::new(file.take(bytes));
@@ -217,10 +232,11 @@ pub fn run(
                 ));
             }
             let h = time_horizons(&job)?;
-            Some(Arc::new((periods::plan(&job, k, h)?, h)))
+            Some(Arc::new((periods::plan(&job, k, h)?.0, h)))
         }
         None => None,
     };
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let builders = builders(
         cluster,
         job.fingerprint(cluster.workers, time_plan.as_deref()),
@@ -233,7 +249,7 @@ pub fn run(
             let tx = tx.clone();
             let result =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &time_plan {
-                    Some(plan) => work_periods(worker, &worker_job, &plan.0, plan.1, &tx),
+                    Some(plan) => work_periods(worker, &worker_job, &plan.0, plan.1, &tx, &stop),
                     None => work(worker, &worker_job, &tx),
                 }));
             match result {
@@ -407,6 +423,7 @@ fn work_periods(
     plan: &[periods::Period],
     h: Horizons,
     tx: &mpsc::Sender<Message>,
+    stop: &Arc<std::sync::atomic::AtomicBool>,
 ) -> Result<(), Error> {
     let (index, peers) = (worker.index(), worker.peers());
     let mut input: InputHandle<u64, CapacityContainerBuilder<Vec<periods::PeriodReport>>> =
@@ -417,6 +434,7 @@ fn work_periods(
         path,
         plan.len(),
         tx.clone(),
+        Arc::clone(stop),
     )));
     {
         let merger = Rc::clone(&merger);
@@ -440,7 +458,10 @@ fn work_periods(
             continue;
         }
         let mut whole = saved.as_ref().map(|_| periods::PeriodReport::new(j));
-        result = periods::run_period(job, plan, j, h, index, |r| {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break; // the run ended earlier in the log
+        }
+        result = periods::run_period(job, plan, j, h, index, stop, |r| {
             if let Some(w) = whole.as_mut() {
                 w.absorb(&r);
             }

@@ -26,7 +26,8 @@
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 
 use rvmon_core::{Error, SourcePos, TimePoint, Timestamp};
 use rvmon_fo::{Answer, FoEngine};
@@ -69,8 +70,16 @@ fn open_at(path: &str, sig: &rvmon_trace::Signature, start: u64) -> Result<Reade
 /// Cuts the log into at most `periods` periods of about equal size (fewer when the log has
 /// fewer places to cut: equal timestamps, a bad line). Every process of a cluster computes
 /// the same plan from the same file.
-pub(crate) fn plan(job: &Job, periods: usize, h: Horizons) -> Result<Vec<Period>, Error> {
+///
+/// Also returns an estimate of the margins' cost: the bytes read in margins, as a share of
+/// the log (a horizon longer than a period makes every period read most of the log).
+pub(crate) fn plan(job: &Job, periods: usize, h: Horizons) -> Result<(Vec<Period>, f64), Error> {
     let path = job.trace.as_deref().expect("time slicing reads a file");
+    if !crate::is_regular_file(path) {
+        return Err(Error::msg(format!(
+            "{path}: time slicing reads a regular file (each worker reads its own periods), not a pipe"
+        )));
+    }
     let cannot_read = |e: std::io::Error| Error::msg(format!("{path}: cannot read: {e}"));
     let mut file = File::open(path).map_err(cannot_read)?;
     let len = file.metadata().map_err(cannot_read)?.len();
@@ -78,7 +87,7 @@ pub(crate) fn plan(job: &Job, periods: usize, h: Horizons) -> Result<Vec<Period>
     // cuts read less before a period on small logs.
     let chunk = job
         .chunk_bytes
-        .min((len / (64 * periods.max(1) as u64)).max(1));
+        .min((len / 64u64.saturating_mul(periods.max(1) as u64)).max(1));
     let cuts = time_point_boundaries(&mut file, len, chunk).map_err(cannot_read)?;
     // Each cut's first timestamp (None: it does not parse; the run will report that line).
     let mut tp = TimePoint::default();
@@ -119,7 +128,22 @@ pub(crate) fn plan(job: &Job, periods: usize, h: Horizons) -> Result<Vec<Period>
             read_from,
         });
     }
-    Ok(out)
+    // Past margins exactly; future margins up to the first cut beyond the horizon.
+    let past: u64 = out.iter().map(|p| p.start - p.read_from).sum();
+    let future: u64 = out[1..]
+        .iter()
+        .map(|next| {
+            let limit = next
+                .first_ts
+                .saturating_add(h.future.min(i64::MAX as u64) as i64);
+            let end = (0..cuts.len() - 1)
+                .find(|&i| cuts[i] > next.start && first_ts[i].is_some_and(|t| t > limit))
+                .map_or(len, |i| cuts[i]);
+            end - next.start
+        })
+        .sum();
+    let overhead = (past + future) as f64 / len.max(1) as f64;
+    Ok((out, overhead))
 }
 
 /// The first line from `from` on that starts with a time point whose timestamp is above the
@@ -204,8 +228,8 @@ impl PeriodReport {
 
 /// Finished periods kept on disk (`--state-dir`), so that a re-run of the same job (after a
 /// process of the cluster died, say) skips them. A period's file is named by a key of the job:
-/// the formula, the signature, the periods' cuts and first timestamps, and the log's length;
-/// anything else finds no file and runs the period again.
+/// the formula, the signature, the periods' cuts and first timestamps, and the log's length
+/// and modification time; anything else finds no file and runs the period again.
 pub(crate) struct Saved {
     dir: std::path::PathBuf,
     key: u64,
@@ -215,9 +239,10 @@ impl Saved {
     pub(crate) fn new(dir: &str, job: &Job, plan: &[Period]) -> Result<Saved, Error> {
         use std::hash::{Hash, Hasher};
         let path = job.trace.as_deref().expect("time slicing reads a file");
-        let len = std::fs::metadata(path)
-            .map_err(|e| Error::msg(format!("{path}: cannot read: {e}")))?
-            .len();
+        let meta =
+            std::fs::metadata(path).map_err(|e| Error::msg(format!("{path}: cannot read: {e}")))?;
+        // The log's length and modification time stand for its content.
+        let (len, modified) = (meta.len(), meta.modified().ok());
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::msg(format!("{dir}: cannot create the state directory: {e}")))?;
         let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -227,6 +252,7 @@ impl Saved {
             format!("{:?}", job.sig),
             format!("{plan:?}"),
             len,
+            modified,
         )
             .hash(&mut h);
         Ok(Saved {
@@ -278,6 +304,7 @@ pub(crate) fn run_period(
     j: usize,
     h: Horizons,
     worker: usize,
+    over: &AtomicBool,
     mut send: impl FnMut(PeriodReport),
 ) -> Result<(), Error> {
     let path = job.trace.as_deref().expect("time slicing reads a file");
@@ -404,8 +431,15 @@ pub(crate) fn run_period(
             };
         }
         restrict(&mut answers, first_own, own, reader.interner(), &mut report);
-        if fed % 4096 == 0 && (!report.answers.is_empty() || report.own.is_some()) {
-            send(std::mem::replace(&mut report, PeriodReport::new(j)));
+        if fed % 4096 == 0 {
+            if over.load(Ordering::Relaxed) {
+                // The run ended earlier in the log (a bad line, `>terminate<`): nothing this
+                // period decides will be written.
+                break End::Stopped;
+            }
+            if !report.answers.is_empty() || report.own.is_some() {
+                send(std::mem::replace(&mut report, PeriodReport::new(j)));
+            }
         }
     };
     restrict(&mut answers, first_own, own, reader.interner(), &mut report);
@@ -454,6 +488,8 @@ pub(crate) struct PeriodMerger {
     offset: u64,
     /// The run ended (at a bad line, `>terminate<`, or after the last period).
     over: bool,
+    /// Tells this process's workers that the run ended.
+    stop: Arc<AtomicBool>,
     sizes_sent: bool,
     tx: mpsc::Sender<Message>,
 }
@@ -468,13 +504,19 @@ struct MergeState {
 }
 
 impl PeriodMerger {
-    pub(crate) fn new(path: &str, periods: usize, tx: mpsc::Sender<Message>) -> PeriodMerger {
+    pub(crate) fn new(
+        path: &str,
+        periods: usize,
+        tx: mpsc::Sender<Message>,
+        stop: Arc<AtomicBool>,
+    ) -> PeriodMerger {
         PeriodMerger {
             path: path.to_string(),
             periods: (0..periods).map(|_| MergeState::default()).collect(),
             current: 0,
             offset: 0,
             over: periods == 0,
+            stop,
             sizes_sent: false,
             tx,
         }
@@ -482,7 +524,10 @@ impl PeriodMerger {
 
     pub(crate) fn take(&mut self, r: &PeriodReport) {
         let st = &mut self.periods[r.period as usize];
-        st.answers.extend(r.answers.iter().cloned());
+        if !self.over {
+            // (after the end, later periods' verdicts are never written)
+            st.answers.extend(r.answers.iter().cloned());
+        }
         st.own = st.own.or(r.own);
         if r.end.is_some() {
             st.end = r.end.clone();
@@ -502,9 +547,12 @@ impl PeriodMerger {
                 None => break,
                 Some(End::Done) | Some(End::Stopped) => {
                     let Some(own) = st.own else {
-                        let _ = self.tx.send(Message::Error(
-                            "the time-sliced run lost track of a period".into(),
-                        ));
+                        // Its reader stopped in its past margin, where the owning period
+                        // went on: an engine error on the margin's partial history.
+                        let _ = self.tx.send(Message::Error(format!(
+                            "time slicing could not monitor period {}: its engine failed in the margin before it; run with --slicing data",
+                            self.current
+                        )));
                         self.over = true;
                         break;
                     };
@@ -530,6 +578,9 @@ impl PeriodMerger {
                     self.over = true;
                 }
             }
+        }
+        if self.over {
+            self.stop.store(true, Ordering::Relaxed);
         }
         self.send_sizes();
     }

@@ -257,7 +257,12 @@ pub(crate) fn read(
     };
     let cannot_read = |e: std::io::Error| Error::msg(format!("{name}: cannot read: {e}"));
     let result = match &job.trace {
-        Some(path) if job.format == TraceFormat::Monpoly && job.readers > 1 => {
+        // A pipe (`<(zcat log.gz)`) has no length to cut: read in one pass.
+        Some(path)
+            if job.format == TraceFormat::Monpoly
+                && job.readers > 1
+                && crate::is_regular_file(path) =>
+        {
             let mut file = File::open(path).map_err(cannot_read)?;
             let len = file.metadata().map_err(cannot_read)?.len();
             let cuts =
