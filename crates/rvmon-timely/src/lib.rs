@@ -780,15 +780,7 @@ impl Slices {
             if a.rel.is_empty() {
                 continue;
             }
-            let rows = a
-                .rel
-                .iter()
-                .map(|t| {
-                    t.iter()
-                        .map(|v| WireValue::from_value(v, &self.interner))
-                        .collect()
-                })
-                .collect();
+            let rows = wire::rows_of(&a.rel, &self.interner);
             report.answers.push((a.tp, a.ts, rows));
         }
         if !report.answers.is_empty() || report.error.is_some() {

@@ -465,15 +465,7 @@ fn restrict(
         if a.rel.is_empty() || a.tp < first || a.tp >= first + own {
             continue;
         }
-        let rows = a
-            .rel
-            .iter()
-            .map(|t| {
-                t.iter()
-                    .map(|v| WireValue::from_value(v, interner))
-                    .collect()
-            })
-            .collect();
+        let rows = crate::wire::rows_of(&a.rel, interner);
         report.answers.push((a.tp - first, a.ts, rows));
     }
 }

@@ -32,6 +32,17 @@ impl WireValue {
     }
 }
 
+/// A relation's tuples as owned values.
+pub fn rows_of(rel: &rvmon_fo::rel::Rel, interner: &Interner) -> Vec<Vec<WireValue>> {
+    rel.iter()
+        .map(|t| {
+            t.iter()
+                .map(|v| WireValue::from_value(v, interner))
+                .collect()
+        })
+        .collect()
+}
+
 /// An epoch of one slice: its time points and their events, flat (a few allocations per
 /// epoch, not one per event). Events are by predicate number (see
 /// `rvmon_slice::predicates`).

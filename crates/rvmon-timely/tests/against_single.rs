@@ -74,6 +74,18 @@ fn text(log: &Log) -> String {
     s
 }
 
+/// The formula rvmon monitors for `policy` (its negation, as MonPoly analyses it), its free
+/// variables and the signature; `None` when it is not monitorable.
+fn monitored(policy: &str) -> Option<(Formula, Vec<String>, Signature)> {
+    let f = parse_formula("f", policy).unwrap();
+    let vars = free_vars(&f);
+    let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
+    let analyzed = analyzed_formula(&negated);
+    let sig = Signature::parse("sig", SIG).unwrap();
+    compile(&analyzed, &vars, &sig, &mut Interner::new(), "f", "").ok()?;
+    Some((analyzed, vars, sig))
+}
+
 /// Violations by time point, as sorted tuple texts.
 type Violations = BTreeMap<u64, Vec<String>>;
 
@@ -121,14 +133,9 @@ proptest! {
         readers in 1usize..4,
         chunk_bytes in 1u64..60,
     ) {
-        let f = parse_formula("f", &policy).unwrap();
-        let vars = free_vars(&f);
-        let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
-        let analyzed = analyzed_formula(&negated);
-        let sig = Signature::parse("sig", SIG).unwrap();
-        if compile(&analyzed, &vars, &sig, &mut Interner::new(), "f", "").is_err() {
+        let Some((analyzed, vars, sig)) = monitored(&policy) else {
             return Ok(());
-        }
+        };
         let Some(var) = slicing_variables(&analyzed, &vars).into_iter().next() else {
             return Ok(());
         };
@@ -267,14 +274,9 @@ proptest! {
         periods in 1usize..6,
         chunk_bytes in 1u64..40,
     ) {
-        let f = parse_formula("f", &policy).unwrap();
-        let vars = free_vars(&f);
-        let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
-        let analyzed = analyzed_formula(&negated);
-        let sig = Signature::parse("sig", SIG).unwrap();
-        if compile(&analyzed, &vars, &sig, &mut Interner::new(), "f", "").is_err() {
+        let Some((analyzed, vars, sig)) = monitored(&policy) else {
             return Ok(());
-        }
+        };
         let expected = single(&analyzed, &vars, &sig, &log);
         let path = std::env::temp_dir().join(format!("rvmon-periods-{}-{}.log", std::process::id(), workers * 10 + periods));
         std::fs::write(&path, text(&log)).unwrap();
