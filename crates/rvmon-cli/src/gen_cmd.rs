@@ -69,6 +69,21 @@ pub enum Workload {
         #[command(flatten)]
         program: ProgramShape,
     },
+    /// A program's synchronized collections and maps for JavaMOP's SafeSyncCollection and
+    /// SafeSyncMap (`examples/rvm/sync.rvm`): `sync(c)`; `syncMap(m)` and `createSet(m,s)` (its
+    /// key set); iterators over them created with the lock held (`syncCreateIter(c,i)`,
+    /// `syncCreateSetIter(s,i)`), replaced over and over (`dispose(i)` for the old one); one
+    /// event per time point. Accesses under the lock are not events (JavaMOP's conditions,
+    /// resolved in the log). At the violation rate an iterator is created without the lock
+    /// (`asyncCreateIter`, `asyncCreateSetIter`) or used without it (`accessIter(i)`,
+    /// `accessSetIter(i)`). Even iterator slots are over collections, odd ones over key sets.
+    Sync {
+        /// Synchronized collections, and as many synchronized maps.
+        #[arg(long, default_value_t = 100)]
+        collections: u64,
+        #[command(flatten)]
+        objects: ObjectUse,
+    },
     /// Concatenates time-shifted copies of a MonPoly log (copy k adds k × shift to every
     /// timestamp): how the timescales traces are scaled to 1 M time points.
     Repeat {
@@ -104,9 +119,9 @@ impl SplitMix {
     }
 }
 
-/// The shape of a generated program's object use (`gen iterators`, `gen maps`).
-#[derive(clap::Args, Debug, Clone)]
-pub struct ProgramShape {
+/// How a generated program uses its objects (`gen iterators`, `gen maps`, `gen sync`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct ObjectUse {
     /// Live iterators at any time.
     #[arg(long, default_value_t = 1000)]
     iterators: u64,
@@ -116,12 +131,19 @@ pub struct ProgramShape {
     /// Share of uses that violate a property.
     #[arg(long, default_value_t = 0.0001)]
     violation_rate: f64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// The shape of a program that updates its collections (`gen iterators`, `gen maps`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct ProgramShape {
+    #[command(flatten)]
+    objects: ObjectUse,
     /// Share of uses that update the collection or map (correctly: its iterators are
     /// renewed).
     #[arg(long, default_value_t = 0.001)]
     update_rate: f64,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
 }
 
 pub fn run(args: &GenArgs, out: &mut dyn Write) -> Result<i32, Error> {
@@ -163,6 +185,10 @@ pub fn run(args: &GenArgs, out: &mut dyn Write) -> Result<i32, Error> {
             program,
         } => iterators_log((*collections).max(1), program, out)?,
         Workload::Maps { maps, program } => maps_log((*maps).max(1), program, out)?,
+        Workload::Sync {
+            collections,
+            objects,
+        } => sync_log((*collections).max(1), objects, out)?,
         Workload::Repeat {
             log,
             copies,
@@ -372,11 +398,14 @@ impl EventLog<'_> {
 /// See [`Workload::Iterators`].
 fn iterators_log(collections: u64, shape: &ProgramShape, out: &mut dyn Write) -> Result<(), Error> {
     let ProgramShape {
-        iterators: n,
-        events,
-        violation_rate,
+        objects:
+            ObjectUse {
+                iterators: n,
+                events,
+                violation_rate,
+                seed,
+            },
         update_rate,
-        seed,
     } = *shape;
     let mut rng = SplitMix(seed);
     let mut log = EventLog { out, tp: 0 };
@@ -412,11 +441,14 @@ fn iterators_log(collections: u64, shape: &ProgramShape, out: &mut dyn Write) ->
 /// collection `k mod collections`, so a map's iterators are found without a scan.
 fn maps_log(maps: u64, shape: &ProgramShape, out: &mut dyn Write) -> Result<(), Error> {
     let ProgramShape {
-        iterators: n,
-        events,
-        violation_rate,
+        objects:
+            ObjectUse {
+                iterators: n,
+                events,
+                violation_rate,
+                seed,
+            },
         update_rate,
-        seed,
     } = *shape;
     let mut rng = SplitMix(seed);
     let mut log = EventLog { out, tp: 0 };
@@ -458,6 +490,66 @@ fn maps_log(maps: u64, shape: &ProgramShape, out: &mut dyn Write) -> Result<(), 
         } else {
             log.emit(format_args!("useIter({i})"))?;
         }
+    }
+    Ok(())
+}
+
+/// See [`Workload::Sync`]. Map `m`'s key set is `collections + m`; iterator slot `k` is over
+/// collection (or the key set of map) `(k / 2) mod collections`.
+fn sync_log(collections: u64, objects: &ObjectUse, out: &mut dyn Write) -> Result<(), Error> {
+    let ObjectUse {
+        iterators: n,
+        events,
+        violation_rate,
+        seed,
+    } = *objects;
+    let mut rng = SplitMix(seed);
+    let mut log = EventLog { out, tp: 0 };
+    for c in 0..collections {
+        log.emit(format_args!("sync({c})"))?;
+    }
+    for m in 0..collections {
+        log.emit(format_args!("syncMap({m})"))?;
+        log.emit(format_args!("createSet({m},{})", collections + m))?;
+    }
+    // What slot k iterates, and the names of its events: (object, create with the lock,
+    // create without it, access without it).
+    let over = |k: u64| {
+        let c = (k / 2) % collections;
+        if k & 1 == 0 {
+            (c, "syncCreateIter", "asyncCreateIter", "accessIter")
+        } else {
+            (
+                collections + c,
+                "syncCreateSetIter",
+                "asyncCreateSetIter",
+                "accessSetIter",
+            )
+        }
+    };
+    let mut iters: Vec<u64> = (0..n).collect();
+    for (k, &i) in iters.iter().enumerate() {
+        let (c, create, _, _) = over(k as u64);
+        log.emit(format_args!("{create}({c},{i})"))?;
+    }
+    let mut next_id = n;
+    while log.tp < events && !iters.is_empty() {
+        let k = rng.next_u64() % iters.len() as u64;
+        let (c, create, unlocked_create, unlocked_access) = over(k);
+        let r = rng.unit();
+        if r < violation_rate / 2.0 {
+            log.emit(format_args!("{unlocked_access}({})", iters[k as usize]))?;
+        }
+        // The iterator is replaced (by one created without the lock, at the violation rate).
+        log.emit(format_args!("dispose({})", iters[k as usize]))?;
+        iters[k as usize] = next_id;
+        next_id += 1;
+        let how = if (violation_rate / 2.0..violation_rate).contains(&r) {
+            unlocked_create
+        } else {
+            create
+        };
+        log.emit(format_args!("{how}({c},{})", iters[k as usize]))?;
     }
     Ok(())
 }

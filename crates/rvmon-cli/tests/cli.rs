@@ -481,6 +481,60 @@ fn the_maps_workload_has_its_seeded_violations() {
     assert_eq!(r.stdout.lines().count(), seeded, "{}", r.stdout);
 }
 
+/// `rvmon gen sync` seeds iterators of synchronized collections and maps created or used
+/// without the lock; the monitor finds exactly those (an access to an iterator that was
+/// already created without the lock is no second violation).
+#[test]
+fn the_sync_workload_has_its_seeded_violations() {
+    let r = run(&[
+        "gen",
+        "sync",
+        "--collections",
+        "5",
+        "--iterators",
+        "20",
+        "--events",
+        "4000",
+        "--violation-rate",
+        "0.05",
+    ]);
+    assert_eq!(r.status, 0);
+    let mut created_locked = std::collections::HashMap::new();
+    let mut seeded = 0;
+    for line in r.stdout.lines() {
+        let event = line.split_once(' ').unwrap().1;
+        let (name, args) = event.split_once('(').unwrap();
+        let args: Vec<&str> = args.trim_end_matches(')').split(',').collect();
+        match name {
+            "syncCreateIter" | "syncCreateSetIter" => {
+                created_locked.insert(args[1].to_string(), true);
+            }
+            "asyncCreateIter" | "asyncCreateSetIter" => {
+                created_locked.insert(args[1].to_string(), false);
+                seeded += 1;
+            }
+            "accessIter" | "accessSetIter" => seeded += usize::from(created_locked[args[0]]),
+            _ => {}
+        }
+    }
+    assert!(seeded > 20, "{seeded}");
+    let log = file("sync", "sync.log", &r.stdout);
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/rvm/");
+    let r = run(&["check", &format!("{dir}sync.rvm"), log.to_str().unwrap()]);
+    assert_eq!(r.status, 1);
+    assert_eq!(r.stdout.lines().count(), seeded, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("violation: SafeSyncMap ("),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("violation: SafeSyncCollection ("),
+        "{}",
+        r.stdout
+    );
+}
+
 /// JavaMOP's SafeSyncCollection and SafeSyncMap as `ere:` properties.
 #[test]
 fn synchronized_collections_iterated_without_their_lock() {

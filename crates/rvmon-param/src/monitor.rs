@@ -88,7 +88,11 @@ pub struct ParamMonitor {
     full_scan: bool,
     /// Bindings by each (parameter, value) they contain, to free them when the object dies
     /// (kept only when there are end-of-life events).
-    by_value: FxHashMap<(usize, Value), Vec<u32>>,
+    by_value: FxHashMap<(usize, Value), Ids>,
+    /// Whether `by_value` is kept: with end-of-life events, and whenever bindings can reach
+    /// outside an event's domain (it finds the joins an event must keep dead, see
+    /// [`ParamMonitor::push_event`]).
+    value_index: bool,
     /// Per event name: what it means to this property.
     kinds: FxHashMap<Box<str>, Rc<Kind>>,
     /// Reused buffers.
@@ -386,6 +390,7 @@ impl ParamMonitor {
             index: domains.into_iter().map(DomainIndex::new).collect(),
             full_scan: false,
             by_value: FxHashMap::default(),
+            value_index: false,
             kinds: FxHashMap::default(),
             key: Vec::new(),
             sub: Vec::new(),
@@ -393,6 +398,7 @@ impl ParamMonitor {
             updated: Vec::new(),
             seen_ids: Vec::new(),
         };
+        m.value_index = m.index.len() > 1;
         let start = m.fsm.start;
         m.insert(Rc::from([Value::Int(0)]), Some(start));
         m
@@ -421,7 +427,8 @@ impl ParamMonitor {
     pub fn with_end_events(mut self, patterns: Vec<Pattern>) -> ParamMonitor {
         self.end_events = patterns;
         self.kinds.clear();
-        if !self.end_events.is_empty() {
+        if !self.end_events.is_empty() && !self.value_index {
+            self.value_index = true;
             for id in 0..self.keys.len() as u32 {
                 self.index_values(id);
             }
@@ -500,7 +507,7 @@ impl ParamMonitor {
             restrict_into(&key, index.dom, &mut self.sub);
             index.add(&self.sub, id, state);
         }
-        if !self.end_events.is_empty() {
+        if self.value_index {
             self.index_values(id);
         }
         id
@@ -512,7 +519,10 @@ impl ParamMonitor {
         };
         if let Binding::Map(pairs) = decode(&key) {
             for pair in pairs {
-                self.by_value.entry(pair).or_default().push(id);
+                self.by_value
+                    .entry(pair)
+                    .and_modify(|ids| ids.push(id))
+                    .or_insert(Ids::One(id));
             }
         }
     }
@@ -522,7 +532,9 @@ impl ParamMonitor {
         let Some(dead) = self.by_value.remove(&(param, value)) else {
             return;
         };
-        for id in dead {
+        let mut ids = Vec::new();
+        dead.for_each(|id| ids.push(id));
+        for id in ids {
             let Some(key) = self.keys[id as usize].take() else {
                 continue;
             };
@@ -536,8 +548,7 @@ impl ParamMonitor {
             if let Binding::Map(pairs) = decode(&key) {
                 for pair in pairs.iter().filter(|p| **p != (param, value)) {
                     if let Some(list) = self.by_value.get_mut(pair) {
-                        list.retain(|x| *x != id);
-                        if list.is_empty() {
+                        if list.remove(id) {
                             self.by_value.remove(pair);
                         }
                     }
@@ -707,7 +718,7 @@ impl ParamMonitor {
         // Enable sets (see [`DomainIndex::partial`]) are exact as long as the event creates
         // no live binding: a binding it would kill at once is only kept (dead) when it is the
         // join of bindings seen, and only a binding created now can make it one. When one is
-        // created, the event is visited again without pruning.
+        // created, the bindings that can make such joins are visited too (below).
         let mut prune = self.creation && !self.full_scan;
         loop {
             updated.clear();
@@ -777,12 +788,69 @@ impl ParamMonitor {
                 };
                 st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
             }
-            let creates = updated
-                .iter()
-                .any(|st| matches!(st.binding, Updated::New(_)) && st.to.is_some());
-            if prune && creates {
+            if !prune {
+                break;
+            }
+            // A live binding n was created: the joins σ ⊔ t this event would kill at once
+            // must be kept (dead) exactly when some such n lies below them (then they are
+            // the join of bindings seen). n ⊆ σ ⊔ t means that t binds n's parameters outside
+            // σ's domain to n's values, so the bindings holding one of those values are all
+            // the t to visit. Only when n is σ itself (or patterns give several σ) is every
+            // binding visited again.
+            let dom = own
+                .or_else(|| sigmas.first().map(Vec::as_slice))
+                .map_or(0, mask_of);
+            let mut outside: Vec<(usize, Value)> = Vec::new();
+            let mut every = false;
+            for st in &updated {
+                if let (Updated::New(k), Some(_)) = (&st.binding, st.to) {
+                    let extra = mask_of(k) & !dom;
+                    if extra == 0 || sigmas.len() + usize::from(own.is_some()) > 1 {
+                        every = true;
+                    } else {
+                        let p = extra.trailing_zeros();
+                        // Its value: keys list values in parameter order.
+                        let at = 1 + (mask_of(k) & ((1u32 << p) - 1)).count_ones() as usize;
+                        outside.push((p as usize, k[at]));
+                    }
+                }
+            }
+            if every {
                 prune = false;
                 continue;
+            }
+            if outside.is_empty() {
+                break;
+            }
+            let sigma = own
+                .or_else(|| sigmas.first().map(Vec::as_slice))
+                .expect("one σ");
+            let before = updated.len();
+            for pair in &outside {
+                let Some(ids) = self.by_value.get(pair) else {
+                    continue;
+                };
+                ids.for_each(|t| {
+                    let Some(tk) = &self.keys[t as usize] else {
+                        return;
+                    };
+                    if !join_into(sigma, tk, &mut joined) || self.ids.contains_key(&joined[..]) {
+                        return; // disagrees with σ, or found already (seen joins are exact)
+                    }
+                    if !updated
+                        .iter()
+                        .any(|st| matches!(&st.binding, Updated::New(k) if k[..] == joined[..]))
+                    {
+                        updated.push(Step::new(Updated::New(Rc::from(&joined[..]))));
+                    }
+                });
+            }
+            for st in updated[before..].iter_mut() {
+                st.from = match &st.binding {
+                    Updated::Seen(_, state) => *state,
+                    Updated::New(k) => self.source_state(k, &mut sub),
+                };
+                st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
             }
             break;
         }
