@@ -86,6 +86,33 @@ fn monitored(policy: &str) -> Option<(Formula, Vec<String>, Signature)> {
     Some((analyzed, vars, sig))
 }
 
+/// A job for `analyzed` on the log at `path`: one slice, read in one pass, epochs of 3.
+fn job_for(
+    analyzed: &Formula,
+    vars: &[String],
+    sig: &Signature,
+    policy: &str,
+    path: &std::path::Path,
+) -> Job {
+    Job {
+        formula: analyzed.clone(),
+        free: vars.to_vec(),
+        sig: sig.clone(),
+        spec_name: "f".into(),
+        spec_text: policy.into(),
+        trace: Some(path.display().to_string()),
+        format: TraceFormat::Monpoly,
+        var: String::new(),
+        slices: 1,
+        drop_empty: false,
+        batch: 3,
+        readers: 1,
+        chunk_bytes: 1 << 20,
+        periods: None,
+        state_dir: None,
+    }
+}
+
 /// Violations by time point, as sorted tuple texts.
 type Violations = BTreeMap<u64, Vec<String>>;
 
@@ -143,21 +170,12 @@ proptest! {
         let path = std::env::temp_dir().join(format!("rvmon-timely-{}-{}.log", std::process::id(), workers * 10 + slices));
         std::fs::write(&path, text(&log)).unwrap();
         let job = Job {
-            formula: analyzed.clone(),
-            free: vars.clone(),
-            sig: sig.clone(),
-            spec_name: "f".into(),
-            spec_text: policy.clone(),
-            trace: Some(path.display().to_string()),
-            format: TraceFormat::Monpoly,
             var,
             slices,
             drop_empty: empty_points_removable(&analyzed).is_ok(),
-            batch: 3,
             readers,
             chunk_bytes,
-            periods: None,
-            state_dir: None,
+            ..job_for(&analyzed, &vars, &sig, &policy, &path)
         };
         let cluster = Cluster {
             workers,
@@ -235,13 +253,6 @@ proptest! {
         let path = std::env::temp_dir().join(format!("rvmon-pieces-{}-{readers}-{chunk_bytes}.log", std::process::id()));
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         let job = |readers, periods| Job {
-            formula: analyzed.clone(),
-            free: vars.clone(),
-            sig: sig.clone(),
-            spec_name: "f".into(),
-            spec_text: policy.into(),
-            trace: Some(path.display().to_string()),
-            format: TraceFormat::Monpoly,
             var: "x".into(),
             slices: 2,
             drop_empty: true,
@@ -249,7 +260,7 @@ proptest! {
             readers,
             chunk_bytes,
             periods,
-            state_dir: None,
+            ..job_for(&analyzed, &vars, &sig, policy, &path)
         };
         let one_pass = run_job(job(1, None), 2);
         let pieces = run_job(job(readers, None), 2);
@@ -281,21 +292,9 @@ proptest! {
         let path = std::env::temp_dir().join(format!("rvmon-periods-{}-{}.log", std::process::id(), workers * 10 + periods));
         std::fs::write(&path, text(&log)).unwrap();
         let job = Job {
-            formula: analyzed.clone(),
-            free: vars.clone(),
-            sig: sig.clone(),
-            spec_name: "f".into(),
-            spec_text: policy.clone(),
-            trace: Some(path.display().to_string()),
-            format: TraceFormat::Monpoly,
-            var: String::new(),
-            slices: 1,
-            drop_empty: false,
-            batch: 3,
-            readers: 1,
             chunk_bytes,
             periods: Some(periods),
-            state_dir: None,
+            ..job_for(&analyzed, &vars, &sig, &policy, &path)
         };
         let (got, end) = run_job(job, workers);
         prop_assert_eq!(end, Ok(()));
