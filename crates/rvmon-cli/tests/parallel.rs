@@ -182,6 +182,40 @@ fn wait(mut child: std::process::Child, limit: Duration) -> Output {
     }
 }
 
+/// Process `id` of a two-process cluster checking paper 04's `policy` (its standard output
+/// goes to `stdout`, its standard error is kept).
+fn cluster_process(
+    policy: &str,
+    log: &Path,
+    hostfile: &Path,
+    id: &str,
+    extra: &[&str],
+    stdout: Stdio,
+) -> std::process::Child {
+    rvmon()
+        .arg("check")
+        .arg(examples().join(format!("{policy}.mfotl")))
+        .arg(log)
+        .arg("--sig")
+        .arg(examples().join("paper04.sig"))
+        .args([
+            "--output",
+            "monpoly",
+            "--processes",
+            "2",
+            "--process-id",
+            id,
+        ])
+        .arg("--hostfile")
+        .arg(hostfile)
+        .args(["--connect-timeout", "30"])
+        .args(extra)
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn two_processes_on_loopback_write_the_single_run_output() {
     let log = log(2);
@@ -194,27 +228,14 @@ fn two_processes_on_loopback_write_the_single_run_output() {
     for (policy, slicing) in [("p2", "data"), ("p5", "data"), ("p4", "time")] {
         let single = check(policy, &log, &[]);
         let spawn = |id: &str| {
-            rvmon()
-                .arg("check")
-                .arg(examples().join(format!("{policy}.mfotl")))
-                .arg(&log)
-                .arg("--sig")
-                .arg(examples().join("paper04.sig"))
-                .args([
-                    "--output",
-                    "monpoly",
-                    "--processes",
-                    "2",
-                    "--process-id",
-                    id,
-                ])
-                .arg("--hostfile")
-                .arg(&hostfile)
-                .args(["--connect-timeout", "30", "--slicing", slicing])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
+            cluster_process(
+                policy,
+                &log,
+                &hostfile,
+                id,
+                &["--slicing", slicing],
+                Stdio::piped(),
+            )
         };
         let second = spawn("1");
         let first = spawn("0");
@@ -326,29 +347,7 @@ fn a_process_that_dies_fails_the_run() {
         format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
     )
     .unwrap();
-    let spawn = |id: &str| {
-        rvmon()
-            .arg("check")
-            .arg(examples().join("p3.mfotl"))
-            .arg(&log)
-            .arg("--sig")
-            .arg(examples().join("paper04.sig"))
-            .args([
-                "--output",
-                "monpoly",
-                "--processes",
-                "2",
-                "--process-id",
-                id,
-            ])
-            .arg("--hostfile")
-            .arg(&hostfile)
-            .args(["--connect-timeout", "30"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
+    let spawn = |id: &str| cluster_process("p3", &log, &hostfile, id, &[], Stdio::null());
     let mut second = spawn("1");
     let first = spawn("0");
     std::thread::sleep(Duration::from_millis(700));

@@ -336,6 +336,16 @@ fn decode(key: &[Value]) -> Binding {
     Binding::Map(pairs)
 }
 
+/// Adds the new binding `key` to the event's updates, once.
+fn push_new(updated: &mut Vec<Step>, key: &[Value]) {
+    if !updated
+        .iter()
+        .any(|st| matches!(&st.binding, Updated::New(k) if k[..] == *key))
+    {
+        updated.push(Step::new(Updated::New(Rc::from(key))));
+    }
+}
+
 /// A binding the current event updates, with the state it leaves and the state it enters.
 struct Step {
     binding: Updated,
@@ -594,6 +604,18 @@ impl ParamMonitor {
         best.expect("⊥ is always seen").1
     }
 
+    /// The states `steps` leave (a new binding's is its largest sub-binding's) and enter on
+    /// symbol `sym`.
+    fn settle(&self, steps: &mut [Step], sym: usize, buf: &mut Vec<Value>) {
+        for st in steps {
+            st.from = match &st.binding {
+                Updated::Seen(_, state) => *state,
+                Updated::New(k) => self.source_state(k, buf),
+            };
+            st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
+        }
+    }
+
     /// The machine state of any binding (looked up as in Algorithm A).
     pub fn state_of(&self, theta: &Binding) -> Option<usize> {
         let Binding::Map(m) = theta else {
@@ -616,13 +638,12 @@ impl ParamMonitor {
     /// Whether `key` is the join of bindings seen (its proper sub-bindings seen join to it):
     /// then it must be kept, even dead, or the set seen would not be join-closed and its
     /// lookups would have two largest sub-bindings to choose from.
-    fn needed(&self, key: &[Value]) -> bool {
+    fn needed(&self, key: &[Value], buf: &mut Vec<Value>) -> bool {
         let full = mask_of(key);
         let covered = submasks(full)
             .filter(|&s| s != full)
             .filter(|&s| {
-                let mut buf = Vec::new();
-                restrict_into(key, s, &mut buf);
+                restrict_into(key, s, buf);
                 self.ids.contains_key(&buf[..])
             })
             .fold(0, |acc, s| acc | s);
@@ -739,13 +760,7 @@ impl ParamMonitor {
                                 updated.push(Step::new(Updated::Seen(k.clone(), state)));
                             }
                         }
-                        None => {
-                            if !updated.iter().any(
-                                |st| matches!(&st.binding, Updated::New(k) if k[..] == joined[..]),
-                            ) {
-                                updated.push(Step::new(Updated::New(Rc::from(&joined[..]))));
-                            }
-                        }
+                        None => push_new(updated, &joined),
                     }
                 };
                 match self.index.iter().find(|ix| ix.dom == dom) {
@@ -781,13 +796,7 @@ impl ParamMonitor {
                 }
             }
             // Every source state is read before any is updated.
-            for st in updated.iter_mut() {
-                st.from = match &st.binding {
-                    Updated::Seen(_, state) => *state,
-                    Updated::New(k) => self.source_state(k, &mut sub),
-                };
-                st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
-            }
+            self.settle(&mut updated, sym, &mut sub);
             if !prune {
                 break;
             }
@@ -837,21 +846,10 @@ impl ParamMonitor {
                     if !join_into(sigma, tk, &mut joined) || self.ids.contains_key(&joined[..]) {
                         return; // disagrees with σ, or found already (seen joins are exact)
                     }
-                    if !updated
-                        .iter()
-                        .any(|st| matches!(&st.binding, Updated::New(k) if k[..] == joined[..]))
-                    {
-                        updated.push(Step::new(Updated::New(Rc::from(&joined[..]))));
-                    }
+                    push_new(&mut updated, &joined);
                 });
             }
-            for st in updated[before..].iter_mut() {
-                st.from = match &st.binding {
-                    Updated::Seen(_, state) => *state,
-                    Updated::New(k) => self.source_state(k, &mut sub),
-                };
-                st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
-            }
+            self.settle(&mut updated[before..], sym, &mut sub);
             break;
         }
         self.key = key;
@@ -897,12 +895,14 @@ impl ParamMonitor {
         self.updated = updated;
         // A skipped binding that is the join of bindings seen now (some created just above)
         // is kept, dead, so that the bindings seen stay join-closed.
+        let mut buf = std::mem::take(&mut self.joined);
         for k in skipped {
-            if self.needed(&k) {
+            if self.needed(&k, &mut buf) {
                 self.insert(k, None);
             } else {
                 self.skipped += 1;
             }
         }
+        self.joined = buf;
     }
 }
