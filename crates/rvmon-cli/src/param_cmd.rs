@@ -103,7 +103,8 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 reports.clear();
                 m.push_event(name, tp.args_of(e), &mut reports);
                 for r in &reports {
-                    violations += 1;
+                    // An `ltl:` property's `@validation` is good news, not a violation.
+                    violations += u64::from(r.category != "validation");
                     write_report(out, args.output, p, r, &tp, reader.interner())?;
                 }
             }
@@ -153,9 +154,14 @@ fn write_report(
                 .iter()
                 .map(|(k, v)| format!("{}={}", p.params[*k], plain(v, interner)))
                 .collect();
+            let kind = if r.category == "validation" {
+                "validation"
+            } else {
+                "violation"
+            };
             writeln!(
                 out,
-                "violation: {} ({}) at time point {} @{}: {message}",
+                "{kind}: {} ({}) at time point {} @{}: {message}",
                 p.name,
                 binding.join(", "),
                 tp.index,

@@ -440,6 +440,35 @@ fn parametric_properties_report_bindings() {
         "violation: UnsafeIterator (c=1, i=10) at time point 8 @8: iterator 10 used after its collection 1 was modified\n\
          violation: HasNext (i=20) at time point 9 @9: next() on iterator 20 without a successful hasNext()\n"
     );
+    // The same properties with LTL bodies (past-time HasNext, future-time UnsafeIterator).
+    let r = run(&[
+        "check",
+        &format!("{dir}ltl.rvm"),
+        &format!("{dir}program.log"),
+    ]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "violation: UnsafeIterator (c=1, i=10) at time point 8 @8: iterator 10 used after its collection 1 was modified\n\
+         violation: HasNext (i=20) at time point 9 @9: next() on iterator 20 without a successful hasNext() just before\n"
+    );
+    // `@validation` is reported as such and is not a violation.
+    let good = file(
+        "rvm",
+        "good.rvm",
+        "Used(i) {\n  event next(i)\n  ltl: <> next\n  @validation \"{i} was used\"\n}\n",
+    );
+    let r = run(&[
+        "check",
+        good.to_str().unwrap(),
+        &format!("{dir}program.log"),
+    ]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "validation: Used (i=10) at time point 2 @2: 10 was used\n\
+         validation: Used (i=20) at time point 5 @5: 20 was used\n"
+    );
     let bad = file("rvm", "bad.rvm", "P(i) {\n  event a(j)\n}\n");
     let r = run(&["check", bad.to_str().unwrap(), &format!("{dir}program.log")]);
     assert_eq!(r.status, 2);

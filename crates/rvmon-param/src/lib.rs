@@ -6,12 +6,15 @@
 //!   Definition 5, as the reference.
 //! * [`monitor::ParamMonitor`] keeps a finite-state machine's state per binding instead of
 //!   the slice, indexed, with creation events and end-of-life events.
-//! * [`spec`] reads `.rvm` files: properties with events, a machine and messages.
+//! * [`spec`] reads `.rvm` files: properties with events, a body (a machine, an extended
+//!   regular expression compiled by [`ere`], or past/future LTL compiled by [`ltl`]) and
+//!   messages.
 //!
-//! Not built yet: freeing monitors by coenable sets, ERE/LTL bodies, indexing shared across
-//! simultaneous properties.
+//! Not built yet: freeing monitors by coenable sets, indexing shared across simultaneous
+//! properties.
 
 pub mod ere;
+pub mod ltl;
 pub mod monitor;
 pub mod slicing;
 pub mod spec;

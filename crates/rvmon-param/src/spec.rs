@@ -26,6 +26,9 @@
 //!   (`create next* update update* next`, with `|`, `*`, `+`, `?`, parentheses, `epsilon`);
 //!   `@match` reports a binding whose events are in the language, `@fail` one whose events
 //!   can no longer be extended to a match (JavaMOP's ERE handlers).
+//! * `ltl:` gives the body as past- or future-time LTL over event names (JavaMOP's syntax:
+//!   `ltl: next => (*) hasnexttrue`); `@violation` and `@validation` report it (semantics in
+//!   [`crate::ltl`]).
 //! * `@state "message"` reports a violation when a binding enters `state`; `@fail "message"`
 //!   when an event has no transition. `{p}` in a message is parameter `p`'s value.
 //! * Several properties may share a file. Comments are `//` and `/* … */`.
@@ -34,6 +37,7 @@ use logos::Logos;
 use rvmon_core::Error;
 
 use crate::ere::{self, Re};
+use crate::ltl;
 use crate::monitor::Fsm;
 use crate::slicing::{Pattern, Term};
 
@@ -47,6 +51,10 @@ enum Tok {
     Event,
     #[token("fsm")]
     Fsm,
+    /// `ltl:` and the formula after it, taken whole (its operators are not `.rvm` tokens):
+    /// the formula's offset in the file, and its text.
+    #[regex(r"ltl[ \t]*:", ltl_body)]
+    Ltl((usize, String)),
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |l| l.slice().to_string())]
     Ident(String),
     #[regex(r#""([^"\\]|\\.)*""#, |l| { let s = l.slice(); s[1..s.len() - 1].to_string() })]
@@ -79,6 +87,47 @@ enum Tok {
     Plus,
     #[token("?")]
     Question,
+}
+
+/// The formula after `ltl:` runs to the next `@` (a handler), `}` (the property's end) or line
+/// that starts another declaration, skipping comments.
+fn ltl_body(lex: &mut logos::Lexer<Tok>) -> (usize, String) {
+    let start = lex.span().end;
+    let rest = lex.remainder();
+    let mut i = 0;
+    while i < rest.len() {
+        let tail = &rest[i..];
+        if tail.starts_with('@') || tail.starts_with('}') || starts_declaration(tail) {
+            break;
+        }
+        i += if tail.starts_with("//") {
+            tail.find('\n').unwrap_or(tail.len())
+        } else if tail.starts_with("/*") {
+            tail.find("*/").map_or(tail.len(), |j| j + 2)
+        } else {
+            tail.chars().next().map_or(1, char::len_utf8)
+        };
+    }
+    lex.bump(i);
+    (start, rest[..i].to_string())
+}
+
+/// Whether `tail` is a line break followed by `event`, `end event`, `fsm:`, `ere:` or `ltl:`.
+fn starts_declaration(tail: &str) -> bool {
+    let Some(line) = tail.strip_prefix('\n') else {
+        return false;
+    };
+    let line = line.trim_start();
+    let word_len = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(line.len());
+    let (word, after) = line.split_at(word_len);
+    match word {
+        "event" => after.starts_with(char::is_whitespace),
+        "end" => after.trim_start().starts_with("event"),
+        "fsm" | "ere" | "ltl" => after.trim_start().starts_with(':'),
+        _ => false,
+    }
 }
 
 fn block_comment(lex: &mut logos::Lexer<Tok>) -> logos::Skip {
@@ -394,6 +443,66 @@ impl P<'_> {
         })
     }
 
+    /// A property whose body is an `ltl:` formula: its machine, with `@violation` and
+    /// `@validation` on the states where the formula's verdict is that.
+    fn ltl_property(
+        &self,
+        name: String,
+        params: Vec<String>,
+        patterns: Vec<Pattern>,
+        end_events: Vec<Pattern>,
+        (at, body): (usize, String),
+        messages: Vec<(String, String, usize)>,
+    ) -> Result<Property, Error> {
+        let symbols: Vec<String> = patterns.iter().map(|p| p.name.clone()).collect();
+        if let Some(k) = symbols.iter().position(|s| ltl::is_keyword(s)) {
+            return Err(self.err(
+                at,
+                format!(
+                    "event `{}` is an operator of ltl bodies; rename the event",
+                    symbols[k]
+                ),
+            ));
+        }
+        for (cat, _, at) in &messages {
+            if cat != "violation" && cat != "validation" {
+                return Err(self.err(
+                    *at,
+                    format!("`@{cat}`: an `ltl:` property reports `@violation` or `@validation`"),
+                ));
+            }
+        }
+        let event = |e: &str| symbols.iter().position(|s| s == e);
+        let f = ltl::parse(&body, &event).map_err(|(off, msg)| self.err(at + off, msg))?;
+        let m = ltl::compile(&f, symbols.len())
+            .map_err(|e| self.err(at, format!("{name}'s ltl formula: {e}")))?;
+        let category = |c: &str| messages.iter().any(|m| m.0 == c).then(|| c.to_string());
+        let (violation, validation) = (category("violation"), category("validation"));
+        Ok(Property {
+            name,
+            params,
+            patterns,
+            end_events,
+            fsm: Fsm {
+                states: (0..m.delta.len()).map(|i| format!("q{i}")).collect(),
+                start: 0,
+                symbols,
+                verdicts: m
+                    .verdict
+                    .iter()
+                    .map(|v| match v {
+                        Some(true) => validation.clone(),
+                        Some(false) => violation.clone(),
+                        None => None,
+                    })
+                    .collect(),
+                delta: m.delta,
+                fail: None,
+            },
+            messages: messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
+        })
+    }
+
     fn property(&mut self) -> Result<Property, Error> {
         let (name, _) = self.ident("a property: `Name(params) { … }`")?;
         self.expect(&Tok::LParen, "`(` and the property's parameters")?;
@@ -412,6 +521,7 @@ impl P<'_> {
         let mut have_fsm = false;
         // `ere:` — the expression, over event names (resolved once all events are declared).
         let mut ere_body: Option<(EreAst, usize)> = None;
+        let mut ltl_body: Option<(usize, String)> = None;
         loop {
             if self.eat(&Tok::RBrace) {
                 break;
@@ -479,6 +589,12 @@ impl P<'_> {
                 let at = self.at();
                 self.pos += 2;
                 ere_body = Some((self.ere_alt()?, at));
+            } else if let Some((Tok::Ltl(body), at)) = self.toks.get(self.pos) {
+                if ltl_body.is_some() {
+                    return Err(self.err(*at, format!("{name} has two `ltl:` bodies")));
+                }
+                ltl_body = Some(body.clone());
+                self.pos += 1;
             } else if self.eat(&Tok::At) {
                 let (cat, at) = self.ident("a state name or `fail` after `@`")?;
                 let msg = match self.toks.get(self.pos) {
@@ -491,8 +607,19 @@ impl P<'_> {
                 };
                 messages.push((cat, msg, at));
             } else {
-                return Err(self.expected("`event`, `fsm:`, `ere:`, `@state \"message\"` or `}`"));
+                return Err(
+                    self.expected("`event`, `fsm:`, `ere:`, `ltl:`, `@state \"message\"` or `}`")
+                );
             }
+        }
+        if let Some((at, body)) = ltl_body {
+            if have_fsm || ere_body.is_some() {
+                return Err(self.err(
+                    at,
+                    format!("{name} has more than one body (`fsm:`, `ere:`, `ltl:`)"),
+                ));
+            }
+            return self.ltl_property(name, params, patterns, end_events, (at, body), messages);
         }
         if let Some((body, at)) = ere_body {
             if have_fsm {
@@ -503,7 +630,7 @@ impl P<'_> {
         if !have_fsm || states.is_empty() {
             return Err(self.err(
                 self.at(),
-                format!("property {name} has no `fsm:` with at least one state (or an `ere:`)"),
+                format!("property {name} has no `fsm:` with at least one state (or an `ere:` or `ltl:`)"),
             ));
         }
         let symbols: Vec<String> = patterns.iter().map(|p| p.name.clone()).collect();
@@ -602,6 +729,35 @@ mod tests {
         assert_eq!(fsm.fail, Some("fail".into()));
         let e = parse_rvm("u.rvm", "U(i) {\n event a(i)\n ere: a\n @error \"x\"\n}").unwrap_err();
         assert!(e.message.contains("reports `@match` or `@fail`"), "{e}");
+    }
+
+    #[test]
+    fn an_ltl_body_becomes_a_machine() {
+        let text = "H(i) {\n event hasnexttrue(i)\n event next(i)\n ltl: next => (*) hasnexttrue // JavaMOP's\n @violation \"next on {i}\"\n}";
+        let p = parse_rvm("h.rvm", text).unwrap();
+        let fsm = &p[0].fsm;
+        let verdict = |w: &[&str]| fsm.run(w.iter().copied()).map(|s| fsm.verdicts[s].clone());
+        assert_eq!(verdict(&["hasnexttrue", "next"]), Some(None));
+        assert_eq!(
+            verdict(&["hasnexttrue", "next", "next"]),
+            Some(Some("violation".into()))
+        );
+        assert_eq!(
+            verdict(&["next", "hasnexttrue"]),
+            Some(None),
+            "past-only: checked per event"
+        );
+        let at = |text: &str| parse_rvm("h.rvm", text).unwrap_err().to_string();
+        assert_eq!(
+            at("H(i) {\n event a(i)\n ltl: [] (a => b)\n}"),
+            "h.rvm:3:16: `b` is not an event of this property; declare it with `event b(…)`"
+        );
+        assert!(at("H(i) {\n event a(i)\n ltl: a\n @match \"m\"\n}")
+            .contains("`@violation` or `@validation`"));
+        assert!(at("H(i) {\n event o(i)\n ltl: o\n}").contains("event `o` is an operator"));
+        assert!(at("H(i) {\n event a(i)\n ltl: a\n ere: a\n}").contains("more than one body"));
+        assert!(at("H(i) {\n event a(i)\n ltl: <*> <> a\n}")
+            .contains("h.rvm:3:6: H's ltl formula: a past operator over a future one"));
     }
 
     #[test]
