@@ -5,8 +5,8 @@
 //! runs as DejaVu wrote it (rvmon pushes negations further), fifo in rvmon's formulation
 //! (`examples/dejavu/fifo.mfotl`, which explains why). The data-race property, in rvmon's
 //! lockset formulation (`examples/dejavu/datarace.mfotl`), gives DejaVu's verdict but takes
-//! minutes, so its test is `#[ignore]`d. The file property also runs as a parametric property
-//! (`examples/dejavu/file.rvm`).
+//! minutes, so its test is `#[ignore]`d. The file and basic lock properties also run as
+//! parametric properties (`examples/dejavu/file.rvm`, `examples/dejavu/locks.rvm`).
 
 use std::path::{Path, PathBuf};
 
@@ -148,43 +148,52 @@ fn dejavu_monpoly_outputs() {
     }
 }
 
-/// The file property as a parametric property (`examples/dejavu/file.rvm`): the same verdict
-/// as DejaVu's.
+/// The file property (`examples/dejavu/file.rvm`, a machine) and the basic lock property
+/// (`examples/dejavu/locks.rvm`, past-time LTL bodies) as parametric properties: the same
+/// verdicts as DejaVu's.
 #[test]
-fn file_property_as_a_parametric_property() {
+fn parametric_properties_give_dejavus_verdicts() {
     let Some(d) = data() else {
         eprintln!("skipped: ../shared/data/dejavu-fmsd is not present");
         return;
     };
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dejavu/file.rvm");
-    let args = CheckArgs {
-        format: Some(TraceFormat::Monpoly),
-        sig: None,
-        output: Output::Text,
-        ..CheckArgs::new(p(&spec), p(&d.join("property2-file/10000/log-monpoly.txt")))
-    };
-    let mut out = Vec::new();
-    let status = check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();
-    let events: Vec<u64> = String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            l.split("at time point ")
-                .nth(1)
-                .unwrap()
-                .split(' ')
-                .next()
-                .unwrap()
-                .parse::<u64>()
-                .unwrap()
-                + 1
-        })
-        .collect();
-    assert_eq!(status, 1);
-    assert_eq!(
-        events,
-        expected(&d.join("property2-file/10000/expected-dejavu.txt"))
-    );
+    for (spec, dir) in [
+        ("file.rvm", "property2-file"),
+        ("locks.rvm", "property4-locks-basic"),
+    ] {
+        let spec = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/dejavu")
+            .join(spec);
+        let args = CheckArgs {
+            format: Some(TraceFormat::Monpoly),
+            sig: None,
+            output: Output::Text,
+            ..CheckArgs::new(p(&spec), p(&d.join(dir).join("10000/log-monpoly.txt")))
+        };
+        let mut out = Vec::new();
+        let status = check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();
+        let events: Vec<u64> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                l.split("at time point ")
+                    .nth(1)
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .parse::<u64>()
+                    .unwrap()
+                    + 1
+            })
+            .collect();
+        assert_eq!(status, 1, "{dir}");
+        assert_eq!(
+            events,
+            expected(&d.join(dir).join("10000/expected-dejavu.txt")),
+            "{dir}"
+        );
+    }
 }
 
 /// The data-race property in rvmon's lockset formulation (`examples/dejavu/datarace.mfotl`):
