@@ -89,6 +89,9 @@ pub struct ParamMonitor {
     /// Bindings by each (parameter, value) they contain, to free them when the object dies
     /// (kept only when there are end-of-life events).
     by_value: FxHashMap<(usize, Value), Ids>,
+    /// Per parameter, per state: whether a verdict can still be reached from the state by
+    /// events that do not mention that parameter (see [`ParamMonitor::end_object`]).
+    verdict_without: Vec<Vec<bool>>,
     /// Whether `by_value` is kept: with end-of-life events, and whenever bindings can reach
     /// outside an event's domain (it finds the joins an event must keep dead, see
     /// [`ParamMonitor::push_event`]).
@@ -400,6 +403,7 @@ impl ParamMonitor {
             index: domains.into_iter().map(DomainIndex::new).collect(),
             full_scan: false,
             by_value: FxHashMap::default(),
+            verdict_without: Vec::new(),
             value_index: false,
             kinds: FxHashMap::default(),
             key: Vec::new(),
@@ -430,12 +434,34 @@ impl ParamMonitor {
         Ok(())
     }
 
-    /// Events that end objects' lives (`end event dispose(i)`): when one occurs, every binding
-    /// of the dead objects is freed. No later event can mention a dead object, so no lookup
-    /// or join will need those bindings again (the reasoning behind RV-Monitor's weak
-    /// references); memory then follows the live objects.
+    /// Events that end objects' lives (`end event dispose(i)`): when one occurs, the bindings
+    /// of the dead objects are freed unless one of them can still reach a verdict (see
+    /// [`ParamMonitor::end_object`]); memory then follows the live objects.
     pub fn with_end_events(mut self, patterns: Vec<Pattern>) -> ParamMonitor {
         self.end_events = patterns;
+        let params = self
+            .patterns
+            .iter()
+            .chain(&self.end_events)
+            .flat_map(|p| &p.args)
+            .filter_map(|t| match t {
+                Term::Var(x) => Some(x + 1),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        self.verdict_without = (0..params)
+            .map(|param| {
+                let allowed: Vec<bool> = (0..self.fsm.symbols.len())
+                    .map(|s| {
+                        !self.patterns.iter().any(|p| {
+                            p.name == self.fsm.symbols[s] && p.args.contains(&Term::Var(param))
+                        })
+                    })
+                    .collect();
+                verdict_reachable(&self.fsm, &allowed)
+            })
+            .collect();
         self.kinds.clear();
         if !self.end_events.is_empty() && !self.value_index {
             self.value_index = true;
@@ -537,11 +563,30 @@ impl ParamMonitor {
         }
     }
 
-    /// Frees every binding that binds `param` to `value`.
+    /// The object bound to `param` as `value` is dead: no later event mentions it. Its
+    /// bindings are freed, all of them, unless one can still reach a verdict by events that
+    /// do not mention it (`create(c,i) update(c)`, then `c` dies: `next(i)` is still a
+    /// violation). That is RV-Monitor's coenable-set reasoning. Freeing all or none keeps
+    /// the bindings seen join-closed. When all are freed, no binding that contains the
+    /// object remains, and no event can create one. A kept binding stays until another of
+    /// its objects dies.
     pub fn end_object(&mut self, param: usize, value: Value) {
-        let Some(dead) = self.by_value.remove(&(param, value)) else {
+        let Some(dead) = self.by_value.get(&(param, value)) else {
             return;
         };
+        let mut needed = false;
+        if let Some(reach) = self.verdict_without.get(param) {
+            dead.for_each(|id| {
+                let key = self.keys[id as usize]
+                    .as_ref()
+                    .expect("indexed ids are live");
+                needed |= self.ids[key].1.is_some_and(|q| reach[q]);
+            });
+        }
+        if needed {
+            return;
+        }
+        let dead = self.by_value.remove(&(param, value)).expect("found above");
         let mut ids = Vec::new();
         dead.for_each(|id| ids.push(id));
         for id in ids {
@@ -904,5 +949,39 @@ impl ParamMonitor {
             }
         }
         self.joined = buf;
+    }
+}
+
+/// For each state: whether a verdict is reachable from it by at least one event among the
+/// `allowed` symbols (a transition into a verdict state, or, with `@fail`, an allowed event
+/// with no transition).
+fn verdict_reachable(fsm: &Fsm, allowed: &[bool]) -> Vec<bool> {
+    let n = fsm.delta.len();
+    let steps = |q: usize| {
+        fsm.delta[q]
+            .iter()
+            .zip(allowed)
+            .filter(|(_, &a)| a)
+            .map(|(t, _)| *t)
+    };
+    let mut reach: Vec<bool> = (0..n)
+        .map(|q| {
+            steps(q).any(|t| match t {
+                Some(t) => fsm.verdicts[t].is_some(),
+                None => fsm.fail.is_some(),
+            })
+        })
+        .collect();
+    loop {
+        let mut changed = false;
+        for q in 0..n {
+            if !reach[q] && steps(q).flatten().any(|t| reach[t]) {
+                reach[q] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return reach;
+        }
     }
 }

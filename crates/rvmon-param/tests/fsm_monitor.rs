@@ -200,8 +200,139 @@ fn end_events_free_the_monitors_of_dead_objects() {
     assert_eq!(out[0].binding, Binding::Map(vec![(0, Value::Int(3))]));
 }
 
+/// UnsafeIterator where the collection dies after its update: the iterator's next use is
+/// still a violation (the binding can reach its verdict without the collection), and the
+/// iterator's own death then frees it.
+#[test]
+fn a_dead_object_keeps_the_bindings_that_can_still_fail() {
+    let patterns = vec![
+        Pattern {
+            name: "create".into(),
+            args: vec![Term::Var(0), Term::Var(1)],
+        },
+        Pattern {
+            name: "update".into(),
+            args: vec![Term::Var(0)],
+        },
+        Pattern {
+            name: "next".into(),
+            args: vec![Term::Var(1)],
+        },
+    ];
+    let fsm = Fsm {
+        states: vec![
+            "start".into(),
+            "using".into(),
+            "modified".into(),
+            "error".into(),
+        ],
+        start: 0,
+        symbols: vec!["create".into(), "update".into(), "next".into()],
+        delta: vec![
+            vec![Some(1), None, None],
+            vec![None, Some(2), Some(1)],
+            vec![None, Some(2), Some(3)],
+            vec![None, None, None],
+        ],
+        verdicts: vec![None, None, None, Some("error".into())],
+        fail: None,
+    };
+    let ends = vec![
+        Pattern {
+            name: "gone".into(),
+            args: vec![Term::Var(0)],
+        },
+        Pattern {
+            name: "dispose".into(),
+            args: vec![Term::Var(1)],
+        },
+    ];
+    let mut m = ParamMonitor::new(patterns, fsm)
+        .with_creation_events()
+        .with_end_events(ends);
+    let mut out = Vec::new();
+    for e in [
+        ev("create", &[1, 10]),
+        ev("create", &[2, 20]),
+        ev("update", &[1]),
+        ev("gone", &[1]),
+        ev("gone", &[2]),
+    ] {
+        m.push(&e, &mut out);
+    }
+    let before = m.bindings();
+    m.push(&ev("next", &[10]), &mut out);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(
+        out[0].binding,
+        Binding::Map(vec![(0, Value::Int(1)), (1, Value::Int(10))])
+    );
+    m.push(&ev("dispose", &[10]), &mut out);
+    m.push(&ev("dispose", &[20]), &mut out);
+    assert!(m.bindings() < before, "{} -> {}", before, m.bindings());
+    assert_eq!(m.bindings(), 1, "only ⊥ is left");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// An object's end event, placed after its last mention, changes no verdict: random
+    /// machines (with and without `@fail`), traces over a(x, y) and b(y), and end events for
+    /// some x and y values.
+    #[test]
+    fn end_events_change_no_verdict(
+        delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.8, 0usize..3), 2), 3),
+        tr in prop::collection::vec((prop::sample::select(vec!["a", "b"]), 1i64..4, 1i64..4), 0..10),
+        ended in prop::collection::vec(any::<bool>(), 6),
+        fail in any::<bool>(),
+        creation in any::<bool>(),
+    ) {
+        let (patterns, mut fsm, trace) = machine_and_trace(delta, &tr);
+        fsm.fail = fail.then(|| "fail".to_string());
+        let ends = vec![
+            Pattern { name: "ex".into(), args: vec![Term::Var(0)] },
+            Pattern { name: "ey".into(), args: vec![Term::Var(1)] },
+        ];
+        let run = |with_ends: bool| {
+            let mut m = ParamMonitor::new(patterns.clone(), fsm.clone());
+            if creation {
+                m = m.with_creation_events();
+            }
+            if with_ends {
+                m = m.with_end_events(ends.clone());
+            }
+            let mut out = Vec::new();
+            let mut reports = Vec::new();
+            for (k, e) in trace.iter().enumerate() {
+                out.clear();
+                m.push(e, &mut out);
+                reports.extend(out.drain(..).map(|r| (k, r.binding, r.category)));
+                if !with_ends {
+                    continue;
+                }
+                // Objects mentioned for the last time at event k end here, if chosen.
+                for (param, name) in [(0usize, "ex"), (1, "ey")] {
+                    for v in 1..4i64 {
+                        let mentions = |e: &Event| {
+                            let pos = match (e.name.as_str(), param) {
+                                ("a", p) => p,
+                                (_, 1) => 0,
+                                _ => return false,
+                            };
+                            e.args[pos] == Value::Int(v)
+                        };
+                        let last = trace.iter().rposition(mentions);
+                        if last == Some(k) && ended[param * 3 + v as usize - 1] {
+                            m.push(&ev(name, &[v]), &mut out);
+                            prop_assert!(out.is_empty());
+                        }
+                    }
+                }
+            }
+            Ok(reports)
+        };
+        prop_assert_eq!(run(true)?, run(false)?);
+    }
 
     /// With events binding x alone, y alone and both, creation events may skip a join whose
     /// parts exist; the set of bindings seen must still be join-closed (else a lookup would have
