@@ -206,6 +206,13 @@ pub struct FoEngine {
     proj: Vec<Option<ProjState>>,
     /// The relation of each constant node, shared at every time point.
     consts: Vec<Option<Rc<Rel>>>,
+    /// `ONCE`/`EVENTUALLY`: a `SINCE`/`UNTIL` whose left operand is the constant `TRUE`
+    /// (and not negated, no guard). It reads its left operand from `consts`, not from a
+    /// stream, and a constant read only so has no stream (PERF: P3/P4 of paper 04 have five
+    /// such operands, which otherwise cost a push and a pop per time point each).
+    true_left: Vec<bool>,
+    /// Constant nodes whose stream someone reads.
+    const_streamed: Vec<bool>,
     until: Vec<UntilState>,
     timeline: Timeline,
     emitted: u64,
@@ -309,7 +316,47 @@ impl FoEngine {
                 _ => None,
             })
             .collect();
-        let plan_reads = plan.nodes.iter().map(|n| n.kind.reads()).collect();
+        let true_left: Vec<bool> = plan
+            .nodes
+            .iter()
+            .map(|n| match &n.kind {
+                NodeKind::Since {
+                    l,
+                    negated: false,
+                    guard: None,
+                    ..
+                }
+                | NodeKind::Until {
+                    l,
+                    negated: false,
+                    guard: None,
+                    ..
+                } => matches!(&plan.nodes[*l].kind, NodeKind::Const(rel) if !rel.is_empty()),
+                _ => false,
+            })
+            .collect();
+        // A node reads the operands it takes from streams: not a `TRUE` left operand.
+        let plan_reads: Vec<Vec<usize>> = plan
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let mut reads = n.kind.reads();
+                if let NodeKind::Since { l, r, .. } | NodeKind::Until { l, r, .. } = &n.kind {
+                    if true_left[i] && l != r {
+                        reads.retain(|x| x != l);
+                    }
+                }
+                reads
+            })
+            .collect();
+        let mut const_streamed = vec![false; n];
+        for reads in &plan_reads {
+            for &c in reads {
+                const_streamed[c] = true;
+            }
+        }
+        const_streamed[plan.root()] = true;
         let mut bounds = FxHashMap::default();
         for node in &plan.nodes {
             if let NodeKind::Join { l, r, .. } | NodeKind::AntiJoin { l, r, .. } = node.kind {
@@ -343,6 +390,8 @@ impl FoEngine {
             .collect();
         FoEngine {
             consts,
+            true_left,
+            const_streamed,
             since,
             proj,
             plan,
@@ -558,7 +607,7 @@ impl FoEngine {
                 self.scans[i] = out.vals.back().cloned();
             }
             NodeKind::Const(_) => {
-                if out.end() <= pos {
+                if self.const_streamed[i] && out.end() <= pos {
                     // PERF: the same shared relation at every time point.
                     out.vals
                         .push_back(Rc::clone(self.consts[i].as_ref().expect("built in new")));
@@ -900,13 +949,16 @@ impl FoEngine {
                 lag,
             } => {
                 let st = &mut self.since[i];
+                let true_left = self.true_left[i];
                 if st.inputs.is_empty() {
                     st.inputs.push(*r);
                     match guard {
                         Some(g) => g.leaves(&mut st.inputs),
+                        None if true_left => {}
                         None => st.inputs.push(*l),
                     }
                 }
+                let consts = &self.consts;
                 let inputs = std::mem::take(&mut st.inputs);
                 let identity = l_key.len() == node.vars.len()
                     && l_key.iter().enumerate().all(|(k, &c)| k == c);
@@ -931,7 +983,11 @@ impl FoEngine {
                             since_add(st, w, b, t, false, &[], true);
                         }
                         None => {
-                            let a = children[*l].get(at).expect("checked");
+                            let a = if true_left {
+                                consts[*l].as_ref().expect("a constant")
+                            } else {
+                                children[*l].get(at).expect("checked")
+                            };
                             since_step(st, a, *negated, l_key, identity, buf);
                             since_add(st, w, b, t, *negated, l_key, identity);
                         }
@@ -983,9 +1039,7 @@ impl FoEngine {
                     ));
                 };
                 let st = &mut self.until[i];
-                let eventually = guard.is_none()
-                    && !*negated
-                    && matches!(&self.plan.nodes[*l].kind, NodeKind::Const(rel) if !rel.is_empty());
+                let eventually = self.true_left[i];
                 let leaves = &self.reads[i];
                 loop {
                     let n = st.next;
