@@ -92,6 +92,10 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         .collect();
     let (mut tp, mut reports) = (TimePoint::default(), Vec::new());
     let (mut violations, mut events) = (0u64, 0u64);
+    // The properties each event name concerns, by interned name (dense ids): with several
+    // properties in a file, an event is read once and goes only to the monitors that
+    // declare it (paper 24's simultaneous properties; each keeps its own index).
+    let mut concerned: Vec<Option<Vec<usize>>> = Vec::new();
     loop {
         if !crate::next_time_point(&mut *reader, &mut tp, out)? {
             break;
@@ -99,7 +103,23 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         for e in &tp.events {
             events += 1;
             let name = reader.interner().resolve(e.name);
-            for (p, m) in props.iter().zip(monitors.iter_mut()) {
+            let sym = e.name.0 as usize;
+            if concerned.len() <= sym {
+                concerned.resize(sym + 1, None);
+            }
+            let which = concerned[sym].get_or_insert_with(|| {
+                (0..props.len())
+                    .filter(|&k| {
+                        let p = &props[k];
+                        p.patterns
+                            .iter()
+                            .chain(&p.end_events)
+                            .any(|q| q.name == name)
+                    })
+                    .collect()
+            });
+            for &k in which.iter() {
+                let (p, m) = (&props[k], &mut monitors[k]);
                 reports.clear();
                 m.push_event(name, tp.args_of(e), &mut reports);
                 for r in &reports {
