@@ -77,7 +77,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub slices: Option<usize>,
     /// How a sliced run slices the log: `data` (by the values of a variable, `--slice-by`),
-    /// `time` (into periods, each with the margins its formula's horizons need), or `auto`.
+    /// `time` (into periods, each with the margins its formula's horizons need), `both`
+    /// (periods, each sliced by data), or `auto`.
     #[arg(long, value_enum, default_value_t = Slicing::Auto)]
     pub slicing: Slicing,
     /// The free variable to slice by (default: the one most atoms mention).
@@ -111,6 +112,9 @@ pub enum Slicing {
     /// horizons are bounded, and its predicates occur in most time points (so that data
     /// slices could skip few of them); data slicing otherwise.
     Auto,
+    /// Both slicers composed (paper 04): one period per worker, each cut into `--slices`
+    /// data slices (default 2) by `--slice-by`; every (period, slice) is a task.
+    Both,
 }
 
 impl CheckArgs {

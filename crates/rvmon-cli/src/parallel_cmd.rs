@@ -52,6 +52,7 @@ fn choose_time(
         chunk_bytes: CHUNK_BYTES,
         periods: None,
         state_dir: None,
+        period_slices: 1,
     };
     if rvmon_timely::time_horizons(&job).is_err() {
         return false;
@@ -98,7 +99,7 @@ pub fn run(
     }
     let format = crate::trace_format(args.format, trace.as_deref())?;
     let by_time = match args.slicing {
-        Slicing::Time => true,
+        Slicing::Time | Slicing::Both => true,
         Slicing::Data => false,
         Slicing::Auto => {
             args.slice_by.is_none()
@@ -120,8 +121,9 @@ pub fn run(
             "--state-dir keeps finished periods of a time-sliced run (--slicing time): data slices all end with the log",
         ));
     }
+    let both = args.slicing == Slicing::Both;
     let var = match &args.slice_by {
-        _ if by_time => String::new(),
+        _ if by_time && !both => String::new(),
         Some(v) => v.clone(),
         None => slicing_variables(&formula, &vars).into_iter().next().ok_or_else(|| {
             Error::msg(format!(
@@ -132,7 +134,18 @@ pub fn run(
     };
     let drop_empty = empty_points_removable(&formula).is_ok();
     let workers_total = args.workers * args.processes;
-    let slices = args.slices.unwrap_or(workers_total);
+    // Time slicing: one period per slice; composed (`both`), one period per worker, each
+    // cut into `--slices` data slices.
+    let slices = match args.slices {
+        Some(k) => k,
+        None if both => 2,
+        None => workers_total,
+    };
+    let (periods, period_slices) = match (by_time, both) {
+        (false, _) => (None, 1),
+        (true, false) => (Some(slices), 1),
+        (true, true) => (Some(workers_total), slices),
+    };
     let addresses = match &args.hostfile {
         Some(path) => crate::read_file(path)?
             .lines()
@@ -168,8 +181,9 @@ pub fn run(
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         }),
         chunk_bytes: CHUNK_BYTES,
-        periods: by_time.then_some(slices),
+        periods,
         state_dir: args.state_dir.clone(),
+        period_slices,
     };
     let cluster = Cluster {
         workers: args.workers,
@@ -198,7 +212,13 @@ pub fn run(
     if args.process_id == 0 {
         if args.slice_report {
             if let Some((events, time_points, workers, saved)) = &sizes {
-                if by_time {
+                if both {
+                    writeln!(
+                        err,
+                        "rvmon: {} period(s), each in {period_slices} slice(s) by `{var}`, on {workers_total} worker(s); each reads its period's margins too",
+                        events.len() / period_slices
+                    )?;
+                } else if by_time {
                     writeln!(
                         err,
                         "rvmon: {} period(s) on {workers_total} worker(s); each reads its margins too",
@@ -220,17 +240,23 @@ pub fn run(
                 let share = |e: u64| 100.0 * e as f64 / total as f64;
                 for (k, ((e, t), w)) in events.iter().zip(time_points).zip(workers).enumerate() {
                     let on = w.map_or("-".to_string(), |w| w.to_string());
+                    let name = match (by_time, both) {
+                        (true, true) => {
+                            format!("period {} slice {}", k / period_slices, k % period_slices)
+                        }
+                        (true, false) => format!("period {k}"),
+                        (false, _) => format!("slice {k}"),
+                    };
                     if saved[k] {
                         writeln!(
                             err,
-                            "rvmon: period {k}: kept from --state-dir by an earlier run ({e} event(s), {t} time point(s) then)"
+                            "rvmon: {name}: kept from --state-dir by an earlier run ({e} event(s), {t} time point(s) then)"
                         )?;
                         continue;
                     }
                     writeln!(
                         err,
-                        "rvmon: {} {k} (worker {on}): {e} event(s) ({:.1} %), {t} time point(s)",
-                        if by_time { "period" } else { "slice" },
+                        "rvmon: {name} (worker {on}): {e} event(s) ({:.1} %), {t} time point(s)",
                         share(*e)
                     )?;
                 }
@@ -245,7 +271,12 @@ pub fn run(
                 }
             }
         }
-        if by_time {
+        if both {
+            writeln!(
+                err,
+                "rvmon: {violations} violation(s), sliced by time into {workers_total} period(s), each by `{var}` into {period_slices}"
+            )?;
+        } else if by_time {
             writeln!(
                 err,
                 "rvmon: {violations} violation(s), sliced by time into {} period(s)",

@@ -75,6 +75,8 @@ fn threads_write_the_single_run_output() {
             &["--workers", "1", "--slices", "4"],
             &["--workers", "2", "--slicing", "time"],
             &["--workers", "3", "--slicing", "time", "--slices", "5"],
+            &["--workers", "2", "--slicing", "both"],
+            &["--workers", "2", "--slicing", "both", "--slices", "3"],
         ] {
             let sliced = check(policy, &log, extra);
             assert_eq!(
@@ -117,6 +119,20 @@ fn the_slice_report_shows_each_slice() {
         "{err}"
     );
     assert!(err.contains("rvmon: period 1 (worker 1): "), "{err}");
+    let out = check(
+        "p4",
+        &log(2),
+        &["--workers", "2", "--slicing", "both", "--slice-report"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("rvmon: 2 period(s), each in 2 slice(s) by `c`, on 2 worker(s)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("rvmon: period 1 slice 1 (worker 1): "),
+        "{err}"
+    );
 }
 
 #[test]
@@ -225,7 +241,12 @@ fn two_processes_on_loopback_write_the_single_run_output() {
         format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
     )
     .unwrap();
-    for (policy, slicing) in [("p2", "data"), ("p5", "data"), ("p4", "time")] {
+    for (policy, slicing) in [
+        ("p2", "data"),
+        ("p5", "data"),
+        ("p4", "time"),
+        ("p3", "both"),
+    ] {
         let single = check(policy, &log, &[]);
         let spawn = |id: &str| {
             cluster_process(

@@ -16,4 +16,4 @@ pub mod run;
 
 pub use data::{predicates, slice_of, slicing_variables, DataSlicer, Target};
 pub use empty::{at_empty, empty_points_removable, AtEmpty};
-pub use run::{split, SliceEngine, SliceSizes, SlicedMonitor};
+pub use run::{split, split_one, SliceEngine, SliceSizes, SlicedMonitor};

@@ -185,6 +185,26 @@ impl SlicedMonitor {
     }
 }
 
+/// Time point `tp` reduced to the events routed to slice `k`: one slice of [`split`], for a
+/// monitor that runs that slice alone (a period's data slice, when slicers compose).
+pub fn split_one(
+    tp: &TimePoint,
+    slicer: &DataSlicer,
+    interner: &Interner,
+    k: usize,
+    into: &mut TimePoint,
+) {
+    into.clear();
+    into.index = tp.index;
+    into.ts = tp.ts;
+    for e in &tp.events {
+        let args = tp.args_of(e);
+        if slicer.route(e.name, args, interner).includes(k) {
+            into.push_event(e.name, args);
+        }
+    }
+}
+
 /// Splits time point `tp` into one per slice (`into[k]`), each with the events routed to
 /// slice `k`.
 pub fn split(tp: &TimePoint, slicer: &DataSlicer, interner: &Interner, into: &mut [TimePoint]) {

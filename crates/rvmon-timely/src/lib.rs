@@ -81,6 +81,9 @@ pub struct Job {
     pub periods: Option<usize>,
     /// Time slicing: where finished periods are kept, so that a re-run skips them.
     pub state_dir: Option<String>,
+    /// Time slicing composed with data slicing: each period is cut into this many data
+    /// slices by `var` (1: periods only). Every (period, slice) is a task of its own.
+    pub period_slices: usize,
 }
 
 impl Job {
@@ -96,6 +99,7 @@ impl Job {
             self.slices,
             self.drop_empty,
             self.batch,
+            self.period_slices,
             workers,
             // Every process cuts the periods from its own copy of the log: they must agree.
             time_plan.map(|p| format!("{:?}", p.0)),
@@ -433,6 +437,7 @@ fn work_periods(
     let merger = Rc::new(RefCell::new(periods::PeriodMerger::new(
         path,
         plan.len(),
+        job.period_slices,
         tx.clone(),
         Arc::clone(stop),
     )));
@@ -451,7 +456,7 @@ fn work_periods(
         None => None,
     };
     let mut result = Ok(());
-    for j in (index..plan.len()).step_by(peers) {
+    for j in (index..periods::tasks(job, plan)).step_by(peers) {
         if let Some(kept) = saved.as_ref().and_then(|s| s.load(j)) {
             input.send(kept);
             worker.step();

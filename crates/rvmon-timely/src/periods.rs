@@ -29,8 +29,9 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
-use rvmon_core::{Error, SourcePos, TimePoint, Timestamp};
+use rvmon_core::{Error, Interner, SourcePos, TimePoint, Timestamp};
 use rvmon_fo::{Answer, FoEngine};
+use rvmon_slice::{split_one, DataSlicer, SliceEngine};
 use rvmon_trace::monpoly::time_point_boundaries;
 use rvmon_trace::{MonpolyLogReader, TraceReader};
 use serde::{Deserialize, Serialize};
@@ -251,6 +252,8 @@ impl Saved {
             &job.free,
             format!("{:?}", job.sig),
             format!("{plan:?}"),
+            job.period_slices,
+            &job.var,
             len,
             modified,
         )
@@ -296,18 +299,74 @@ enum Region {
     After,
 }
 
-/// Monitors period `j` of `plan`; `send` gets its reports (answers every few thousand time
-/// points, so that worker 0 can write them while the period runs).
+/// A task's monitor: the engine over the period's time points, or, when slicers compose,
+/// one data slice of them (the slice's events only, and the answers its restriction permits).
+/// (One per task, so the variants' sizes do not matter.)
+#[allow(clippy::large_enum_variant)]
+enum TaskEngine {
+    Whole(FoEngine),
+    Slice {
+        engine: SliceEngine,
+        slicer: DataSlicer,
+        k: usize,
+        /// The time point reduced to the slice.
+        part: TimePoint,
+    },
+}
+
+impl TaskEngine {
+    /// Feeds a time point; returns how many of its events the engine took.
+    fn step(
+        &mut self,
+        tp: &TimePoint,
+        interner: &mut Interner,
+        out: &mut Vec<Answer>,
+    ) -> Result<usize, Error> {
+        match self {
+            TaskEngine::Whole(e) => e.step(tp, interner, out).map(|()| tp.events.len()),
+            TaskEngine::Slice {
+                engine,
+                slicer,
+                k,
+                part,
+            } => {
+                split_one(tp, slicer, interner, *k, part);
+                engine
+                    .step(part, slicer, interner, out)
+                    .map(|()| part.events.len())
+            }
+        }
+    }
+
+    fn close(&mut self, interner: &mut Interner, out: &mut Vec<Answer>) -> Result<(), Error> {
+        match self {
+            TaskEngine::Whole(e) => e.close(interner, out),
+            TaskEngine::Slice { engine, slicer, .. } => engine.close(slicer, interner, out),
+        }
+    }
+}
+
+/// The tasks of a time-sliced run: each period, or each data slice of each period when
+/// slicers compose (`Job::period_slices`); task `t` is slice `t % K` of period `t / K`.
+pub(crate) fn tasks(job: &Job, plan: &[Period]) -> usize {
+    plan.len() * job.period_slices.max(1)
+}
+
+/// Monitors task `task` (a period of `plan`, or one data slice of it); `send` gets its
+/// reports (answers every few thousand time points, so that worker 0 can write them while
+/// the task runs).
 pub(crate) fn run_period(
     job: &Job,
     plan: &[Period],
-    j: usize,
+    task: usize,
     h: Horizons,
     worker: usize,
     over: &AtomicBool,
     mut send: impl FnMut(PeriodReport),
 ) -> Result<(), Error> {
     let path = job.trace.as_deref().expect("time slicing reads a file");
+    let per_period = job.period_slices.max(1);
+    let j = task / per_period;
     let period = &plan[j];
     let own_end = plan.get(j + 1).map(|p| p.start);
     let region = |at: u64| {
@@ -329,13 +388,30 @@ pub(crate) fn run_period(
         &job.spec_text,
     )?;
     let has_future = compiled.has_future();
-    let mut engine = FoEngine::new(compiled);
+    let mut engine = if per_period > 1 {
+        let slicer = DataSlicer::new(
+            &job.formula,
+            &job.free,
+            &compiled.output_order,
+            &job.var,
+            per_period,
+            reader.interner_mut(),
+        )?;
+        TaskEngine::Slice {
+            engine: SliceEngine::new(&compiled, task % per_period),
+            slicer,
+            k: task % per_period,
+            part: TimePoint::default(),
+        }
+    } else {
+        TaskEngine::Whole(FoEngine::new(compiled))
+    };
     let floor = period
         .first_ts
         .saturating_sub(h.past.min(i64::MAX as u64) as i64);
     let mut tp = TimePoint::default();
     let mut answers: Vec<Answer> = Vec::new();
-    let mut report = PeriodReport::new(j);
+    let mut report = PeriodReport::new(task);
     // Time points fed; the first own one; own ones; the last own timestamp; extra ones fed
     // past the future horizon.
     let (mut fed, mut first_own, mut own, mut last_own_ts, mut extra) =
@@ -417,8 +493,9 @@ pub(crate) fn run_period(
         }
         tp.index = fed;
         fed += 1;
-        events += tp.events.len() as u64;
-        if let Err(e) = engine.step(&tp, reader.interner_mut(), &mut answers) {
+        let step = engine.step(&tp, reader.interner_mut(), &mut answers);
+        events += *step.as_ref().unwrap_or(&0) as u64;
+        if let Err(e) = step {
             stop = here;
             break if here == Region::Own {
                 End::Failed {
@@ -438,7 +515,7 @@ pub(crate) fn run_period(
                 break End::Stopped;
             }
             if !report.answers.is_empty() || report.own.is_some() {
-                send(std::mem::replace(&mut report, PeriodReport::new(j)));
+                send(std::mem::replace(&mut report, PeriodReport::new(task)));
             }
         }
     };
@@ -471,10 +548,13 @@ fn restrict(
 }
 
 /// Worker 0's merge: periods in order, each one's time points renumbered after the earlier
-/// periods'.
+/// periods'. When slicers compose, a period's data slices (its tasks) are merged first: a
+/// time point's verdicts are written once every slice has passed it.
 pub(crate) struct PeriodMerger {
     path: String,
-    periods: Vec<MergeState>,
+    tasks: Vec<MergeState>,
+    /// Tasks per period.
+    per_period: usize,
     /// The period being written, and the time points before it.
     current: usize,
     offset: u64,
@@ -489,22 +569,51 @@ pub(crate) struct PeriodMerger {
 #[derive(Default)]
 struct MergeState {
     answers: VecDeque<(u64, Timestamp, Vec<Vec<WireValue>>)>,
+    /// The last time point it sent verdicts for: it has sent all of its verdicts up to there
+    /// (a task's verdicts come in order).
+    last: Option<u64>,
     own: Option<u64>,
     end: Option<End>,
     sizes: Option<(u64, u64, u64)>,
     saved: bool,
 }
 
+impl MergeState {
+    /// Every verdict of this task at time points up to the result has arrived.
+    fn passed(&self) -> Option<u64> {
+        if self.end.is_some() {
+            Some(u64::MAX)
+        } else {
+            self.last
+        }
+    }
+}
+
+/// How bad an end is: the worst end among a period's data slices is the period's.
+fn severity(e: &End) -> u8 {
+    match e {
+        End::Done => 0,
+        End::Stopped => 1,
+        End::Terminated => 2,
+        End::Failed { .. } => 3,
+    }
+}
+
 impl PeriodMerger {
     pub(crate) fn new(
         path: &str,
         periods: usize,
+        per_period: usize,
         tx: mpsc::Sender<Message>,
         stop: Arc<AtomicBool>,
     ) -> PeriodMerger {
+        let per_period = per_period.max(1);
         PeriodMerger {
             path: path.to_string(),
-            periods: (0..periods).map(|_| MergeState::default()).collect(),
+            tasks: (0..periods * per_period)
+                .map(|_| MergeState::default())
+                .collect(),
+            per_period,
             current: 0,
             offset: 0,
             over: periods == 0,
@@ -515,10 +624,11 @@ impl PeriodMerger {
     }
 
     pub(crate) fn take(&mut self, r: &PeriodReport) {
-        let st = &mut self.periods[r.period as usize];
+        let st = &mut self.tasks[r.period as usize];
         if !self.over {
             // (after the end, later periods' verdicts are never written)
             st.answers.extend(r.answers.iter().cloned());
+            st.last = r.answers.last().map(|a| a.0).or(st.last);
         }
         st.own = st.own.or(r.own);
         if r.end.is_some() {
@@ -527,18 +637,40 @@ impl PeriodMerger {
             st.saved = r.saved;
         }
         while !self.over {
-            let st = &mut self.periods[self.current];
-            for (tp, ts, rows) in st.answers.drain(..) {
-                let _ = self.tx.send(Message::Answer {
-                    tp: self.offset + tp,
-                    ts,
-                    rows,
-                });
+            let first = self.current * self.per_period;
+            let slices = &mut self.tasks[first..first + self.per_period];
+            let passed = slices.iter().map(MergeState::passed).min().flatten();
+            if let Some(bound) = passed {
+                // The period's verdicts up to `bound`, merged by time point across slices.
+                let mut merged: std::collections::BTreeMap<u64, (Timestamp, Vec<Vec<WireValue>>)> =
+                    std::collections::BTreeMap::new();
+                for st in slices.iter_mut() {
+                    while st.answers.front().is_some_and(|a| a.0 <= bound) {
+                        let (tp, ts, rows) = st.answers.pop_front().expect("checked");
+                        merged.entry(tp).or_insert((ts, Vec::new())).1.extend(rows);
+                    }
+                }
+                for (tp, (ts, rows)) in merged {
+                    let _ = self.tx.send(Message::Answer {
+                        tp: self.offset + tp,
+                        ts,
+                        rows,
+                    });
+                }
             }
-            match &st.end {
-                None => break,
-                Some(End::Done) | Some(End::Stopped) => {
-                    let Some(own) = st.own else {
+            if slices.iter().any(|st| st.end.is_none()) {
+                break;
+            }
+            let end = slices
+                .iter()
+                .filter_map(|st| st.end.as_ref())
+                .max_by_key(|e| severity(e))
+                .expect("every slice ended")
+                .clone();
+            let own = slices.iter().find_map(|st| st.own);
+            match end {
+                End::Done | End::Stopped => {
+                    let Some(own) = own else {
                         // Its reader stopped in its past margin, where the owning period
                         // went on: an engine error on the margin's partial history.
                         let _ = self.tx.send(Message::Error(format!(
@@ -550,21 +682,21 @@ impl PeriodMerger {
                     };
                     self.offset += own;
                     self.current += 1;
-                    self.over = self.current == self.periods.len();
+                    self.over = self.current * self.per_period == self.tasks.len();
                 }
-                Some(End::Terminated) => self.over = true,
-                Some(End::Failed { at, col, message }) => {
+                End::Terminated => self.over = true,
+                End::Failed { at, col, message } => {
                     let error = match at {
                         Some((from, line)) => Error::at(
                             SourcePos {
                                 file: self.path.clone(),
-                                line: line_number(&self.path, *from) - 1 + line,
-                                col: *col,
+                                line: line_number(&self.path, from) - 1 + line,
+                                col,
                             },
-                            message.clone(),
+                            message,
                         )
                         .to_string(),
-                        None => message.clone(),
+                        None => message,
                     };
                     let _ = self.tx.send(Message::Error(error));
                     self.over = true;
@@ -577,18 +709,18 @@ impl PeriodMerger {
         self.send_sizes();
     }
 
-    /// Once every period has ended: the periods' sizes, as slices.
+    /// Once every task has ended: their sizes, as slices.
     fn send_sizes(&mut self) {
-        if self.sizes_sent || self.periods.iter().any(|p| p.sizes.is_none()) {
+        if self.sizes_sent || self.tasks.iter().any(|p| p.sizes.is_none()) {
             return;
         }
         self.sizes_sent = true;
-        let sizes: Vec<(u64, u64, u64)> = self.periods.iter().filter_map(|p| p.sizes).collect();
+        let sizes: Vec<(u64, u64, u64)> = self.tasks.iter().filter_map(|p| p.sizes).collect();
         let _ = self.tx.send(Message::Sizes {
             events: sizes.iter().map(|s| s.0).collect(),
             time_points: sizes.iter().map(|s| s.1).collect(),
             workers: sizes.iter().map(|s| Some(s.2)).collect(),
-            saved: self.periods.iter().map(|p| p.saved).collect(),
+            saved: self.tasks.iter().map(|p| p.saved).collect(),
         });
     }
 }

@@ -110,6 +110,7 @@ fn job_for(
         chunk_bytes: 1 << 20,
         periods: None,
         state_dir: None,
+        period_slices: 1,
     }
 }
 
@@ -261,28 +262,34 @@ proptest! {
 
     /// Time slicing (periods with past and future margins, restricted to their own time
     /// points) writes the single run's violations, for random policies with nested past and
-    /// future operators (their horizons are bounded) and logs with equal timestamps.
+    /// future operators (their horizons are bounded) and logs with equal timestamps; also
+    /// composed with data slicing (each period cut into 1–3 data slices).
     #[test]
     fn time_slices_write_the_single_run_violations(
         policy in policy(),
         log in log(),
         workers in 1usize..4,
         periods in 1usize..6,
+        per_period in 1usize..4,
         chunk_bytes in 1u64..40,
     ) {
         let Some((analyzed, vars, sig)) = monitored(&policy) else {
             return Ok(());
         };
+        let var = slicing_variables(&analyzed, &vars).into_iter().next();
+        let per_period = if var.is_some() { per_period } else { 1 };
         let expected = single(&analyzed, &vars, &sig, &log);
-        let path = std::env::temp_dir().join(format!("rvmon-periods-{}-{}.log", std::process::id(), workers * 10 + periods));
+        let path = std::env::temp_dir().join(format!("rvmon-periods-{}-{}.log", std::process::id(), workers * 100 + periods * 10 + per_period));
         std::fs::write(&path, text(&log)).unwrap();
         let job = Job {
             chunk_bytes,
             periods: Some(periods),
+            period_slices: per_period,
+            var: var.unwrap_or_default(),
             ..job_for(&analyzed, &vars, &sig, &policy, &path)
         };
         let (got, end) = run_job(job, workers);
         prop_assert_eq!(end, Ok(()));
-        prop_assert_eq!(got, expected, "{} with {} workers, {} periods", policy, workers, periods);
+        prop_assert_eq!(got, expected, "{} with {} workers, {} periods x {} slices", policy, workers, periods, per_period);
     }
 }
