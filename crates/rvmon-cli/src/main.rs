@@ -4,10 +4,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use rvmon_cli::{check_cmd, gen_cmd, monpoly_cmd};
 
+mod alloc;
+
 /// PERF: the engines allocate and free many small tuples and grow large hash tables; glibc's
 /// allocator spent 15–20 % of a first-order run consolidating and unlinking chunks.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: alloc::MiMalloc = alloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(
