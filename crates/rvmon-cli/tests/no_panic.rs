@@ -24,6 +24,8 @@ const LOLA_CSV_SEED: &str = "a,b,s,time\n1,2.5,x,0.1\n#,#,#,0.2\n3,,\"y,z\",0.30
 
 const RVM_SEED: &str = "// c\nP(c, i) {\n event create(c, i)\n event update(c)\n event next(i, _)\n fsm:\n  s [ create -> u ]\n  u [ next -> u, update -> m ]\n  m [ next -> e ]\n  e [ ]\n @e \"bad {i} {c}\"\n @fail \"x\"\n}\nQ() { event a() fsm: s [ a -> s ] }";
 
+const RVM_LTL_SEED: &str = "H(c, i) {\n event create(c, i)\n event update(c)\n event next(i)\n end event dispose(i)\n ltl: create => [] (update => [] !next) and (next => (*) (!update S create)) // x\n @violation \"bad {i}\"\n @validation \"ok\"\n}\nP(i) { event a(i) ltl: <*> a U o a\n}";
+
 /// A valid seed with random byte edits.
 fn mutated(seed: &'static str) -> impl Strategy<Value = String> {
     prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 0..6).prop_map(
@@ -123,6 +125,9 @@ proptest! {
 
     #[test]
     fn parametric_spec_parser_and_monitor(text in input(RVM_SEED)) { parametric_spec(&text) }
+
+    #[test]
+    fn parametric_ltl_spec_parser_and_monitor(text in input(RVM_LTL_SEED)) { parametric_spec(&text) }
 
     #[test]
     fn stream_csv_reader(text in input(LOLA_CSV_SEED)) { stream_events(&text) }
