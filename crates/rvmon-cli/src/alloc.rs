@@ -13,7 +13,8 @@ use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::c_void;
 
 use libmimalloc_sys::{
-    mi_free, mi_malloc, mi_malloc_aligned, mi_realloc, mi_zalloc, mi_zalloc_aligned,
+    mi_free, mi_malloc, mi_malloc_aligned, mi_realloc, mi_realloc_aligned, mi_zalloc,
+    mi_zalloc_aligned,
 };
 
 /// Alignments mimalloc gives to blocks whose size is a multiple of them.
@@ -60,28 +61,22 @@ unsafe impl GlobalAlloc for MiMalloc {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let align = layout.align();
         let size = new_size.div_ceil(align) * align;
-        if align <= NATURAL {
-            let p = mi_realloc(ptr.cast(), size);
-            if p.is_null() || aligned(p, align) {
-                return p.cast();
-            }
-            // Moved to a block that is not aligned enough: move it once more.
-            let q = mi_malloc_aligned(size, align);
-            if !q.is_null() {
-                std::ptr::copy_nonoverlapping(
-                    p.cast::<u8>(),
-                    q.cast::<u8>(),
-                    layout.size().min(new_size),
-                );
-            }
-            mi_free(p);
-            return q.cast();
+        if align > NATURAL {
+            return mi_realloc_aligned(ptr.cast(), size, align).cast();
         }
+        let p = mi_realloc(ptr.cast(), size);
+        if p.is_null() || aligned(p, align) {
+            return p.cast();
+        }
+        // Moved to a block that is not aligned enough (not expected: see `alloc`). `ptr` is
+        // already freed, so failing now cannot return null: it aborts, as running out of
+        // memory does elsewhere.
         let q = mi_malloc_aligned(size, align);
-        if !q.is_null() {
-            std::ptr::copy_nonoverlapping(ptr, q.cast::<u8>(), layout.size().min(new_size));
-            mi_free(ptr.cast());
+        if q.is_null() {
+            std::alloc::handle_alloc_error(Layout::from_size_align_unchecked(size, align));
         }
+        std::ptr::copy_nonoverlapping(p.cast::<u8>(), q.cast::<u8>(), layout.size().min(new_size));
+        mi_free(p);
         q.cast()
     }
 }

@@ -91,7 +91,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         })
         .collect();
     let (mut tp, mut reports) = (TimePoint::default(), Vec::new());
-    let (mut violations, mut events) = (0u64, 0u64);
+    let (mut violations, mut events, mut written) = (0u64, 0u64, 0u64);
     // The properties each event name concerns, by interned name (dense ids): with several
     // properties in a file, an event is read once and goes only to the monitors that
     // declare it (paper 24's simultaneous properties; each keeps its own index).
@@ -123,13 +123,13 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 reports.clear();
                 m.push_event(name, tp.args_of(e), &mut reports);
                 for r in &reports {
-                    // An `ltl:` property's `@validation` is good news, not a violation.
-                    violations += u64::from(r.category != "validation");
+                    written += 1;
+                    violations += u64::from(p.is_violation(&r.category));
                     write_report(out, args.output, p, r, &tp, reader.interner())?;
                 }
             }
         }
-        if online && violations > 0 {
+        if online && written > 0 {
             out.flush()?;
         }
     }
@@ -174,7 +174,7 @@ fn write_report(
                 .iter()
                 .map(|(k, v)| format!("{}={}", p.params[*k], plain(v, interner)))
                 .collect();
-            let kind = if r.category == "validation" {
+            let kind = if !p.is_violation(&r.category) {
                 "validation"
             } else {
                 "violation"

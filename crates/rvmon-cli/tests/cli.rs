@@ -452,6 +452,17 @@ fn parametric_properties_report_bindings() {
         "violation: UnsafeIterator (c=1, i=10) at time point 8 @8: iterator 10 used after its collection 1 was modified\n\
          violation: HasNext (i=20) at time point 9 @9: next() on iterator 20 without a successful hasNext() just before\n"
     );
+    // The collection may be updated before the iterator exists (the binding (c) starts then).
+    let early = file(
+        "rvm",
+        "early.log",
+        "@0 update(1)\n@1 create(1,10)\n@2 hasnexttrue(10)\n@3 update(1)\n@4 next(10)\n",
+    );
+    let r = run(&["check", &format!("{dir}ltl.rvm"), early.to_str().unwrap()]);
+    assert_eq!(
+        r.stdout,
+        "violation: UnsafeIterator (c=1, i=10) at time point 4 @4: iterator 10 used after its collection 1 was modified\n"
+    );
     // `@validation` is reported as such and is not a violation.
     let good = file(
         "rvm",

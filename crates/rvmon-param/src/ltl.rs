@@ -38,6 +38,13 @@ use std::collections::VecDeque;
 use logos::Logos;
 use rustc_hash::FxHashMap;
 
+use crate::monitor::reaching;
+
+/// The most tokens a body may have (the compiler recurses over the formula).
+pub const MAX_TOKENS: usize = 2000;
+/// The most conjunctions a residual may have.
+pub const MAX_CONJUNCTIONS: usize = 4096;
+
 /// The most states a compiled body may have.
 pub const MAX_STATES: usize = 10_000;
 const PAST_OVER_FUTURE: &str = "a past operator over a future one is not supported in ltl bodies";
@@ -53,6 +60,8 @@ pub enum Ltl {
     Not(Box<Ltl>),
     And(Box<Ltl>, Box<Ltl>),
     Or(Box<Ltl>, Box<Ltl>),
+    /// `a <=> b` (and, negated, `xor`): kept whole, as expanding it copies both sides.
+    Iff(Box<Ltl>, Box<Ltl>),
     Previous(Box<Ltl>),
     Once(Box<Ltl>),
     Historically(Box<Ltl>),
@@ -70,7 +79,9 @@ impl Ltl {
             Ltl::Bool(_) | Ltl::Event(_) => false,
             Ltl::Next(_) | Ltl::Eventually(_) | Ltl::Always(_) | Ltl::Until(..) => true,
             Ltl::Not(a) | Ltl::Previous(a) | Ltl::Once(a) | Ltl::Historically(a) => a.has_future(),
-            Ltl::And(a, b) | Ltl::Or(a, b) | Ltl::Since(a, b) => a.has_future() || b.has_future(),
+            Ltl::And(a, b) | Ltl::Or(a, b) | Ltl::Iff(a, b) | Ltl::Since(a, b) => {
+                a.has_future() || b.has_future()
+            }
         }
     }
 
@@ -84,6 +95,7 @@ impl Ltl {
             Ltl::Not(a) => !a.holds(word, i),
             Ltl::And(a, b) => a.holds(word, i) && b.holds(word, i),
             Ltl::Or(a, b) => a.holds(word, i) || b.holds(word, i),
+            Ltl::Iff(a, b) => a.holds(word, i) == b.holds(word, i),
             Ltl::Previous(a) => i > 0 && a.holds(word, i - 1),
             Ltl::Once(a) => (0..=i).any(|j| a.holds(word, j)),
             Ltl::Historically(a) => (0..=i).all(|j| a.holds(word, j)),
@@ -104,6 +116,8 @@ impl Ltl {
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip r"//[^\n]*")]
 enum Tok {
+    #[token("/*", block_comment)]
+    BlockComment,
     #[token("(")]
     LParen,
     #[token(")")]
@@ -132,6 +146,16 @@ enum Tok {
     Word(String),
 }
 
+/// Skips a `/* … */` comment (to the end of the text if it is not closed): the `.rvm` lexer's
+/// and this one's.
+pub(crate) fn block_comment<'s, T: Logos<'s, Source = str>>(
+    lex: &mut logos::Lexer<'s, T>,
+) -> logos::Skip {
+    let rest = lex.remainder();
+    lex.bump(rest.find("*/").map_or(rest.len(), |i| i + 2));
+    logos::Skip
+}
+
 /// A parse error: byte offset in the parsed text, and what went wrong.
 pub type ParseError = (usize, String);
 
@@ -149,6 +173,12 @@ pub fn parse(text: &str, event: &dyn Fn(&str) -> Option<usize>) -> Result<Ltl, P
                 ));
             }
         }
+    }
+    if toks.len() > MAX_TOKENS {
+        return Err((
+            toks[MAX_TOKENS].1,
+            format!("an ltl formula has at most {MAX_TOKENS} tokens"),
+        ));
     }
     let mut p = Parser {
         toks,
@@ -350,10 +380,7 @@ pub fn is_keyword(w: &str) -> bool {
 }
 
 fn iff(f: Ltl, g: Ltl) -> Ltl {
-    Ltl::Or(
-        bx(Ltl::And(bx(f.clone()), bx(g.clone()))),
-        bx(Ltl::And(bx(Ltl::Not(bx(f))), bx(Ltl::Not(bx(g))))),
-    )
+    Ltl::Iff(bx(f), bx(g))
 }
 
 /// A compiled body: state 0 is the start (no event yet).
@@ -376,6 +403,7 @@ enum Past {
     Not(usize),
     And(usize, usize),
     Or(usize, usize),
+    Iff(usize, usize),
     Previous(usize),
     Once(usize),
     Historically(usize),
@@ -442,19 +470,29 @@ fn canonical(mut d: Residual) -> Residual {
     kept
 }
 
-fn or(mut a: Residual, b: Residual) -> Residual {
+/// A residual that grew past [`MAX_CONJUNCTIONS`] (a formula whose obligations multiply).
+const TOO_BIG: &str = "the formula's obligations grow past 4096 conjunctions";
+
+fn or(mut a: Residual, b: Residual) -> Result<Residual, String> {
     a.extend(b);
-    canonical(a)
+    let d = canonical(a);
+    if d.len() > MAX_CONJUNCTIONS {
+        return Err(TOO_BIG.into());
+    }
+    Ok(d)
 }
 
-fn and(a: &Residual, b: &Residual) -> Residual {
+fn and(a: &Residual, b: &Residual) -> Result<Residual, String> {
+    if a.len().saturating_mul(b.len()) > MAX_CONJUNCTIONS {
+        return Err(TOO_BIG.into());
+    }
     let mut d = Vec::with_capacity(a.len() * b.len());
     for x in a {
         for y in b {
             d.push(x.iter().chain(y).copied().collect());
         }
     }
-    canonical(d)
+    Ok(canonical(d))
 }
 
 #[derive(Default)]
@@ -463,6 +501,9 @@ struct Compiler {
     past_ids: FxHashMap<Past, usize>,
     fut: Vec<Fut>,
     fut_ids: FxHashMap<Fut, u32>,
+    /// `nnf` of each subformula and polarity met (an `<=>` needs both polarities of both
+    /// sides, and nested ones would otherwise redo them exponentially often).
+    nnf_done: FxHashMap<(*const Ltl, bool), u32>,
 }
 
 impl Compiler {
@@ -488,6 +529,7 @@ impl Compiler {
             Ltl::Not(a) => Past::Not(self.past_of(a)?),
             Ltl::And(a, b) => Past::And(self.past_of(a)?, self.past_of(b)?),
             Ltl::Or(a, b) => Past::Or(self.past_of(a)?, self.past_of(b)?),
+            Ltl::Iff(a, b) => Past::Iff(self.past_of(a)?, self.past_of(b)?),
             Ltl::Previous(a) => Past::Previous(self.past_of(a)?),
             Ltl::Once(a) => Past::Once(self.past_of(a)?),
             Ltl::Historically(a) => Past::Historically(self.past_of(a)?),
@@ -509,6 +551,7 @@ impl Compiler {
                 Past::Not(a) => !now(a),
                 Past::And(a, b) => now(a) && now(b),
                 Past::Or(a, b) => now(a) || now(b),
+                Past::Iff(a, b) => now(a) == now(b),
                 Past::Previous(a) => was(a),
                 Past::Once(a) => now(a) || was(k),
                 Past::Historically(a) => now(a) && (prev.is_none() || was(k)),
@@ -559,11 +602,28 @@ impl Compiler {
 
     /// The negation normal form of `f` (negated when `pos` is false) as an obligation.
     fn nnf(&mut self, f: &Ltl, pos: bool) -> Result<u32, String> {
+        if let Some(&id) = self.nnf_done.get(&(f as *const Ltl, pos)) {
+            return Ok(id);
+        }
+        let id = self.nnf_of(f, pos)?;
+        self.nnf_done.insert((f as *const Ltl, pos), id);
+        Ok(id)
+    }
+
+    fn nnf_of(&mut self, f: &Ltl, pos: bool) -> Result<u32, String> {
         if !f.has_future() {
             let p = self.past_of(f)?;
             return Ok(self.intern(Fut::Atom(p, pos)));
         }
         Ok(match f {
+            // (a ∧ b) ∨ (¬a ∧ ¬b), or for its negation (a ∧ ¬b) ∨ (¬a ∧ b).
+            Ltl::Iff(a, b) => {
+                let (a1, a0) = (self.nnf(a, true)?, self.nnf(a, false)?);
+                let (b1, b0) = (self.nnf(b, true)?, self.nnf(b, false)?);
+                let both = self.junction(true, vec![a1, if pos { b1 } else { b0 }]);
+                let neither = self.junction(true, vec![a0, if pos { b0 } else { b1 }]);
+                self.junction(false, vec![both, neither])
+            }
             Ltl::Not(a) => self.nnf(a, !pos)?,
             Ltl::And(a, b) | Ltl::Or(a, b) => {
                 let and = matches!(f, Ltl::And(..)) == pos;
@@ -598,52 +658,67 @@ impl Compiler {
 
     /// What formula `f` leaves for the next position, at a position whose past part has
     /// values `cur`.
-    fn progress(&mut self, f: u32, cur: u64, memo: &mut FxHashMap<u32, Residual>) -> Residual {
+    fn progress(
+        &mut self,
+        f: u32,
+        cur: u64,
+        memo: &mut FxHashMap<u32, Residual>,
+    ) -> Result<Residual, String> {
         if let Some(r) = memo.get(&f) {
-            return r.clone();
+            return Ok(r.clone());
         }
         let r = match self.fut[f as usize].clone() {
             Fut::True => constant(true),
             Fut::False => constant(false),
             Fut::Atom(p, pos) => constant((cur >> p & 1 == 1) == pos),
-            Fut::And(xs) => xs.iter().fold(constant(true), |d, &x| {
-                let e = self.progress(x, cur, memo);
-                and(&d, &e)
-            }),
-            Fut::Or(xs) => xs.iter().fold(constant(false), |d, &x| {
-                let e = self.progress(x, cur, memo);
-                or(d, e)
-            }),
+            Fut::And(xs) => {
+                let mut d = constant(true);
+                for x in xs {
+                    d = and(&d, &self.progress(x, cur, memo)?)?;
+                }
+                d
+            }
+            Fut::Or(xs) => {
+                let mut d = constant(false);
+                for x in xs {
+                    d = or(d, self.progress(x, cur, memo)?)?;
+                }
+                d
+            }
             Fut::Next(x) => strong(x),
             Fut::WeakNext(x) => weak(x),
-            Fut::Eventually(x) => or(self.progress(x, cur, memo), strong(f)),
-            Fut::Always(x) => and(&self.progress(x, cur, memo), &weak(f)),
+            Fut::Eventually(x) => or(self.progress(x, cur, memo)?, strong(f))?,
+            Fut::Always(x) => and(&self.progress(x, cur, memo)?, &weak(f))?,
             Fut::Until(x, y) => {
-                let keep = and(&self.progress(x, cur, memo), &strong(f));
-                or(self.progress(y, cur, memo), keep)
+                let keep = and(&self.progress(x, cur, memo)?, &strong(f))?;
+                or(self.progress(y, cur, memo)?, keep)?
             }
             Fut::Release(x, y) => {
-                let free = or(self.progress(x, cur, memo), weak(f));
-                and(&self.progress(y, cur, memo), &free)
+                let free = or(self.progress(x, cur, memo)?, weak(f))?;
+                and(&self.progress(y, cur, memo)?, &free)?
             }
         };
         memo.insert(f, r.clone());
-        r
+        Ok(r)
     }
 
     /// The residual after an event whose past part has values `cur`: every obligation
     /// falls due.
-    fn step(&mut self, d: &Residual, cur: u64, memo: &mut FxHashMap<u32, Residual>) -> Residual {
+    fn step(
+        &mut self,
+        d: &Residual,
+        cur: u64,
+        memo: &mut FxHashMap<u32, Residual>,
+    ) -> Result<Residual, String> {
         let mut out = constant(false);
         for c in d {
             let mut conj = constant(true);
             for &ob in c {
-                let e = self.progress(ob / 2, cur, memo);
-                conj = and(&conj, &e);
+                conj = and(&conj, &self.progress(ob / 2, cur, memo)?)?;
             }
-            out = or(out, conj);
+            out = or(out, conj)?;
         }
-        out
+        Ok(out)
     }
 }
 
@@ -678,7 +753,7 @@ pub fn compile(f: &Ltl, events: usize) -> Result<Machine, String> {
             let cur = c.past_step(prev, e);
             let next = if future {
                 memo.clear();
-                let d = c.step(&residuals[res as usize], cur, &mut memo);
+                let d = c.step(&residuals[res as usize], cur, &mut memo)?;
                 match residual_ids.get(&d) {
                     Some(&id) => id,
                     None => {
@@ -728,28 +803,8 @@ pub fn compile(f: &Ltl, events: usize) -> Result<Machine, String> {
         });
     }
     // can[s]: some continuation from s satisfies the formula; all[s]: every one does.
-    let mut rev: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (s, row) in delta.iter().enumerate() {
-        for t in row.iter().flatten() {
-            rev[*t].push(s);
-        }
-    }
-    let reach_back = |seed: &dyn Fn(usize) -> bool| {
-        let mut mark = vec![false; n];
-        let mut queue: VecDeque<usize> = (0..n).filter(|&s| seed(s)).collect();
-        queue.iter().for_each(|&s| mark[s] = true);
-        while let Some(t) = queue.pop_front() {
-            for &s in &rev[t] {
-                if !mark[s] {
-                    mark[s] = true;
-                    queue.push_back(s);
-                }
-            }
-        }
-        mark
-    };
-    let can = reach_back(&|s| holds[s]);
-    let can_fail = reach_back(&|s| !holds[s]);
+    let can = reaching(&delta, |_| true, |s| holds[s]);
+    let can_fail = reaching(&delta, |_| true, |s| !holds[s]);
     for s in 1..n {
         verdict[s] = if !can[s] {
             Some(false)
@@ -792,6 +847,7 @@ mod tests {
                 f.clone().prop_map(|a| Ltl::Not(bx(a))),
                 (f.clone(), f.clone()).prop_map(|(a, b)| Ltl::And(bx(a), bx(b))),
                 (f.clone(), f.clone()).prop_map(|(a, b)| Ltl::Or(bx(a), bx(b))),
+                (f.clone(), f.clone()).prop_map(|(a, b)| Ltl::Iff(bx(a), bx(b))),
                 f.clone().prop_map(|a| Ltl::Previous(bx(a))),
                 f.clone().prop_map(|a| Ltl::Once(bx(a))),
                 f.clone().prop_map(|a| Ltl::Historically(bx(a))),
@@ -824,7 +880,7 @@ mod tests {
             Ltl::Previous(a) | Ltl::Once(a) | Ltl::Historically(a) => a.has_future(),
             Ltl::Since(a, b) => a.has_future() || b.has_future(),
             Ltl::Not(a) | Ltl::Next(a) | Ltl::Eventually(a) | Ltl::Always(a) => past_over_future(a),
-            Ltl::And(a, b) | Ltl::Or(a, b) | Ltl::Until(a, b) => {
+            Ltl::And(a, b) | Ltl::Or(a, b) | Ltl::Iff(a, b) | Ltl::Until(a, b) => {
                 past_over_future(a) || past_over_future(b)
             }
             _ => false,
@@ -841,7 +897,10 @@ mod tests {
             let m = match compile(&f, 3) {
                 Ok(m) => m,
                 Err(e) => {
-                    prop_assert!(past_over_future(&f) || e.contains("states"), "{e}");
+                    prop_assert!(
+                        past_over_future(&f) || e.contains("states") || e.contains("conjunctions"),
+                        "{e}"
+                    );
                     return Ok(());
                 }
             };
@@ -956,6 +1015,24 @@ mod tests {
         assert!(compile(&f, 2)
             .unwrap_err()
             .contains("past operator over a future one"));
+        // `<=>` and `xor` are kept whole: a chain of 40 compiles at once.
+        let chain = vec!["o a"; 41].join(" xor ");
+        let f = parse(&chain, &ev).unwrap();
+        assert!(compile(&f, 2).is_ok());
+        let long = vec!["a"; 1001].join(" and ");
+        assert!(parse(&long, &ev)
+            .unwrap_err()
+            .1
+            .contains("at most 2000 tokens"));
+        // Obligations that multiply are refused, not built.
+        let wide = (1..14)
+            .map(|k| format!("({} a or {} b)", "o ".repeat(k), "o ".repeat(k)))
+            .collect::<Vec<_>>()
+            .join(" and ");
+        let f = parse(&wide, &ev).unwrap();
+        assert!(compile(&f, 2).unwrap_err().contains("conjunctions"));
+        // Comments of both kinds.
+        assert_eq!(parse("a /* or */ => b // x", &ev), parse("a => b", &ev));
         // Keywords of both syntaxes.
         let g = parse("ALWAYS (b IMPLIES PREVIOUS (NOT b SINCE a))", &ev).unwrap();
         let h = parse("[] (b => (*) (!b S a))", &ev).unwrap();

@@ -18,6 +18,7 @@
 //! event that creates no binding allocates nothing. Each event name's patterns, machine
 //! symbol and end-of-life patterns are resolved once and cached.
 
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use std::hash::{Hash, Hasher};
@@ -956,32 +957,40 @@ impl ParamMonitor {
 /// `allowed` symbols (a transition into a verdict state, or, with `@fail`, an allowed event
 /// with no transition).
 fn verdict_reachable(fsm: &Fsm, allowed: &[bool]) -> Vec<bool> {
-    let n = fsm.delta.len();
-    let steps = |q: usize| {
+    let hits = |q: usize| {
         fsm.delta[q]
             .iter()
             .zip(allowed)
-            .filter(|(_, &a)| a)
-            .map(|(t, _)| *t)
+            .any(|(t, &a)| a && t.map_or(fsm.fail.is_some(), |t| fsm.verdicts[t].is_some()))
     };
-    let mut reach: Vec<bool> = (0..n)
-        .map(|q| {
-            steps(q).any(|t| match t {
-                Some(t) => fsm.verdicts[t].is_some(),
-                None => fsm.fail.is_some(),
-            })
-        })
-        .collect();
-    loop {
-        let mut changed = false;
-        for q in 0..n {
-            if !reach[q] && steps(q).flatten().any(|t| reach[t]) {
-                reach[q] = true;
-                changed = true;
+    reaching(&fsm.delta, |sym| allowed[sym], hits)
+}
+
+/// The states from which a state satisfying `seed` can be reached (the seeds included) by
+/// transitions on symbols that `allowed` accepts: one breadth-first search backwards.
+pub(crate) fn reaching(
+    delta: &[Vec<Option<usize>>],
+    allowed: impl Fn(usize) -> bool,
+    seed: impl Fn(usize) -> bool,
+) -> Vec<bool> {
+    let n = delta.len();
+    let mut back: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (q, row) in delta.iter().enumerate() {
+        for (sym, t) in row.iter().enumerate() {
+            if let Some(t) = t.filter(|_| allowed(sym)) {
+                back[t].push(q);
             }
         }
-        if !changed {
-            return reach;
+    }
+    let mut mark: Vec<bool> = (0..n).map(&seed).collect();
+    let mut queue: VecDeque<usize> = (0..n).filter(|&q| mark[q]).collect();
+    while let Some(t) = queue.pop_front() {
+        for &q in &back[t] {
+            if !mark[q] {
+                mark[q] = true;
+                queue.push_back(q);
+            }
         }
     }
+    mark
 }

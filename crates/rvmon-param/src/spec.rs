@@ -45,7 +45,7 @@ use crate::slicing::{Pattern, Term};
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip r"//[^\n]*")]
 enum Tok {
-    #[token("/*", block_comment)]
+    #[token("/*", ltl::block_comment)]
     BlockComment,
     #[token("event")]
     Event,
@@ -130,12 +130,6 @@ fn starts_declaration(tail: &str) -> bool {
     }
 }
 
-fn block_comment(lex: &mut logos::Lexer<Tok>) -> logos::Skip {
-    let rest = lex.remainder();
-    lex.bump(rest.find("*/").map_or(rest.len(), |i| i + 2));
-    logos::Skip
-}
-
 /// One parametric property.
 #[derive(Clone, Debug)]
 pub struct Property {
@@ -148,9 +142,17 @@ pub struct Property {
     pub fsm: Fsm,
     /// The message of each verdict category (a state name or `fail`).
     pub messages: Vec<(String, String)>,
+    /// Whether category `validation` is good news (an `ltl:` body's `@validation`), not a
+    /// violation.
+    pub validates: bool,
 }
 
 impl Property {
+    /// Whether reports of `category` are violations.
+    pub fn is_violation(&self, category: &str) -> bool {
+        !(self.validates && category == "validation")
+    }
+
     /// The message for `category`, with `{p}` replaced by `value(p)` for each parameter.
     pub fn message(&self, category: &str, value: impl Fn(usize) -> Option<String>) -> String {
         let mut m = self
@@ -440,6 +442,7 @@ impl P<'_> {
                 fail: has("fail").then(|| "fail".to_string()),
             },
             messages: messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
+            validates: false,
         })
     }
 
@@ -500,6 +503,7 @@ impl P<'_> {
                 fail: None,
             },
             messages: messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
+            validates: true,
         })
     }
 
@@ -682,6 +686,7 @@ impl P<'_> {
                 fail,
             },
             messages: messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
+            validates: false,
         })
     }
 }

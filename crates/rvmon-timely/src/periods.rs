@@ -193,6 +193,8 @@ pub(crate) struct PeriodReport {
     pub answers: Vec<(u64, Timestamp, Vec<Vec<WireValue>>)>,
     /// How many own time points it has, once known.
     pub own: Option<u64>,
+    /// Its own time points below this one are decided: every verdict among them is sent.
+    pub decided: u64,
     pub end: Option<End>,
     /// At the end: events and time points the engine read, and the worker.
     pub sizes: Option<(u64, u64, u64)>,
@@ -206,6 +208,7 @@ impl PeriodReport {
             period: period as u64,
             answers: Vec::new(),
             own: None,
+            decided: 0,
             end: None,
             sizes: None,
             saved: false,
@@ -216,6 +219,7 @@ impl PeriodReport {
     pub(crate) fn absorb(&mut self, r: &PeriodReport) {
         self.answers.extend(r.answers.iter().cloned());
         self.own = self.own.or(r.own);
+        self.decided = self.decided.max(r.decided);
         if r.end.is_some() {
             self.end = r.end.clone();
             self.sizes = r.sizes;
@@ -412,6 +416,8 @@ pub(crate) fn run_period(
     let mut tp = TimePoint::default();
     let mut answers: Vec<Answer> = Vec::new();
     let mut report = PeriodReport::new(task);
+    // The `decided` last sent.
+    let mut sent = 0u64;
     // Time points fed; the first own one; own ones; the last own timestamp; extra ones fed
     // past the future horizon.
     let (mut fed, mut first_own, mut own, mut last_own_ts, mut extra) =
@@ -514,7 +520,10 @@ pub(crate) fn run_period(
                 // period decides will be written.
                 break End::Stopped;
             }
-            if !report.answers.is_empty() || report.own.is_some() {
+            // (`decided` alone is news too: it lets worker 0 write the period's other data
+            // slices up to there)
+            if !report.answers.is_empty() || report.own.is_some() || report.decided > sent {
+                sent = report.decided;
                 send(std::mem::replace(&mut report, PeriodReport::new(task)));
             }
         }
@@ -539,6 +548,10 @@ fn restrict(
 ) {
     for a in answers.drain(..) {
         let Some(first) = first_own else { continue };
+        // The engine answers every time point it decides, in order, empty or not.
+        if a.tp >= first {
+            report.decided = report.decided.max((a.tp + 1 - first).min(own));
+        }
         if a.rel.is_empty() || a.tp < first || a.tp >= first + own {
             continue;
         }
@@ -569,9 +582,8 @@ pub(crate) struct PeriodMerger {
 #[derive(Default)]
 struct MergeState {
     answers: VecDeque<(u64, Timestamp, Vec<Vec<WireValue>>)>,
-    /// The last time point it sent verdicts for: it has sent all of its verdicts up to there
-    /// (a task's verdicts come in order).
-    last: Option<u64>,
+    /// Its own time points below this one are decided, their verdicts sent.
+    decided: u64,
     own: Option<u64>,
     end: Option<End>,
     sizes: Option<(u64, u64, u64)>,
@@ -579,12 +591,12 @@ struct MergeState {
 }
 
 impl MergeState {
-    /// Every verdict of this task at time points up to the result has arrived.
-    fn passed(&self) -> Option<u64> {
-        if self.end.is_some() {
-            Some(u64::MAX)
-        } else {
-            self.last
+    /// Every verdict of this task at time points below the result has arrived. A task that
+    /// failed or met `>terminate<` decides nothing more; one that is done has sent all.
+    fn passed(&self) -> u64 {
+        match self.end {
+            Some(End::Done) | Some(End::Stopped) => u64::MAX,
+            _ => self.decided,
         }
     }
 }
@@ -628,9 +640,9 @@ impl PeriodMerger {
         if !self.over {
             // (after the end, later periods' verdicts are never written)
             st.answers.extend(r.answers.iter().cloned());
-            st.last = r.answers.last().map(|a| a.0).or(st.last);
         }
         st.own = st.own.or(r.own);
+        st.decided = st.decided.max(r.decided);
         if r.end.is_some() {
             st.end = r.end.clone();
             st.sizes = r.sizes;
@@ -639,33 +651,40 @@ impl PeriodMerger {
         while !self.over {
             let first = self.current * self.per_period;
             let slices = &mut self.tasks[first..first + self.per_period];
-            let passed = slices.iter().map(MergeState::passed).min().flatten();
-            if let Some(bound) = passed {
-                // The period's verdicts up to `bound`, merged by time point across slices.
-                let mut merged: std::collections::BTreeMap<u64, (Timestamp, Vec<Vec<WireValue>>)> =
-                    std::collections::BTreeMap::new();
-                for st in slices.iter_mut() {
-                    while st.answers.front().is_some_and(|a| a.0 <= bound) {
-                        let (tp, ts, rows) = st.answers.pop_front().expect("checked");
-                        merged.entry(tp).or_insert((ts, Vec::new())).1.extend(rows);
-                    }
+            // The period's verdicts below `bound`, merged by time point across slices.
+            let bound = slices.iter().map(MergeState::passed).min().unwrap_or(0);
+            let mut merged: std::collections::BTreeMap<u64, (Timestamp, Vec<Vec<WireValue>>)> =
+                std::collections::BTreeMap::new();
+            for st in slices.iter_mut() {
+                while st.answers.front().is_some_and(|a| a.0 < bound) {
+                    let (tp, ts, rows) = st.answers.pop_front().expect("checked");
+                    merged.entry(tp).or_insert((ts, Vec::new())).1.extend(rows);
                 }
-                for (tp, (ts, rows)) in merged {
-                    let _ = self.tx.send(Message::Answer {
-                        tp: self.offset + tp,
-                        ts,
-                        rows,
-                    });
-                }
+            }
+            for (tp, (ts, rows)) in merged {
+                let _ = self.tx.send(Message::Answer {
+                    tp: self.offset + tp,
+                    ts,
+                    rows,
+                });
             }
             if slices.iter().any(|st| st.end.is_none()) {
                 break;
             }
+            // The worst end, and among failures the earliest.
             let end = slices
                 .iter()
-                .filter_map(|st| st.end.as_ref())
-                .max_by_key(|e| severity(e))
+                .filter_map(|st| {
+                    let e = st.end.as_ref()?;
+                    Some((
+                        severity(e),
+                        std::cmp::Reverse(st.own.unwrap_or(u64::MAX)),
+                        e,
+                    ))
+                })
+                .max_by_key(|(sev, at, _)| (*sev, *at))
                 .expect("every slice ended")
+                .2
                 .clone();
             let own = slices.iter().find_map(|st| st.own);
             match end {
