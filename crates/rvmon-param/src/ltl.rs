@@ -156,24 +156,33 @@ pub(crate) fn block_comment<'s, T: Logos<'s, Source = str>>(
     logos::Skip
 }
 
+/// The tokens of `text` with their byte offsets, or the offset and character of the first
+/// that is not one (the `.rvm` lexer's and this one's).
+pub(crate) fn tokens<'s, T>(text: &'s str) -> Result<Vec<(T, usize)>, (usize, char)>
+where
+    T: Logos<'s, Source = str>,
+    T::Extras: Default,
+{
+    let mut toks = Vec::new();
+    for (t, span) in T::lexer(text).spanned() {
+        match t {
+            Ok(t) => toks.push((t, span.start)),
+            Err(_) => {
+                let c = text[span.start..].chars().next().unwrap_or(' ');
+                return Err((span.start, c));
+            }
+        }
+    }
+    Ok(toks)
+}
+
 /// A parse error: byte offset in the parsed text, and what went wrong.
 pub type ParseError = (usize, String);
 
 /// Parses an `ltl:` body. `event` numbers an event name (or says it is not one).
 pub fn parse(text: &str, event: &dyn Fn(&str) -> Option<usize>) -> Result<Ltl, ParseError> {
-    let mut toks = Vec::new();
-    for (t, span) in Tok::lexer(text).spanned() {
-        match t {
-            Ok(t) => toks.push((t, span.start)),
-            Err(()) => {
-                let c = text[span.start..].chars().next().unwrap_or(' ');
-                return Err((
-                    span.start,
-                    format!("unexpected character `{c}` in the ltl formula"),
-                ));
-            }
-        }
-    }
+    let toks: Vec<(Tok, usize)> = tokens(text)
+        .map_err(|(at, c)| (at, format!("unexpected character `{c}` in the ltl formula")))?;
     if toks.len() > MAX_TOKENS {
         return Err((
             toks[MAX_TOKENS].1,

@@ -204,23 +204,62 @@ impl EreAst {
     }
 }
 
-/// Parses a `.rvm` file.
-pub fn parse_rvm(file: &str, text: &str) -> Result<Vec<Property>, Error> {
-    let mut toks = Vec::new();
-    for (t, span) in Tok::lexer(text).spanned() {
-        match t {
-            Ok(t) => toks.push((t, span.start)),
-            Err(()) => {
-                let c = text[span.start..].chars().next().unwrap_or(' ');
-                return Err(Error::at_offset(
-                    file,
-                    text,
-                    span.start,
-                    format!("unexpected character `{c}`"),
-                ));
-            }
+/// What a property declares besides its body: name, parameters, events and handlers (with
+/// where each handler is, for errors).
+struct Decl {
+    name: String,
+    params: Vec<String>,
+    patterns: Vec<Pattern>,
+    end_events: Vec<Pattern>,
+    messages: Vec<(String, String, usize)>,
+}
+
+impl Decl {
+    /// The machine's symbols: the events, in declaration order.
+    fn symbols(&self) -> Vec<String> {
+        self.patterns.iter().map(|p| p.name.clone()).collect()
+    }
+
+    /// `Some(category)` if a handler reports it.
+    fn handles(&self, category: &str) -> Option<String> {
+        self.messages
+            .iter()
+            .any(|m| m.0 == category)
+            .then(|| category.to_string())
+    }
+
+    /// The property running a compiled body (`ere:`, `ltl:`): states named `q0`, `q1`, …
+    fn into_property(
+        self,
+        delta: Vec<Vec<Option<usize>>>,
+        verdicts: Vec<Option<String>>,
+        fail: Option<String>,
+        validates: bool,
+    ) -> Property {
+        Property {
+            fsm: Fsm {
+                states: (0..delta.len()).map(|i| format!("q{i}")).collect(),
+                start: 0,
+                symbols: self.symbols(),
+                delta,
+                verdicts,
+                fail,
+            },
+            name: self.name,
+            params: self.params,
+            patterns: self.patterns,
+            end_events: self.end_events,
+            messages: self.messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
+            validates,
         }
     }
+}
+
+/// Parses a `.rvm` file.
+pub fn parse_rvm(file: &str, text: &str) -> Result<Vec<Property>, Error> {
+    let toks: Vec<(Tok, usize)> = ltl::tokens(text).map_err(|(at, c)| {
+        Error::at_offset(file, text, at, format!("unexpected character `{c}`"))
+    })?;
     let mut p = P {
         file,
         text,
@@ -387,33 +426,35 @@ impl P<'_> {
         })
     }
 
+    /// Checks that every handler of `decl` is one of `allowed` (for a body of kind `body`).
+    fn check_handlers(&self, decl: &Decl, allowed: &[&str], body: &str) -> Result<(), Error> {
+        for (cat, _, at) in &decl.messages {
+            if !allowed.contains(&cat.as_str()) {
+                let names: Vec<String> = allowed.iter().map(|c| format!("`@{c}`")).collect();
+                return Err(self.err(
+                    *at,
+                    format!(
+                        "`@{cat}`: an `{body}:` property reports {}",
+                        names.join(" or ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// A property whose body is an `ere:`: its machine, with `@match` on the accepting states
     /// and `@fail` on an event after which nothing can match.
-    fn ere_property(
-        &self,
-        name: String,
-        params: Vec<String>,
-        patterns: Vec<Pattern>,
-        end_events: Vec<Pattern>,
-        (body, at): (EreAst, usize),
-        messages: Vec<(String, String, usize)>,
-    ) -> Result<Property, Error> {
-        let symbols: Vec<String> = patterns.iter().map(|p| p.name.clone()).collect();
+    fn ere_property(&self, decl: Decl, (body, at): (EreAst, usize)) -> Result<Property, Error> {
+        let symbols = decl.symbols();
+        let name = &decl.name;
         let re = body.resolve(&symbols, &|at, ev: &str| {
             self.err(
                 at,
                 format!("`{ev}` is not an event of {name}; declare it with `event {ev}(…)`"),
             )
         })?;
-        for (cat, _, at) in &messages {
-            if cat != "match" && cat != "fail" {
-                return Err(self.err(
-                    *at,
-                    format!("`@{cat}`: an `ere:` property reports `@match` or `@fail`"),
-                ));
-            }
-        }
-        let has = |c: &str| messages.iter().any(|m| m.0 == c);
+        self.check_handlers(&decl, &["match", "fail"], "ere")?;
         let dfa = ere::compile(&re, symbols.len()).ok_or_else(|| {
             self.err(
                 at,
@@ -423,41 +464,20 @@ impl P<'_> {
                 ),
             )
         })?;
-        let matched = has("match").then(|| "match".to_string());
-        Ok(Property {
-            name,
-            params,
-            patterns,
-            end_events,
-            fsm: Fsm {
-                states: (0..dfa.delta.len()).map(|i| format!("q{i}")).collect(),
-                start: 0,
-                symbols,
-                verdicts: dfa
-                    .accepting
-                    .iter()
-                    .map(|&a| if a { matched.clone() } else { None })
-                    .collect(),
-                delta: dfa.delta,
-                fail: has("fail").then(|| "fail".to_string()),
-            },
-            messages: messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
-            validates: false,
-        })
+        let matched = decl.handles("match");
+        let verdicts = dfa
+            .accepting
+            .iter()
+            .map(|&a| if a { matched.clone() } else { None })
+            .collect();
+        let fail = decl.handles("fail");
+        Ok(decl.into_property(dfa.delta, verdicts, fail, false))
     }
 
     /// A property whose body is an `ltl:` formula: its machine, with `@violation` and
     /// `@validation` on the states where the formula's verdict is that.
-    fn ltl_property(
-        &self,
-        name: String,
-        params: Vec<String>,
-        patterns: Vec<Pattern>,
-        end_events: Vec<Pattern>,
-        (at, body): (usize, String),
-        messages: Vec<(String, String, usize)>,
-    ) -> Result<Property, Error> {
-        let symbols: Vec<String> = patterns.iter().map(|p| p.name.clone()).collect();
+    fn ltl_property(&self, decl: Decl, (at, body): (usize, String)) -> Result<Property, Error> {
+        let symbols = decl.symbols();
         if let Some(k) = symbols.iter().position(|s| ltl::is_keyword(s)) {
             return Err(self.err(
                 at,
@@ -467,44 +487,22 @@ impl P<'_> {
                 ),
             ));
         }
-        for (cat, _, at) in &messages {
-            if cat != "violation" && cat != "validation" {
-                return Err(self.err(
-                    *at,
-                    format!("`@{cat}`: an `ltl:` property reports `@violation` or `@validation`"),
-                ));
-            }
-        }
+        self.check_handlers(&decl, &["violation", "validation"], "ltl")?;
         let event = |e: &str| symbols.iter().position(|s| s == e);
         let f = ltl::parse(&body, &event).map_err(|(off, msg)| self.err(at + off, msg))?;
         let m = ltl::compile(&f, symbols.len())
-            .map_err(|e| self.err(at, format!("{name}'s ltl formula: {e}")))?;
-        let category = |c: &str| messages.iter().any(|m| m.0 == c).then(|| c.to_string());
-        let (violation, validation) = (category("violation"), category("validation"));
-        Ok(Property {
-            name,
-            params,
-            patterns,
-            end_events,
-            fsm: Fsm {
-                states: (0..m.delta.len()).map(|i| format!("q{i}")).collect(),
-                start: 0,
-                symbols,
-                verdicts: m
-                    .verdict
-                    .iter()
-                    .map(|v| match v {
-                        Some(true) => validation.clone(),
-                        Some(false) => violation.clone(),
-                        None => None,
-                    })
-                    .collect(),
-                delta: m.delta,
-                fail: None,
-            },
-            messages: messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
-            validates: true,
-        })
+            .map_err(|e| self.err(at, format!("{}'s ltl formula: {e}", decl.name)))?;
+        let (violation, validation) = (decl.handles("violation"), decl.handles("validation"));
+        let verdicts = m
+            .verdict
+            .iter()
+            .map(|v| match v {
+                Some(true) => validation.clone(),
+                Some(false) => violation.clone(),
+                None => None,
+            })
+            .collect();
+        Ok(decl.into_property(m.delta, verdicts, None, true))
     }
 
     fn property(&mut self) -> Result<Property, Error> {
@@ -616,20 +614,36 @@ impl P<'_> {
                 );
             }
         }
-        if let Some((at, body)) = ltl_body {
-            if have_fsm || ere_body.is_some() {
+        // A compiled body instead of an `fsm:`.
+        enum Body {
+            Ltl((usize, String)),
+            Ere((EreAst, usize)),
+        }
+        let compiled = match (ltl_body, ere_body) {
+            (Some((at, _)), ere) if have_fsm || ere.is_some() => {
                 return Err(self.err(
                     at,
                     format!("{name} has more than one body (`fsm:`, `ere:`, `ltl:`)"),
                 ));
             }
-            return self.ltl_property(name, params, patterns, end_events, (at, body), messages);
-        }
-        if let Some((body, at)) = ere_body {
-            if have_fsm {
+            (None, Some((_, at))) if have_fsm => {
                 return Err(self.err(at, format!("{name} has both `fsm:` and `ere:`")));
             }
-            return self.ere_property(name, params, patterns, end_events, (body, at), messages);
+            (Some(b), _) => Some(Body::Ltl(b)),
+            (None, ere) => ere.map(Body::Ere),
+        };
+        if let Some(body) = compiled {
+            let decl = Decl {
+                name,
+                params,
+                patterns,
+                end_events,
+                messages,
+            };
+            return match body {
+                Body::Ltl(b) => self.ltl_property(decl, b),
+                Body::Ere(b) => self.ere_property(decl, b),
+            };
         }
         if !have_fsm || states.is_empty() {
             return Err(self.err(
