@@ -1,6 +1,6 @@
 //! `rvmon check SPEC.rvm TRACE`: parametric properties. Every event of the trace (any format
-//! rvmon reads) is dispatched to every property; each binding of a property's parameters runs
-//! its own machine, and entering a verdict state is reported with the binding.
+//! rvmon reads) goes to the properties that declare it; each binding of a property's
+//! parameters runs its own machine, and entering a verdict state is reported with the binding.
 
 use std::io::Write;
 
@@ -48,11 +48,15 @@ pub fn explain(spec: &str, props: &[Property]) -> String {
         for pat in &p.end_events {
             s += &format!("  end event {} frees the objects it binds\n", pat.name);
         }
-        s += &format!(
-            "  states: {} (start {})\n",
-            p.fsm.states.join(", "),
-            p.fsm.states[p.fsm.start]
-        );
+        if p.body == "fsm" {
+            s += &format!(
+                "  fsm states: {} (start {})\n",
+                p.fsm.states.join(", "),
+                p.fsm.states[p.fsm.start]
+            );
+        } else {
+            s += &format!("  {}, compiled to {} states\n", p.body, p.fsm.states.len());
+        }
         for (c, m) in &p.messages {
             s += &format!("  @{c}: \"{m}\"\n");
         }

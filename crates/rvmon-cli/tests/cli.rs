@@ -452,6 +452,13 @@ fn parametric_properties_report_bindings() {
         "violation: UnsafeIterator (c=1, i=10) at time point 8 @8: iterator 10 used after its collection 1 was modified\n\
          violation: HasNext (i=20) at time point 9 @9: next() on iterator 20 without a successful hasNext() just before\n"
     );
+    // `--explain` says how each body is read.
+    let r = run(&["check", &format!("{dir}ltl.rvm"), "--explain"]);
+    assert!(
+        r.stdout.contains("  ltl: next => (*) hasnexttrue (past-time LTL, checked after every event of the binding), compiled to 5 states\n"),
+        "{}",
+        r.stdout
+    );
     // The collection may be updated before the iterator exists (the binding (c) starts then).
     let early = file(
         "rvm",

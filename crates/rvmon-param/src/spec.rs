@@ -145,6 +145,8 @@ pub struct Property {
     /// Whether category `validation` is good news (an `ltl:` body's `@validation`), not a
     /// violation.
     pub validates: bool,
+    /// The body, for `--explain`: `fsm`, `ere`, or the `ltl:` formula and how it is read.
+    pub body: String,
 }
 
 impl Property {
@@ -235,6 +237,7 @@ impl Decl {
         verdicts: Vec<Option<String>>,
         fail: Option<String>,
         validates: bool,
+        body: String,
     ) -> Property {
         Property {
             fsm: Fsm {
@@ -251,6 +254,7 @@ impl Decl {
             end_events: self.end_events,
             messages: self.messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
             validates,
+            body,
         }
     }
 }
@@ -471,7 +475,7 @@ impl P<'_> {
             .map(|&a| if a { matched.clone() } else { None })
             .collect();
         let fail = decl.handles("fail");
-        Ok(decl.into_property(dfa.delta, verdicts, fail, false))
+        Ok(decl.into_property(dfa.delta, verdicts, fail, false, "ere".into()))
     }
 
     /// A property whose body is an `ltl:` formula: its machine, with `@violation` and
@@ -502,7 +506,14 @@ impl P<'_> {
                 None => None,
             })
             .collect();
-        Ok(decl.into_property(m.delta, verdicts, None, true))
+        let reading = if f.has_future() {
+            "finite-trace LTL from the binding's first event; verdicts are final"
+        } else {
+            "past-time LTL, checked after every event of the binding"
+        };
+        let text = body.split_whitespace().collect::<Vec<_>>().join(" ");
+        let body = format!("ltl: {text} ({reading})");
+        Ok(decl.into_property(m.delta, verdicts, None, true, body))
     }
 
     fn property(&mut self) -> Result<Property, Error> {
@@ -701,6 +712,7 @@ impl P<'_> {
             },
             messages: messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
             validates: false,
+            body: "fsm".into(),
         })
     }
 }
