@@ -22,6 +22,9 @@ use crate::rel::{project, unit, Rel, Tuple};
 struct Stream {
     head: u64,
     vals: VecDeque<Rc<Rel>>,
+    /// The empty relation this stream shares (a field, not a thread-local: it is pushed at
+    /// most time points).
+    empty: Rc<Rel>,
 }
 
 impl Stream {
@@ -35,7 +38,7 @@ impl Stream {
     /// PERF: empty relations (most of them, at most time points) share one allocation.
     fn push(&mut self, r: Rel) {
         if r.is_empty() {
-            EMPTY.with(|e| self.vals.push_back(Rc::clone(e)));
+            self.vals.push_back(Rc::clone(&self.empty));
         } else {
             self.vals.push_back(Rc::new(r));
         }
@@ -233,7 +236,9 @@ pub struct FoEngine {
     changed: Vec<u64>,
     /// For each join operand that may wait for the other, by (late, early): see
     /// [`reduce_waiting`].
-    bounds: FxHashMap<(usize, usize), Vec<Bound>>,
+    bounds: Vec<[Vec<Bound>; 2]>,
+    /// The `PREVIOUS`, `NEXT`, `SINCE` and `UNTIL` nodes.
+    temporal: Vec<usize>,
     /// The relation each scan produced at the current position.
     scans: Vec<Option<Rc<Rel>>>,
     /// For a scan, an earlier scan of the same atom (P3 of paper 04 scans `net(c)` three
@@ -357,14 +362,33 @@ impl FoEngine {
             }
         }
         const_streamed[plan.root()] = true;
-        let mut bounds = FxHashMap::default();
-        for node in &plan.nodes {
-            if let NodeKind::Join { l, r, .. } | NodeKind::AntiJoin { l, r, .. } = node.kind {
-                for (late, early) in [(l, r), (r, l)] {
-                    bounds.insert((late, early), bound_candidates(&plan, late, early));
+        // By join: the bounds of its left operand for its right one, and the other way round.
+        let bounds: Vec<[Vec<Bound>; 2]> = plan
+            .nodes
+            .iter()
+            .map(|node| match node.kind {
+                NodeKind::Join { l, r, .. } | NodeKind::AntiJoin { l, r, .. } => {
+                    [bound_candidates(&plan, l, r), bound_candidates(&plan, r, l)]
                 }
-            }
-        }
+                _ => [Vec::new(), Vec::new()],
+            })
+            .collect();
+        // The nodes whose state holds back the timeline (see `trim`).
+        let temporal: Vec<usize> = plan
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| {
+                matches!(
+                    n.kind,
+                    NodeKind::Prev { .. }
+                        | NodeKind::Next { .. }
+                        | NodeKind::Since { .. }
+                        | NodeKind::Until { .. }
+                )
+            })
+            .map(|(i, _)| i)
+            .collect();
         let same_scan: Vec<Option<usize>> = plan
             .nodes
             .iter()
@@ -412,6 +436,7 @@ impl FoEngine {
             },
             reads: plan_reads,
             bounds,
+            temporal,
             scans: vec![None; n],
             same_scan,
             pass: 0,
@@ -539,8 +564,8 @@ impl FoEngine {
 
     fn trim(&mut self) {
         let mut min = self.emitted;
-        for (i, n) in self.plan.nodes.iter().enumerate() {
-            let need = match n.kind {
+        for &i in &self.temporal {
+            let need = match self.plan.nodes[i].kind {
                 NodeKind::Prev { .. } => self.cursors[i].saturating_sub(1),
                 NodeKind::Next { .. } => self.cursors[i],
                 NodeKind::Since { .. } => self.since[i].absorbed.saturating_sub(1),
@@ -659,8 +684,8 @@ impl FoEngine {
                     }
                 }
                 // Either operand may be the one that waits.
-                for (late, early) in [(*l, *r), (*r, *l)] {
-                    let bounds = &self.bounds[&(late, early)];
+                for (k, (late, early)) in [(*l, *r), (*r, *l)].into_iter().enumerate() {
+                    let bounds = &self.bounds[i][k];
                     let small = self.copies.small;
                     reduce_waiting(bounds, children, small, &mut self.reduced[i], late, early);
                 }
@@ -680,7 +705,7 @@ impl FoEngine {
                     out.vals.push_back(v);
                 }
                 reduce_waiting(
-                    &self.bounds[&(*l, *r)],
+                    &self.bounds[i][0],
                     children,
                     self.copies.small,
                     &mut self.reduced[i],
