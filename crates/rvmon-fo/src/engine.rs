@@ -1342,8 +1342,13 @@ fn since_step(
     identity: bool,
     buf: &mut Vec<Value>,
 ) {
-    let out = Rc::make_mut(&mut st.out);
+    // PERF: the state is made unique (copied if a snapshot is still held) only when this
+    // step can change it: not for `TRUE` (`ONCE`), nor for an empty `NOT φ`.
     if negated {
+        if a.is_empty() {
+            return;
+        }
+        let out = Rc::make_mut(&mut st.out);
         for u in a {
             if identity {
                 if st.ripe.remove(&u[..]).is_some() {
@@ -1363,6 +1368,7 @@ fn since_step(
         }
     } else if !l_key.is_empty() || a.is_empty() {
         // A positive left operand: keep only the tuples it holds for.
+        let out = Rc::make_mut(&mut st.out);
         st.ripe
             .retain(|tuple, _| contains_key(a, tuple, l_key, buf));
         let (index, log) = (&mut st.index, &mut st.log);
@@ -1405,6 +1411,16 @@ fn since_add(
     l_key: &[usize],
     identity: bool,
 ) {
+    // PERF: most steps change nothing (no tuple arrives with a zero lower bound, none ripens,
+    // none expires); then the state is not made unique, which would copy it if a snapshot is
+    // still held.
+    let ripens = st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo);
+    let expires =
+        w.hi.is_some_and(|hi| st.expiry.front().is_some_and(|(tj, _)| t - tj > hi));
+    if !ripens && !expires && (w.lo > 0 || b.is_empty()) {
+        st.young.extend(b.iter().map(|tuple| (t, tuple.clone())));
+        return;
+    }
     let out = Rc::make_mut(&mut st.out);
     // A witness at timestamp `tj` is old enough: it joins the output, keeping its newest time.
     let mut ripen = |tuple: &Tuple, tj: Timestamp| {
