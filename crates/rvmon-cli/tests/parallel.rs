@@ -152,6 +152,8 @@ fn a_bad_line_ends_both_runs_alike() {
         ("p5", "data"),
         ("p3", "time"),
         ("p5", "time"),
+        ("p3", "both"),
+        ("p4", "both"),
     ] {
         let single = check(policy, &path, &[]);
         let sliced = check(policy, &path, &["--workers", "2", "--slicing", slicing]);
