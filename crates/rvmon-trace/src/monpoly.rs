@@ -139,7 +139,19 @@ impl<R: BufRead> MonpolyLogReader<R> {
     }
 
     /// Skips whitespace and comments, across lines; returns the next byte without consuming it.
+    ///
+    /// PERF: inlined for the common case, a byte that is already there (most calls); the
+    /// loop, which may read lines and fail, is out of line.
+    #[inline]
     fn peek(&mut self) -> Result<Option<u8>, Error> {
+        match self.line.get(self.pos) {
+            Some(&b) if !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'#') => Ok(Some(b)),
+            _ => self.skip_to_next(),
+        }
+    }
+
+    #[inline(never)]
+    fn skip_to_next(&mut self) -> Result<Option<u8>, Error> {
         loop {
             while let Some(&b) = self.line.get(self.pos) {
                 match b {
@@ -275,10 +287,15 @@ impl<R: BufRead> MonpolyLogReader<R> {
     }
 
     /// Reads the tuples following the predicate in `self.name` and adds one event per tuple.
-    fn tuples(&mut self, name_at: (usize, usize), tp: &mut TimePoint) -> Result<(), Error> {
+    fn tuples(
+        &mut self,
+        name_at: (usize, usize),
+        known: Option<usize>,
+        tp: &mut TimePoint,
+    ) -> Result<(), Error> {
         // The declared argument types, copied into a reused buffer (no allocation per event).
         self.types.clear();
-        let (sym, declared) = match self.preds.iter().find(|p| p.name == self.name) {
+        let (sym, declared) = match known.map(|k| &self.preds[k]) {
             Some(p) => {
                 self.types.extend_from_slice(&p.types);
                 (p.sym, p.declared)
@@ -594,17 +611,23 @@ impl<R: BufRead> MonpolyLogReader<R> {
                 Some(b) if b.is_ascii_alphanumeric() || b == b'_' || b == b'"' => {
                     let at = (self.line_no, self.pos);
                     self.name.clear();
-                    if b == b'"' {
+                    let known = if b == b'"' {
                         self.value_text()?;
                         self.name.push_str(&String::from_utf8_lossy(&self.scratch));
+                        self.preds.iter().position(|p| p.name == self.name)
                     } else {
+                        // PERF: a name seen before is found by its bytes, without checking
+                        // them as UTF-8 again.
                         let w = self.word();
-                        match std::str::from_utf8(&self.line[w.clone()]) {
-                            Ok(name) => self.name.push_str(name),
-                            Err(_) => self.name.push_str(&String::from_utf8_lossy(&self.line[w])),
+                        let bytes = &self.line[w.clone()];
+                        let known = self.preds.iter().position(|p| p.name.as_bytes() == bytes);
+                        match known {
+                            Some(k) => self.name.push_str(&self.preds[k].name),
+                            None => self.name.push_str(&String::from_utf8_lossy(bytes)),
                         }
-                    }
-                    self.tuples(at, tp)?;
+                        known
+                    };
+                    self.tuples(at, known, tp)?;
                 }
                 Some(_) => {
                     let found = self.found();
