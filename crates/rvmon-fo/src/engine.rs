@@ -1183,6 +1183,10 @@ impl FoEngine {
 /// tuple matter, and a bound on the late operand is often already there: an operand of it that
 /// is known at the same position (the scan in `ssh_login(c,s) AND EVENTUALLY …`). Early tuples
 /// that agree with no tuple of that bound are dropped, which also releases the snapshot.
+///
+/// PERF: inlined to the check that anything waits (at most time points, nothing does); the
+/// reduction itself is out of line.
+#[inline]
 fn reduce_waiting(
     bounds: &[Bound],
     children: &mut [Stream],
@@ -1192,6 +1196,20 @@ fn reduce_waiting(
     early: usize,
 ) {
     let start = (*from).max(children[late].end()).max(children[early].head);
+    if start < children[early].end() {
+        reduce_waiting_from(bounds, children, small, from, start, early);
+    }
+}
+
+#[inline(never)]
+fn reduce_waiting_from(
+    bounds: &[Bound],
+    children: &mut [Stream],
+    small: usize,
+    from: &mut u64,
+    start: u64,
+    early: usize,
+) {
     let end = children[early].end();
     for p in start..end {
         let rel = children[early].get(p).expect("in range");
