@@ -73,7 +73,8 @@ pub struct CheckArgs {
     /// 127.0.0.1:2101, 127.0.0.1:2102, …
     #[arg(long)]
     pub hostfile: Option<String>,
-    /// Slices of a sliced run (default: one per worker, over all processes).
+    /// Slices of a sliced run (default: one per worker, over all processes); with
+    /// `--slicing both`, the data slices of each period (default 2).
     #[arg(long)]
     pub slices: Option<usize>,
     /// How a sliced run slices the log: `data` (by the values of a variable, `--slice-by`),
