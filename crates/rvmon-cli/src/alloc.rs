@@ -26,32 +26,35 @@ fn aligned(p: *mut c_void, align: usize) -> bool {
     (p as usize) & (align - 1) == 0
 }
 
+/// A block for `layout` from `plain` (size rounded up to the alignment, result checked), or
+/// from `aligned_alloc` when the alignment is larger than mimalloc's natural one or the block
+/// came out misaligned.
+unsafe fn allocate(
+    layout: Layout,
+    plain: unsafe extern "C" fn(usize) -> *mut c_void,
+    aligned_alloc: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+) -> *mut u8 {
+    let (size, align) = (layout.pad_to_align().size(), layout.align());
+    if align <= NATURAL {
+        let p = plain(size);
+        if p.is_null() || aligned(p, align) {
+            return p.cast();
+        }
+        mi_free(p);
+    }
+    aligned_alloc(size, align).cast()
+}
+
 // SAFETY: every block comes from mimalloc and is returned to it with `mi_free`, which needs no
 // layout. A block is handed out only if it is aligned as asked (checked) and at least as large
 // as asked.
 unsafe impl GlobalAlloc for MiMalloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let (size, align) = (layout.pad_to_align().size(), layout.align());
-        if align <= NATURAL {
-            let p = mi_malloc(size);
-            if p.is_null() || aligned(p, align) {
-                return p.cast();
-            }
-            mi_free(p);
-        }
-        mi_malloc_aligned(size, align).cast()
+        allocate(layout, mi_malloc, mi_malloc_aligned)
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let (size, align) = (layout.pad_to_align().size(), layout.align());
-        if align <= NATURAL {
-            let p = mi_zalloc(size);
-            if p.is_null() || aligned(p, align) {
-                return p.cast();
-            }
-            mi_free(p);
-        }
-        mi_zalloc_aligned(size, align).cast()
+        allocate(layout, mi_zalloc, mi_zalloc_aligned)
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {

@@ -113,13 +113,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
             }
             let which = concerned[sym].get_or_insert_with(|| {
                 (0..props.len())
-                    .filter(|&k| {
-                        let p = &props[k];
-                        p.patterns
-                            .iter()
-                            .chain(&p.end_events)
-                            .any(|q| q.name == name)
-                    })
+                    .filter(|&k| monitors[k].declares(name))
                     .collect()
             });
             for &k in which.iter() {

@@ -234,8 +234,8 @@ pub struct FoEngine {
     pass: u64,
     rerun: Vec<u64>,
     changed: Vec<u64>,
-    /// For each join operand that may wait for the other, by (late, early): see
-    /// [`reduce_waiting`].
+    /// For each join (or anti-join), by node: the bounds of its left operand when the right
+    /// one waits for it, and the other way round (see [`reduce_waiting`]).
     bounds: Vec<[Vec<Bound>; 2]>,
     /// The `PREVIOUS`, `NEXT`, `SINCE` and `UNTIL` nodes.
     temporal: Vec<usize>,

@@ -494,6 +494,13 @@ impl ParamMonitor {
         self
     }
 
+    /// Whether events named `name` concern this property: its machine reads them, or they
+    /// end objects' lives.
+    pub fn declares(&mut self, name: &str) -> bool {
+        let kind = self.kind(name);
+        kind.symbol.is_some() || !kind.patterns.is_empty() || !kind.ends.is_empty()
+    }
+
     fn kind(&mut self, name: &str) -> Rc<Kind> {
         if let Some(k) = self.kinds.get(name) {
             return k.clone();

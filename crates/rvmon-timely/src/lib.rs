@@ -437,7 +437,7 @@ fn work_periods(
     let merger = Rc::new(RefCell::new(periods::PeriodMerger::new(
         path,
         plan.len(),
-        job.period_slices,
+        periods::slices_per_period(job),
         tx.clone(),
         Arc::clone(stop),
     )));

@@ -353,7 +353,12 @@ impl TaskEngine {
 /// The tasks of a time-sliced run: each period, or each data slice of each period when
 /// slicers compose (`Job::period_slices`); task `t` is slice `t % K` of period `t / K`.
 pub(crate) fn tasks(job: &Job, plan: &[Period]) -> usize {
-    plan.len() * job.period_slices.max(1)
+    plan.len() * slices_per_period(job)
+}
+
+/// `K`: the data slices of each period (1: periods only).
+pub(crate) fn slices_per_period(job: &Job) -> usize {
+    job.period_slices.max(1)
 }
 
 /// Monitors task `task` (a period of `plan`, or one data slice of it); `send` gets its
@@ -369,7 +374,7 @@ pub(crate) fn run_period(
     mut send: impl FnMut(PeriodReport),
 ) -> Result<(), Error> {
     let path = job.trace.as_deref().expect("time slicing reads a file");
-    let per_period = job.period_slices.max(1);
+    let per_period = slices_per_period(job);
     let j = task / per_period;
     let period = &plan[j];
     let own_end = plan.get(j + 1).map(|p| p.start);
@@ -619,7 +624,6 @@ impl PeriodMerger {
         tx: mpsc::Sender<Message>,
         stop: Arc<AtomicBool>,
     ) -> PeriodMerger {
-        let per_period = per_period.max(1);
         PeriodMerger {
             path: path.to_string(),
             tasks: (0..periods * per_period)

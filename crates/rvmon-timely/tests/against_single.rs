@@ -114,6 +114,14 @@ fn job_for(
     }
 }
 
+/// Writes `text` to a log file of this test process, named by the test and a key (property
+/// tests of one kind reuse their files).
+fn log_file(test: &str, key: usize, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("rvmon-{test}-{}-{key}.log", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 /// Violations by time point, as sorted tuple texts.
 type Violations = BTreeMap<u64, Vec<String>>;
 
@@ -168,8 +176,7 @@ proptest! {
             return Ok(());
         };
         let expected = single(&analyzed, &vars, &sig, &log);
-        let path = std::env::temp_dir().join(format!("rvmon-timely-{}-{}.log", std::process::id(), workers * 10 + slices));
-        std::fs::write(&path, text(&log)).unwrap();
+        let path = log_file("timely", workers * 10 + slices, &text(&log));
         let job = Job {
             var,
             slices,
@@ -236,8 +243,7 @@ proptest! {
             let at = at.min(lines.len());
             lines.insert(at, what.to_string());
         }
-        let path = std::env::temp_dir().join(format!("rvmon-pieces-{}-{readers}-{chunk_bytes}.log", std::process::id()));
-        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let path = log_file("pieces", readers * 100 + chunk_bytes as usize, &(lines.join("\n") + "\n"));
         let job = |readers, periods| Job {
             var: "x".into(),
             slices: 2,
@@ -279,8 +285,7 @@ proptest! {
         let var = slicing_variables(&analyzed, &vars).into_iter().next();
         let per_period = if var.is_some() { per_period } else { 1 };
         let expected = single(&analyzed, &vars, &sig, &log);
-        let path = std::env::temp_dir().join(format!("rvmon-periods-{}-{}.log", std::process::id(), workers * 100 + periods * 10 + per_period));
-        std::fs::write(&path, text(&log)).unwrap();
+        let path = log_file("periods", workers * 100 + periods * 10 + per_period, &text(&log));
         let job = Job {
             chunk_bytes,
             periods: Some(periods),
