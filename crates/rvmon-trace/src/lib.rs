@@ -8,6 +8,7 @@ pub mod json;
 pub mod monpoly;
 pub mod sig;
 pub mod signal;
+mod simple_line;
 pub mod xml;
 
 use std::io::BufRead;

@@ -16,6 +16,7 @@ use std::io::BufRead;
 use rvmon_core::{Error, Interner, SourcePos, TimePoint, Timestamp, Value};
 
 use crate::sig::{Signature, Type};
+use crate::simple_line::{self, FastPred};
 use crate::TraceReader;
 
 pub struct MonpolyLogReader<R> {
@@ -48,6 +49,8 @@ pub struct MonpolyLogReader<R> {
     /// The predicates met so far (the first 64): their symbol and declared types, so that an
     /// event costs no interner or signature lookup (logs name few predicates, many times).
     preds: Vec<PredInfo>,
+    /// Those of `preds` that may take the fast path ([`simple_line`]).
+    fast_preds: Vec<FastPred>,
     /// Whether lines of the common shape take the fast path (always, but for the test that
     /// compares the two paths).
     simple_lines: bool,
@@ -61,21 +64,16 @@ struct PredInfo {
     /// The name's first 8 bytes (zero-padded): most names differ there, so the fast path
     /// compares one word before the bytes.
     prefix: u64,
-    /// Whether every argument may be read as an integer (undeclared, or declared all `int`):
-    /// only such predicates take the fast path.
-    int_args: bool,
 }
 
 impl PredInfo {
     fn new(name: String, sym: rvmon_core::Sym, declared: bool, types: Vec<Type>) -> Self {
-        let int_args = !declared || types.iter().all(|t| *t == Type::Int);
         PredInfo {
             prefix: name_prefix(name.as_bytes()),
             name,
             sym,
             declared,
             types,
-            int_args,
         }
     }
 
@@ -120,6 +118,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
             skip_out_of_order: false,
             warnings: Vec::new(),
             preds: Vec::new(),
+            fast_preds: Vec::new(),
             simple_lines: true,
         }
     }
@@ -355,6 +354,13 @@ impl<R: BufRead> MonpolyLogReader<R> {
                     None => false,
                 };
                 if self.preds.len() < 64 {
+                    let int_args = self.types.iter().all(|t| *t == Type::Int);
+                    let arity = declared.then_some(self.types.len());
+                    self.fast_preds.extend(FastPred::new(
+                        sym,
+                        &self.name,
+                        int_args.then_some(arity),
+                    ));
                     self.preds.push(PredInfo::new(
                         self.name.clone(),
                         sym,
@@ -507,27 +513,6 @@ fn read_line(src: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<usiz
     }
 }
 
-/// A decimal integer at `line[i..]` for the fast path: an optional `-` and 1 to 18 digits (so
-/// that it cannot overflow); the value and where it ends. Anything else is left to the general
-/// reader.
-#[inline]
-fn simple_int(line: &[u8], mut i: usize) -> Option<(i64, usize)> {
-    let neg = line.get(i) == Some(&b'-');
-    i += usize::from(neg);
-    let rest = line.get(i..)?;
-    let digits = rest
-        .iter()
-        .position(|c| !c.is_ascii_digit())
-        .unwrap_or(rest.len());
-    if digits == 0 || digits > 18 {
-        return None;
-    }
-    let n = rest[..digits]
-        .iter()
-        .fold(0i64, |n, &c| n * 10 + i64::from(c - b'0'));
-    Some((if neg { -n } else { n }, i + digits))
-}
-
 impl<R> MonpolyLogReader<R> {
     /// Whether `>terminate<` ended the trace (rather than the end of the input).
     pub fn terminated(&self) -> bool {
@@ -623,19 +608,40 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
         if self.done {
             return Ok(false);
         }
-        // PERF: a time point on one line of the common shape is read by one tight scan; any
-        // other line, and every error, goes the general way below from the line's start.
-        if self.simple_lines && self.pos == 0 && self.line.first() == Some(&b'@') {
-            if self.simple_line(tp) {
-                self.pos = self.line.len();
-                // The time point ends at the next `@`; anything else (a continuation line, a
-                // comment, a command, the end) is left to the general reader.
-                if !self.fill()? || self.line.first() != Some(&b'@') {
-                    self.events_into(tp)?;
+        // PERF: a time point on one line of the common shape is read by one scan
+        // (`simple_line`), from the current line or, between lines, straight from the
+        // reader's buffer; any other line, and every error, goes the general way below.
+        if self.simple_lines {
+            if self.pos == 0 && self.line.first() == Some(&b'@') {
+                let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+                let end = line.strip_suffix(b"\r").unwrap_or(line).len();
+                let fast = &self.fast_preds;
+                if let Some(ts) =
+                    simple_line::parse(&self.line, end, fast, &mut self.values, self.last_ts, tp)
+                {
+                    let at = self.line_offset;
+                    self.start_time_point(tp, ts, at);
+                    self.pos = self.line.len();
+                    // The time point ends at the next `@`; anything else (a continuation line,
+                    // a comment, a command, the end) is left to the general reader.
+                    let next = self.src.fill_buf().ok().and_then(|b| b.first().copied());
+                    if next == Some(b'@') {
+                        // Between lines, as `buffered_line` leaves the reader.
+                        self.line_offset += self.line.len() as u64;
+                        self.line.clear();
+                        self.pos = 0;
+                    } else {
+                        self.events_into(tp)?;
+                    }
+                    return Ok(true);
                 }
-                return Ok(true);
+                tp.clear();
+            } else if self.pos >= self.line.len() && !self.eof {
+                if self.buffered_line(tp)? {
+                    return Ok(true);
+                }
+                tp.clear();
             }
-            tp.clear();
         }
         // Find the `@` that starts the time point, executing commands on the way.
         loop {
@@ -713,93 +719,58 @@ impl<R: BufRead> MonpolyLogReader<R> {
         std::mem::take(&mut self.warnings)
     }
 
-    /// Reads the current line as a time point if it has the common shape, and returns whether
-    /// it did: `@`, a timestamp not smaller than the last, a blank, then predicates met before
-    /// whose arguments may all be integers, each with one or more tuples of integers written
-    /// tightly (`p(1,-2)`, `q (3) (4)`, `r()`), separated by blanks, to the end of the line.
-    /// Such a line reads here exactly as the general reader reads it. On any other line
-    /// nothing but `tp` has changed.
-    fn simple_line(&mut self, tp: &mut TimePoint) -> bool {
-        let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let blank = |i: usize| matches!(line.get(i), Some(b' ' | b'\t'));
-        let Some((ts, mut i)) = simple_int(line, 1) else {
-            return false;
-        };
-        if ts < 0 || self.last_ts.is_some_and(|last| ts < last) || (i < line.len() && !blank(i)) {
-            return false;
-        }
-        let values = &mut self.values;
-        loop {
-            while blank(i) {
-                i += 1;
-            }
-            let Some(&first) = line.get(i) else {
-                break;
-            };
-            if !(first.is_ascii_alphanumeric() || first == b'_') {
-                return false;
-            }
-            let start = i;
-            while let Some(&b) = line.get(i) {
-                if b.is_ascii_whitespace()
-                    || matches!(
-                        b,
-                        b'(' | b')' | b',' | b';' | b'@' | b'"' | b'#' | b'<' | b'>'
-                    )
-                {
-                    break;
-                }
-                i += 1;
-            }
-            let name = &line[start..i];
-            let prefix = name_prefix(name);
-            let Some(pred) = self.preds.iter().find(|p| p.is(name, prefix)) else {
-                return false;
-            };
-            if !pred.int_args {
-                return false;
-            }
-            while blank(i) {
-                i += 1;
-            }
-            if line.get(i) != Some(&b'(') {
-                return false;
-            }
-            while line.get(i) == Some(&b'(') {
-                i += 1;
-                values.clear();
-                if line.get(i) == Some(&b')') {
-                    i += 1;
-                } else {
-                    loop {
-                        let Some((v, next)) = simple_int(line, i) else {
-                            return false;
-                        };
-                        values.push(Value::Int(v));
-                        i = next + 1;
-                        match line.get(next) {
-                            Some(b',') => {}
-                            Some(b')') => break,
-                            _ => return false,
-                        }
-                    }
-                }
-                if pred.declared && pred.types.len() != values.len() {
-                    return false;
-                }
-                tp.push_event(pred.sym, values);
-                while blank(i) {
-                    i += 1;
-                }
-            }
-        }
-        self.tp_line = (self.line_offset, true);
+    /// Numbers the time point just read, with timestamp `ts`, whose `@` line starts at `at`.
+    fn start_time_point(&mut self, tp: &mut TimePoint, ts: Timestamp, at: u64) {
+        self.tp_line = (at, true);
         self.last_ts = Some(ts);
         tp.index = self.next_index;
         tp.ts = ts;
         self.next_index += 1;
-        true
+    }
+
+    /// Between lines (the current line used up), reads the next line as a time point straight
+    /// from the reader's buffer if it has the fast shape and the buffer also holds the first
+    /// byte after it; returns whether it did. If that byte is `@` the line is never copied;
+    /// otherwise the time point may go on, and the line becomes the current one for the
+    /// general reader to continue after it.
+    fn buffered_line(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
+        // A read error is left to the general reader, which reports it.
+        let Ok(buf) = self.src.fill_buf() else {
+            return Ok(false);
+        };
+        let Some(nl) = memchr::memchr(b'\n', buf) else {
+            return Ok(false);
+        };
+        let Some(&next) = buf.get(nl + 1) else {
+            return Ok(false);
+        };
+        let end = if nl > 0 && buf[nl - 1] == b'\r' {
+            nl - 1
+        } else {
+            nl
+        };
+        let fast = &self.fast_preds;
+        let Some(ts) = simple_line::parse(buf, end, fast, &mut self.values, self.last_ts, tp)
+        else {
+            return Ok(false);
+        };
+        let at = self.line_offset + self.line.len() as u64;
+        self.line.clear();
+        self.line_no += 1;
+        if next == b'@' {
+            self.line_offset = at + nl as u64 + 1;
+            self.pos = 0;
+        } else {
+            self.line.extend_from_slice(&buf[..=nl]);
+            self.line_offset = at;
+            self.pos = self.line.len();
+        }
+        self.src.consume(nl + 1);
+        self.start_time_point(tp, ts, at);
+        if next != b'@' {
+            self.events_into(tp)?;
+        }
+        Ok(true)
     }
 
     /// Reads the events of the current time point, up to the next `@`, `;`, command or end.
@@ -875,24 +846,26 @@ mod tests {
     type Decoded = (i64, Vec<(String, Vec<Value>)>);
 
     fn read_all(text: &str, sig: Option<&str>) -> Result<Vec<Decoded>, Error> {
-        read_with(text, sig, true, &mut Vec::new())
+        read_with(text, sig, true, 1 << 16, &mut Vec::new())
     }
 
-    /// Reads `text`, with or without the fast path; `where_` gets, for each time point, its
-    /// index, the line read up to and where its `@` line starts.
+    /// Reads `text` through a buffer of `buffer` bytes, with or without the fast path; `where_` gets, for each time point, its
+    /// index, where its `@` line starts and where the line being read starts.
     fn read_with(
         text: &str,
         sig: Option<&str>,
         simple_lines: bool,
-        where_: &mut Vec<(u64, usize, (u64, bool))>,
+        buffer: usize,
+        where_: &mut Vec<(u64, (u64, bool), u64)>,
     ) -> Result<Vec<Decoded>, Error> {
         let sig = sig.map(|s| Signature::parse("sig", s).unwrap());
-        let mut r = MonpolyLogReader::new(text.as_bytes(), "log", sig);
+        let src = std::io::BufReader::with_capacity(buffer, text.as_bytes());
+        let mut r = MonpolyLogReader::new(src, "log", sig);
         r.simple_lines = simple_lines;
         let mut tp = TimePoint::default();
         let mut out = Vec::new();
         while r.next_time_point(&mut tp)? {
-            where_.push((tp.index, r.lines_read(), r.time_point_line()));
+            where_.push((tp.index, r.time_point_line(), r.line_offset()));
             let evs = tp
                 .events
                 .iter()
@@ -905,6 +878,8 @@ mod tests {
                 .collect();
             out.push((tp.ts, evs));
         }
+        // At the end, both paths have read every line.
+        where_.push((u64::MAX, (0, false), r.lines_read() as u64));
         Ok(out)
     }
 
@@ -977,6 +952,7 @@ mod tests {
             typed in proptest::bool::ANY,
             newline_at_end in proptest::bool::ANY,
             primed in proptest::bool::ANY,
+            buffer in proptest::prop_oneof![1..40usize, proptest::strategy::Just(1 << 16)],
         ) {
             // Half the logs start with every predicate, so that the next lines may go fast.
             let mut ts = 0;
@@ -997,8 +973,8 @@ mod tests {
             }
             let sig = typed.then_some("p(int) q(int,int) r(string) s() pqrstuvwxyz(int)");
             let (mut wa, mut wb) = (Vec::new(), Vec::new());
-            let fast = read_with(&log, sig, true, &mut wa);
-            let general = read_with(&log, sig, false, &mut wb);
+            let fast = read_with(&log, sig, true, buffer, &mut wa);
+            let general = read_with(&log, sig, false, 1 << 16, &mut wb);
             proptest::prop_assert_eq!(format!("{fast:?}"), format!("{general:?}"));
             proptest::prop_assert_eq!(wa, wb);
         }

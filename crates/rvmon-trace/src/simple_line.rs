@@ -1,0 +1,272 @@
+//! The MonPoly reader's fast path: one line that is a whole time point of the common shape,
+//! read by one scan with word-at-a-time digit and name matching.
+//!
+//! ```text
+//! @1042 hasnexttrue(100012345) next(100012345)
+//! @1043 acq (1,2) (3,4)
+//! ```
+//!
+//! The shape: `@`, a timestamp of 1 to 18 digits, not smaller than the last, a blank, then
+//! predicates of the [`FastPred`] table, each with one or more tuples of integers written
+//! tightly (`p(1,-2)`, `q (3) (4)`, `r()`), separated by blanks, to the end of the line. Such a
+//! line reads here exactly as the general reader reads it (a property test in `monpoly.rs`
+//! checks it, positions and errors included); any other line is left to the general reader,
+//! which also gives every error.
+
+use rvmon_core::{Sym, TimePoint, Timestamp, Value};
+
+/// A predicate that may take the fast path: met before in the log, with a name the general
+/// reader reads as one word, and arguments that may all be integers.
+pub(crate) struct FastPred {
+    pub(crate) sym: Sym,
+    name: Box<[u8]>,
+    /// The name's first (up to) 8 bytes as a little-endian word, and the mask of those bytes.
+    prefix: u64,
+    mask: u64,
+    /// The declared arity, if the signature declares the predicate.
+    arity: Option<usize>,
+}
+
+impl FastPred {
+    /// `None` when the predicate cannot take the fast path: its name is quoted text that is
+    /// not one word, or an argument is declared with a type other than `int`.
+    pub(crate) fn new(sym: Sym, name: &str, declared_int: Option<Option<usize>>) -> Option<Self> {
+        let arity = declared_int?;
+        let bytes = name.as_bytes();
+        let first = *bytes.first()?;
+        let one_word = (first.is_ascii_alphanumeric() || first == b'_')
+            && bytes.iter().all(|&b| !ends_word(b));
+        if !one_word {
+            return None;
+        }
+        let n = bytes.len().min(8);
+        let mut w = [0u8; 8];
+        w[..n].copy_from_slice(&bytes[..n]);
+        Some(FastPred {
+            sym,
+            name: bytes.into(),
+            prefix: u64::from_le_bytes(w),
+            mask: if n == 8 { !0 } else { (1u64 << (8 * n)) - 1 },
+            arity,
+        })
+    }
+}
+
+/// Whether `b` ends a bare word for the general reader.
+pub(crate) fn ends_word(b: u8) -> bool {
+    b.is_ascii_whitespace()
+        || matches!(
+            b,
+            b'(' | b')' | b',' | b';' | b'@' | b'"' | b'#' | b'<' | b'>'
+        )
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// The 8 bytes at `buf[i..]` as a little-endian word, zero-padded past the end (a zero byte
+/// is neither a digit nor part of a name).
+#[inline]
+fn window(buf: &[u8], i: usize) -> u64 {
+    match buf.get(i..i + 8) {
+        Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
+        None => {
+            let rest = buf.get(i..).unwrap_or(&[]);
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            u64::from_le_bytes(w)
+        }
+    }
+}
+
+/// How many of the word's bytes, from the first, are ASCII digits. A byte is a digit when its
+/// high nibble is 3 and adding 6 keeps it so; a carry out of a byte (from 0xFA or more) only
+/// reaches bytes after that non-digit, which are not counted.
+#[inline]
+fn leading_digits(w: u64) -> usize {
+    let high = w & (0xF0 * ONES);
+    let plus6 = w.wrapping_add(6 * ONES) & (0xF0 * ONES);
+    let not_digit = (high ^ (0x30 * ONES)) | (plus6 ^ (0x30 * ONES));
+    (not_digit.trailing_zeros() / 8) as usize
+}
+
+/// The value of the word's first `k` bytes (1 to 8 digits), most significant first: the digits
+/// are moved to the top of the word, then pairs, quads and octets are combined.
+#[inline]
+fn digits_value(w: u64, k: usize) -> u64 {
+    let v = w.wrapping_sub(0x30 * ONES) << (8 * (8 - k));
+    let v = (v.wrapping_mul(10) + (v >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let v = (v.wrapping_mul(100) + (v >> 16)) & 0x0000_FFFF_0000_FFFF;
+    (v.wrapping_mul(10_000) + (v >> 32)) & 0xFFFF_FFFF
+}
+
+const POW10: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// A decimal integer at `buf[i..end]`: an optional `-` and 1 to 18 digits (so that it cannot
+/// overflow); the value and where it ends. Anything else is left to the general reader.
+// PERF: inlined into `parse`'s two call sites (a call saves and restores six registers).
+#[inline(always)]
+fn int_at(buf: &[u8], end: usize, mut i: usize) -> Option<(i64, usize)> {
+    let neg = i < end && buf[i] == b'-';
+    i += usize::from(neg);
+    let mut n = 0u64;
+    let mut count = 0;
+    loop {
+        let w = window(buf, i);
+        let k = leading_digits(w).min(end.saturating_sub(i));
+        if k == 0 {
+            break;
+        }
+        count += k;
+        if count > 18 {
+            return None;
+        }
+        n = n * POW10[k] + digits_value(w, k);
+        i += k;
+        if k < 8 {
+            break;
+        }
+    }
+    if count == 0 {
+        return None;
+    }
+    let n = n as i64;
+    Some((if neg { -n } else { n }, i))
+}
+
+/// Reads `buf[..end]` (a line without its line break; bytes after `end` may be read but do
+/// not count) as a time point into `tp`, if it has the fast shape; returns its timestamp.
+/// `values` is scratch space.
+pub(crate) fn parse(
+    buf: &[u8],
+    end: usize,
+    preds: &[FastPred],
+    values: &mut Vec<Value>,
+    last_ts: Option<Timestamp>,
+    tp: &mut TimePoint,
+) -> Option<Timestamp> {
+    let blank = |i: usize| i < end && matches!(buf[i], b' ' | b'\t');
+    if buf.first() != Some(&b'@') {
+        return None;
+    }
+    let (ts, mut i) = int_at(buf, end, 1)?;
+    if ts < 0 || last_ts.is_some_and(|last| ts < last) || (i < end && !blank(i)) {
+        return None;
+    }
+    loop {
+        while blank(i) {
+            i += 1;
+        }
+        if i >= end {
+            break;
+        }
+        let w = window(buf, i);
+        let pred = preds.iter().find(|p| {
+            let after = i + p.name.len();
+            w & p.mask == p.prefix
+                && after < end
+                && matches!(buf[after], b'(' | b' ' | b'\t')
+                && buf[i..after] == *p.name
+        })?;
+        i += pred.name.len();
+        while blank(i) {
+            i += 1;
+        }
+        if i >= end || buf[i] != b'(' {
+            return None;
+        }
+        while i < end && buf[i] == b'(' {
+            i += 1;
+            values.clear();
+            if i < end && buf[i] == b')' {
+                i += 1;
+            } else {
+                loop {
+                    let (v, next) = int_at(buf, end, i)?;
+                    values.push(Value::Int(v));
+                    if next >= end {
+                        return None;
+                    }
+                    i = next + 1;
+                    match buf[next] {
+                        b',' => {}
+                        b')' => break,
+                        _ => return None,
+                    }
+                }
+            }
+            if pred.arity.is_some_and(|n| n != values.len()) {
+                return None;
+            }
+            tp.push_event(pred.sym, values);
+            while blank(i) {
+                i += 1;
+            }
+        }
+    }
+    Some(ts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Word-at-a-time integers read as the standard library reads them, wherever they
+        /// stand in the buffer and whatever follows them.
+        #[test]
+        fn integers_read_as_the_standard_library_does(
+            pad in "[ (]{0,9}",
+            digits in "-?[0-9]{0,20}",
+            tail in "[,)\\n a0-9\u{fa}\u{ff}]{0,9}",
+            cut in 0usize..40,
+        ) {
+            let text = format!("{pad}{digits}{tail}");
+            let buf = text.as_bytes();
+            let end = (pad.len() + cut).min(buf.len());
+            let got = int_at(buf, end, pad.len());
+            // The reference: the longest run of digits (after an optional `-`) before `end`.
+            let body = &buf[pad.len()..end];
+            let neg = body.first() == Some(&b'-');
+            let run = body[usize::from(neg)..].iter().take_while(|b| b.is_ascii_digit()).count();
+            let span = usize::from(neg) + run;
+            let want = (1..=18).contains(&run).then(|| {
+                let s = std::str::from_utf8(&body[..span]).unwrap();
+                (s.parse::<i64>().unwrap(), pad.len() + span)
+            });
+            proptest::prop_assert_eq!(got, want, "{:?} up to {}", text, end);
+        }
+    }
+
+    #[test]
+    fn digit_words() {
+        assert_eq!(leading_digits(u64::from_le_bytes(*b"12345678")), 8);
+        assert_eq!(leading_digits(u64::from_le_bytes(*b"123)5678")), 3);
+        assert_eq!(leading_digits(u64::from_le_bytes(*b":2345678")), 0);
+        assert_eq!(leading_digits(u64::from_le_bytes(*b"/2345678")), 0);
+        assert_eq!(
+            leading_digits(u64::from_le_bytes([b'1', 0xFA, b'1', 0, 0, 0, 0, 0])),
+            1
+        );
+        assert_eq!(
+            digits_value(u64::from_le_bytes(*b"12345678"), 8),
+            12_345_678
+        );
+        assert_eq!(digits_value(u64::from_le_bytes(*b"907)5678"), 3), 907);
+        assert_eq!(int_at(b"-0,", 3, 0), Some((0, 2)));
+        assert_eq!(
+            int_at(b"999999999999999999)", 19, 0),
+            Some((999_999_999_999_999_999, 18))
+        );
+        assert_eq!(int_at(b"1000000000000000000)", 20, 0), None);
+    }
+}
