@@ -452,6 +452,17 @@ fn parametric_properties_report_bindings() {
         "violation: UnsafeIterator (c=1, i=10) at time point 8 @8: iterator 10 used after its collection 1 was modified\n\
          violation: HasNext (i=20) at time point 9 @9: next() on iterator 20 without a successful hasNext() just before\n"
     );
+    // An ERE with complement and intersection (JavaMOP's `~` and `&`).
+    let r = run(&[
+        "check",
+        &format!("{dir}locks-ere.rvm"),
+        &format!("{dir}locks.log"),
+    ]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "violation: Locks (l=5) at time point 4 @5: lock 5 acquired twice without a release\n"
+    );
     // `--explain` says how each body is read.
     let r = run(&["check", &format!("{dir}ltl.rvm"), "--explain"]);
     assert!(

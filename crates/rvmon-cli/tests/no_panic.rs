@@ -26,6 +26,8 @@ const RVM_SEED: &str = "// c\nP(c, i) {\n event create(c, i)\n event update(c)\n
 
 const RVM_LTL_SEED: &str = "H(c, i) {\n event create(c, i)\n event update(c)\n event next(i)\n end event dispose(i)\n ltl: create => [] (update => [] !next) and (next => (*) (!update S create)) // x\n @violation \"bad {i}\"\n @validation \"ok\"\n}\nP(i) { event a(i) ltl: <*> a U o a\n}";
 
+const RVM_ERE_SEED: &str = "L(l) {\n event acq(_, l)\n event rel(_, l)\n ere: (acq | rel)* & ~((acq | rel)* acq acq (acq | rel)*) | epsilon ~rel+ acq?\n @fail \"twice {l}\"\n @match \"m\"\n}";
+
 /// A valid seed with random byte edits.
 fn mutated(seed: &'static str) -> impl Strategy<Value = String> {
     prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 0..6).prop_map(
@@ -128,6 +130,9 @@ proptest! {
 
     #[test]
     fn parametric_ltl_spec_parser_and_monitor(text in input(RVM_LTL_SEED)) { parametric_spec(&text) }
+
+    #[test]
+    fn parametric_ere_spec_parser_and_monitor(text in input(RVM_ERE_SEED)) { parametric_spec(&text) }
 
     #[test]
     fn stream_csv_reader(text in input(LOLA_CSV_SEED)) { stream_events(&text) }

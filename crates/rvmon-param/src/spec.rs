@@ -23,7 +23,9 @@
 //! * `fsm:` lists the states, the first being the start, each with its transitions. An event
 //!   with no transition from the current state ends that binding's monitoring.
 //! * `ere:` instead gives the body as an extended regular expression over event names
-//!   (`create next* update update* next`, with `|`, `*`, `+`, `?`, parentheses, `epsilon`);
+//!   (`create next* update update* next`, with `|`, `*`, `+`, `?`, parentheses, `epsilon`,
+//!   and JavaMOP's complement `~` and intersection `&`: from loosest to tightest, `|`, `&`,
+//!   concatenation, the postfix operators, `~`);
 //!   `@match` reports a binding whose events are in the language, `@fail` one whose events
 //!   can no longer be extended to a match (JavaMOP's ERE handlers).
 //! * `ltl:` gives the body as past- or future-time LTL over event names (JavaMOP's syntax:
@@ -87,6 +89,10 @@ enum Tok {
     Plus,
     #[token("?")]
     Question,
+    #[token("~")]
+    Tilde,
+    #[token("&")]
+    Amp,
 }
 
 /// The formula after `ltl:` runs to the next `@` (a handler), `}` (the property's end) or line
@@ -180,6 +186,8 @@ enum EreAst {
     Star(Box<EreAst>),
     Plus(Box<EreAst>),
     Optional(Box<EreAst>),
+    Not(Box<EreAst>),
+    And(Box<EreAst>, Box<EreAst>),
 }
 
 impl EreAst {
@@ -202,6 +210,8 @@ impl EreAst {
             EreAst::Star(a) => Re::Star(go(a)?),
             EreAst::Plus(a) => Re::plus(*go(a)?),
             EreAst::Optional(a) => Re::optional(*go(a)?),
+            EreAst::Not(a) => Re::Not(go(a)?),
+            EreAst::And(a, b) => Re::And(go(a)?, go(b)?),
         })
     }
 }
@@ -360,21 +370,30 @@ impl P<'_> {
         }
     }
 
-    /// `alt := cat ("|" cat)*`
+    /// `alt := and ("|" and)*`
     fn ere_alt(&mut self) -> Result<EreAst, Error> {
-        let mut r = self.ere_cat()?;
+        let mut r = self.ere_and()?;
         while self.eat(&Tok::Pipe) {
-            r = EreAst::Alt(Box::new(r), Box::new(self.ere_cat()?));
+            r = EreAst::Alt(Box::new(r), Box::new(self.ere_and()?));
         }
         Ok(r)
     }
 
-    /// `cat := post+`: as long as an event name or `(` follows.
+    /// `and := cat ("&" cat)*`
+    fn ere_and(&mut self) -> Result<EreAst, Error> {
+        let mut r = self.ere_cat()?;
+        while self.eat(&Tok::Amp) {
+            r = EreAst::And(Box::new(r), Box::new(self.ere_cat()?));
+        }
+        Ok(r)
+    }
+
+    /// `cat := post+`: as long as an event name, `~` or `(` follows.
     fn ere_cat(&mut self) -> Result<EreAst, Error> {
         let mut r = self.ere_post()?;
         loop {
             let more = match self.toks.get(self.pos) {
-                Some((Tok::LParen, _)) => true,
+                Some((Tok::LParen | Tok::Tilde, _)) => true,
                 // `end event …` and `ere:` start the next declaration.
                 Some((Tok::Ident(w), _)) => {
                     !(w == "end" && self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Event))
@@ -389,9 +408,9 @@ impl P<'_> {
         }
     }
 
-    /// `post := atom ("*" | "+" | "?")*`
+    /// `post := not ("*" | "+" | "?")*`
     fn ere_post(&mut self) -> Result<EreAst, Error> {
-        let mut r = self.ere_atom()?;
+        let mut r = self.ere_not()?;
         loop {
             r = if self.eat(&Tok::Star) {
                 EreAst::Star(Box::new(r))
@@ -405,13 +424,32 @@ impl P<'_> {
         }
     }
 
+    /// `not := "~" not | atom`: the complement binds tightest, so `~a*` is `(~a)*` (as in
+    /// Lucene's and dk.brics' regular expressions).
+    fn ere_not(&mut self) -> Result<EreAst, Error> {
+        if !self.eat(&Tok::Tilde) {
+            return self.ere_atom();
+        }
+        self.nest()?;
+        let r = self.ere_not();
+        self.depth -= 1;
+        Ok(EreAst::Not(Box::new(r?)))
+    }
+
+    /// Enters a nested `(` or `~`, refusing to go deeper than 200 (compiling must not
+    /// overflow the stack).
+    fn nest(&mut self) -> Result<(), Error> {
+        if self.depth >= 200 {
+            return Err(self.err(self.at(), "the ere nests `(` and `~` too deeply (200)"));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
     /// `atom := name | "epsilon" | "(" alt ")"`
     fn ere_atom(&mut self) -> Result<EreAst, Error> {
         if self.eat(&Tok::LParen) {
-            if self.depth >= 200 {
-                return Err(self.err(self.at(), "the ere nests parentheses too deeply (200)"));
-            }
-            self.depth += 1;
+            self.nest()?;
             let r = self.ere_alt();
             self.depth -= 1;
             let r = r?;
@@ -726,7 +764,7 @@ mod tests {
     proptest::proptest! {
         /// Any `ere:` text parses to a machine or gives an error; it never panics.
         #[test]
-        fn ere_bodies_never_panic(body in "(a|b|epsilon|[()|*+? ]){0,24}") {
+        fn ere_bodies_never_panic(body in "(a|b|epsilon|[()|*+?~& ]){0,24}") {
             let text = format!("P(i) {{\n event a(i)\n event b(i)\n ere: {body}\n @match \"m\"\n}}");
             let _ = parse_rvm("p.rvm", &text);
         }
@@ -736,6 +774,12 @@ mod tests {
     fn deeply_nested_eres_are_an_error() {
         let body = format!("{}a{}", "(".repeat(100_000), ")".repeat(100_000));
         let text = format!("P(i) {{\n event a(i)\n ere: {body}\n @match \"m\"\n}}");
+        let e = parse_rvm("p.rvm", &text).unwrap_err();
+        assert!(e.message.contains("too deeply"), "{e}");
+        let text = format!(
+            "P(i) {{\n event a(i)\n ere: {}a\n @match \"m\"\n}}",
+            "~".repeat(100_000)
+        );
         let e = parse_rvm("p.rvm", &text).unwrap_err();
         assert!(e.message.contains("too deeply"), "{e}");
         let long = format!("P(i) {{\n event a(i)\n ere: {}\n}}", "a ".repeat(100_000));
@@ -760,6 +804,26 @@ mod tests {
         assert_eq!(fsm.fail, Some("fail".into()));
         let e = parse_rvm("u.rvm", "U(i) {\n event a(i)\n ere: a\n @error \"x\"\n}").unwrap_err();
         assert!(e.message.contains("reports `@match` or `@fail`"), "{e}");
+    }
+
+    #[test]
+    fn complement_and_intersection_in_an_ere() {
+        // Any use of a lock, but never two acquisitions in a row: `@fail` at the second one.
+        let text = "L(l) {\n event acq(l)\n event rel(l)\n ere: (acq | rel)* & ~((acq | rel)* acq acq (acq | rel)*)\n @fail \"acquired twice\"\n}";
+        let fsm = &parse_rvm("l.rvm", text).unwrap()[0].fsm;
+        assert!(fsm.run(["acq", "rel", "acq"]).is_some());
+        assert_eq!(fsm.run(["acq", "rel", "acq", "acq"]), None);
+        // `~` binds tighter than `*`, and `&` looser than concatenation: this is
+        // `(~acq)* & (acq acq)`, which matches `acq acq` (one word other than `acq`), where
+        // `~(acq*) & …` or `((~acq)* & acq) acq` would match nothing.
+        let text = "L(l) {\n event acq(l)\n event rel(l)\n ere: ~acq* & acq acq\n @match \"m\"\n}";
+        let fsm = &parse_rvm("l.rvm", text).unwrap()[0].fsm;
+        let matches = |w: &[&str]| {
+            fsm.run(w.iter().copied())
+                .is_some_and(|s| fsm.verdicts[s].is_some())
+        };
+        assert!(matches(&["acq", "acq"]));
+        assert!(!matches(&["acq"]) && !matches(&["acq", "acq", "acq"]));
     }
 
     #[test]
