@@ -10,6 +10,19 @@ pub mod stream_cmd;
 
 use rvmon_core::Error;
 
+/// Set by the `rvmon` binary: its process ends after the command, so a run's monitor state
+/// need not be freed piece by piece (millions of bindings take up to 0.05 s per property).
+/// Library callers, such as the tests, leave it unset and free normally.
+pub static PROCESS_ENDS_AFTER_RUN: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Drops `state`, or leaves it to the process's end (see [`PROCESS_ENDS_AFTER_RUN`]).
+pub fn release<T>(state: T) {
+    if PROCESS_ENDS_AFTER_RUN.load(std::sync::atomic::Ordering::Relaxed) {
+        std::mem::forget(state);
+    }
+}
+
 pub fn read_file(path: &str) -> Result<String, Error> {
     std::fs::read_to_string(path).map_err(|e| Error::msg(format!("{path}: cannot read: {e}")))
 }

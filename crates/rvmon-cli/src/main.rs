@@ -37,6 +37,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    rvmon_cli::PROCESS_ENDS_AFTER_RUN.store(true, std::sync::atomic::Ordering::Relaxed);
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();

@@ -132,9 +132,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
     }
     out.flush()?;
-    // PERF: the run is over and the process about to end; freeing millions of bindings one
-    // by one would only cost time (and cache misses).
-    std::mem::forget(monitors);
+    crate::release(monitors);
     writeln!(err, "rvmon: {violations} violation(s) in {events} event(s)")?;
     Ok(if violations > 0 { 1 } else { 0 })
 }

@@ -25,7 +25,7 @@
 //! * `ere:` instead gives the body as an extended regular expression over event names
 //!   (`create next* update update* next`, with `|`, `*`, `+`, `?`, parentheses, `epsilon`,
 //!   and JavaMOP's complement `~` and intersection `&`: from loosest to tightest, `|`, `&`,
-//!   concatenation, the postfix operators, `~`);
+//!   concatenation, `~`, the postfix operators);
 //!   `@match` reports a binding whose events are in the language, `@fail` one whose events
 //!   can no longer be extended to a match (JavaMOP's ERE handlers).
 //! * `ltl:` gives the body as past- or future-time LTL over event names (JavaMOP's syntax:
@@ -388,9 +388,9 @@ impl P<'_> {
         Ok(r)
     }
 
-    /// `cat := post+`: as long as an event name, `~` or `(` follows.
+    /// `cat := not+`: as long as an event name, `~` or `(` follows.
     fn ere_cat(&mut self) -> Result<EreAst, Error> {
-        let mut r = self.ere_post()?;
+        let mut r = self.ere_not()?;
         loop {
             let more = match self.toks.get(self.pos) {
                 Some((Tok::LParen | Tok::Tilde, _)) => true,
@@ -404,13 +404,13 @@ impl P<'_> {
             if !more {
                 return Ok(r);
             }
-            r = EreAst::Concat(Box::new(r), Box::new(self.ere_post()?));
+            r = EreAst::Concat(Box::new(r), Box::new(self.ere_not()?));
         }
     }
 
-    /// `post := not ("*" | "+" | "?")*`
+    /// `post := atom ("*" | "+" | "?")*`
     fn ere_post(&mut self) -> Result<EreAst, Error> {
-        let mut r = self.ere_not()?;
+        let mut r = self.ere_atom()?;
         loop {
             r = if self.eat(&Tok::Star) {
                 EreAst::Star(Box::new(r))
@@ -424,11 +424,11 @@ impl P<'_> {
         }
     }
 
-    /// `not := "~" not | atom`: the complement binds tightest, so `~a*` is `(~a)*` (as in
-    /// Lucene's and dk.brics' regular expressions).
+    /// `not := "~" not | post`: as in JavaMOP's ERE grammar, the complement takes a postfix
+    /// expression, so `~a*` is `~(a*)`.
     fn ere_not(&mut self) -> Result<EreAst, Error> {
         if !self.eat(&Tok::Tilde) {
-            return self.ere_atom();
+            return self.ere_post();
         }
         self.nest()?;
         let r = self.ere_not();
@@ -813,17 +813,22 @@ mod tests {
         let fsm = &parse_rvm("l.rvm", text).unwrap()[0].fsm;
         assert!(fsm.run(["acq", "rel", "acq"]).is_some());
         assert_eq!(fsm.run(["acq", "rel", "acq", "acq"]), None);
-        // `~` binds tighter than `*`, and `&` looser than concatenation: this is
-        // `(~acq)* & (acq acq)`, which matches `acq acq` (one word other than `acq`), where
-        // `~(acq*) & …` or `((~acq)* & acq) acq` would match nothing.
-        let text = "L(l) {\n event acq(l)\n event rel(l)\n ere: ~acq* & acq acq\n @match \"m\"\n}";
-        let fsm = &parse_rvm("l.rvm", text).unwrap()[0].fsm;
-        let matches = |w: &[&str]| {
+        // As in JavaMOP, `~` takes a postfix expression: `~acq*` is `~(acq*)`, which does not
+        // match `acq acq` (`(~acq)*` would: it is one word other than `acq`).
+        let machine = |ere: &str| {
+            let text =
+                format!("L(l) {{\n event acq(l)\n event rel(l)\n ere: {ere}\n @match \"m\"\n}}");
+            parse_rvm("l.rvm", &text).unwrap()[0].fsm.clone()
+        };
+        let matches = |fsm: &Fsm, w: &[&str]| {
             fsm.run(w.iter().copied())
                 .is_some_and(|s| fsm.verdicts[s].is_some())
         };
-        assert!(matches(&["acq", "acq"]));
-        assert!(!matches(&["acq"]) && !matches(&["acq", "acq", "acq"]));
+        let not_star = machine("~acq*");
+        assert!(!matches(&not_star, &["acq", "acq"]) && matches(&not_star, &["rel"]));
+        // `&` is looser than concatenation: `(acq rel) & (acq rel)`, not `acq (rel & acq) rel`.
+        let and = machine("acq rel & acq rel");
+        assert!(matches(&and, &["acq", "rel"]));
     }
 
     #[test]

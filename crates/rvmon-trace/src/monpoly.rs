@@ -16,7 +16,7 @@ use std::io::BufRead;
 use rvmon_core::{Error, Interner, SourcePos, TimePoint, Timestamp, Value};
 
 use crate::sig::{Signature, Type};
-use crate::simple_line::{self, FastPred};
+use crate::simple_line::{self, ends_word, name_prefix, FastPred};
 use crate::TraceReader;
 
 pub struct MonpolyLogReader<R> {
@@ -61,8 +61,8 @@ struct PredInfo {
     sym: rvmon_core::Sym,
     declared: bool,
     types: Vec<Type>,
-    /// The name's first 8 bytes (zero-padded): most names differ there, so the fast path
-    /// compares one word before the bytes.
+    /// The name's first 8 bytes (zero-padded): most names differ there, so a name read by
+    /// the general reader is compared one word before the bytes.
     prefix: u64,
 }
 
@@ -81,14 +81,6 @@ impl PredInfo {
     #[inline]
     fn is(&self, bytes: &[u8], prefix: u64) -> bool {
         self.prefix == prefix && self.name.as_bytes() == bytes
-    }
-}
-
-#[inline]
-fn name_prefix(b: &[u8]) -> u64 {
-    match b.first_chunk::<8>() {
-        Some(w) => u64::from_le_bytes(*w),
-        None => b.iter().rev().fold(0, |w, &c| (w << 8) | u64::from(c)),
     }
 }
 
@@ -205,12 +197,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
     fn word(&mut self) -> std::ops::Range<usize> {
         let start = self.pos;
         while let Some(&b) = self.line.get(self.pos) {
-            if b.is_ascii_whitespace()
-                || matches!(
-                    b,
-                    b'(' | b')' | b',' | b';' | b'@' | b'"' | b'#' | b'<' | b'>'
-                )
-            {
+            if ends_word(b) {
                 break;
             }
             self.pos += 1;
@@ -490,6 +477,12 @@ fn parse_int(b: &[u8]) -> Option<i64> {
     Some(n)
 }
 
+/// The length of `line` without its line break (`\n` or `\r\n`).
+fn content_end(line: &[u8]) -> usize {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line).len()
+}
+
 /// `BufRead::read_until(b'\n', line)`, with the line's end found by the `memchr` crate (SIMD;
 /// the standard library's byte search costs about 100 instructions on a 30-byte line).
 fn read_line(src: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<usize> {
@@ -613,34 +606,41 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
         // reader's buffer; any other line, and every error, goes the general way below.
         if self.simple_lines {
             if self.pos == 0 && self.line.first() == Some(&b'@') {
-                let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-                let end = line.strip_suffix(b"\r").unwrap_or(line).len();
+                // The time point must end with its line: the next byte is `@`, or there is
+                // none. (A read error is left to the general reader, which reports it.)
+                let next = self.src.fill_buf().map(|rest| rest.first().copied());
+                let ends = matches!(next, Ok(None | Some(b'@')));
+                let end = content_end(&self.line);
                 let fast = &self.fast_preds;
-                if let Some(ts) =
-                    simple_line::parse(&self.line, end, fast, &mut self.values, self.last_ts, tp)
-                {
+                let parsed = ends
+                    .then(|| {
+                        simple_line::parse(
+                            &self.line,
+                            end,
+                            fast,
+                            &mut self.values,
+                            self.last_ts,
+                            tp,
+                        )
+                    })
+                    .flatten();
+                if let Some(ts) = parsed {
                     let at = self.line_offset;
-                    self.start_time_point(tp, ts, at);
-                    self.pos = self.line.len();
-                    // The time point ends at the next `@`; anything else (a continuation line,
-                    // a comment, a command, the end) is left to the general reader.
-                    let next = self.src.fill_buf().ok().and_then(|b| b.first().copied());
-                    if next == Some(b'@') {
+                    if next.is_ok_and(|b| b.is_some()) {
                         // Between lines, as `buffered_line` leaves the reader.
                         self.line_offset += self.line.len() as u64;
                         self.line.clear();
                         self.pos = 0;
                     } else {
-                        self.events_into(tp)?;
+                        // At the end the last line stays, as the general reader keeps it.
+                        self.pos = self.line.len();
                     }
+                    self.start_time_point(tp, ts, at);
                     return Ok(true);
                 }
                 tp.clear();
-            } else if self.pos >= self.line.len() && !self.eof {
-                if self.buffered_line(tp)? {
-                    return Ok(true);
-                }
-                tp.clear();
+            } else if self.pos >= self.line.len() && !self.eof && self.buffered_line(tp) {
+                return Ok(true);
             }
         }
         // Find the `@` that starts the time point, executing commands on the way.
@@ -729,48 +729,35 @@ impl<R: BufRead> MonpolyLogReader<R> {
     }
 
     /// Between lines (the current line used up), reads the next line as a time point straight
-    /// from the reader's buffer if it has the fast shape and the buffer also holds the first
-    /// byte after it; returns whether it did. If that byte is `@` the line is never copied;
-    /// otherwise the time point may go on, and the line becomes the current one for the
-    /// general reader to continue after it.
-    fn buffered_line(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
+    /// from the reader's buffer, without copying it, if it has the fast shape and the buffer
+    /// also holds the next line's first byte, `@` (so that the time point ends with the
+    /// line); returns whether it did, leaving the reader between lines again.
+    fn buffered_line(&mut self, tp: &mut TimePoint) -> bool {
         // A read error is left to the general reader, which reports it.
         let Ok(buf) = self.src.fill_buf() else {
-            return Ok(false);
+            return false;
         };
         let Some(nl) = memchr::memchr(b'\n', buf) else {
-            return Ok(false);
+            return false;
         };
-        let Some(&next) = buf.get(nl + 1) else {
-            return Ok(false);
-        };
-        let end = if nl > 0 && buf[nl - 1] == b'\r' {
-            nl - 1
-        } else {
-            nl
-        };
+        if buf.get(nl + 1) != Some(&b'@') {
+            return false;
+        }
+        let end = content_end(&buf[..=nl]);
         let fast = &self.fast_preds;
         let Some(ts) = simple_line::parse(buf, end, fast, &mut self.values, self.last_ts, tp)
         else {
-            return Ok(false);
+            tp.clear();
+            return false;
         };
         let at = self.line_offset + self.line.len() as u64;
         self.line.clear();
         self.line_no += 1;
-        if next == b'@' {
-            self.line_offset = at + nl as u64 + 1;
-            self.pos = 0;
-        } else {
-            self.line.extend_from_slice(&buf[..=nl]);
-            self.line_offset = at;
-            self.pos = self.line.len();
-        }
+        self.line_offset = at + nl as u64 + 1;
+        self.pos = 0;
         self.src.consume(nl + 1);
         self.start_time_point(tp, ts, at);
-        if next != b'@' {
-            self.events_into(tp)?;
-        }
-        Ok(true)
+        true
     }
 
     /// Reads the events of the current time point, up to the next `@`, `;`, command or end.
@@ -941,7 +928,7 @@ mod tests {
                         "p\\(-?[0-9]{1,3}\\)|q ?\\(-?[0-9]{1,3},-?[0-9]{1,3}\\)|pqrstuvwxyz ?\\([0-9]{1,19}\\)( ?\\(-?[0-9]{1,2}\\))?|r\\(\"s\"\\)|r\\([0-9]\\)|s\\(\\)",
                         0..3,
                     ),
-                    proptest::option::weighted(0.15, "[ \t]{1,2}|[ \t]*(;|#c|\r|>terminate<)|\n[ \t]+q\\(1,2\\)|p\\(|\\(1\\)|q\\(1\\)"),
+                    proptest::option::weighted(0.15, "[ \t]{1,2}|[ \t]*(;|#c|\r|>terminate<)|\n[ \t]+q\\(1,2\\)|\n[ \t]*\\(1(,2)?\\)|\n(#c)?\n[ \t]*\\(3\\)|p\\(|\\(1\\)|q\\(1\\)"),
                     proptest::option::weighted(
                         0.1,
                         "(@(0|1|2|3|5|007|-1|[0-9]{18,19}|x)|  )([ \t]{0,2}(p|q|r|s|pqrstuvwxyz|\"p\")( ?)(\\((-?[0-9]{1,3}|-?[0-9]{18,19}|\\+1|x|1\\.5|\"s\")?(, ?(-?[0-9]{1,3}|x))?\\)){0,2}){0,3}",

@@ -8,10 +8,12 @@
 //!
 //! The shape: `@`, a timestamp of 1 to 18 digits, not smaller than the last, a blank, then
 //! predicates of the [`FastPred`] table, each with one or more tuples of integers written
-//! tightly (`p(1,-2)`, `q (3) (4)`, `r()`), separated by blanks, to the end of the line. Such a
-//! line reads here exactly as the general reader reads it (a property test in `monpoly.rs`
-//! checks it, positions and errors included); any other line is left to the general reader,
-//! which also gives every error.
+//! tightly (`p(1,-2)`, `q (3) (4)`, `r()`), blanks between them optional, to the end of the
+//! line; and the next line starts with `@` (or there is none), so that the time point ends
+//! with the line. Such a line reads here exactly as the general reader reads it: the same
+//! events and positions (`lines_read` only counts the lines taken so far, where the general
+//! reader has also read the next one). A property test in `monpoly.rs` checks it. Any other
+//! line is left to the general reader, which also gives every error.
 
 use rvmon_core::{Sym, TimePoint, Timestamp, Value};
 
@@ -40,15 +42,22 @@ impl FastPred {
             return None;
         }
         let n = bytes.len().min(8);
-        let mut w = [0u8; 8];
-        w[..n].copy_from_slice(&bytes[..n]);
         Some(FastPred {
             sym,
             name: bytes.into(),
-            prefix: u64::from_le_bytes(w),
+            prefix: name_prefix(bytes),
             mask: if n == 8 { !0 } else { (1u64 << (8 * n)) - 1 },
             arity,
         })
+    }
+}
+
+/// A name's first 8 bytes as a little-endian word, zero-padded.
+#[inline]
+pub(crate) fn name_prefix(b: &[u8]) -> u64 {
+    match b.first_chunk::<8>() {
+        Some(w) => u64::from_le_bytes(*w),
+        None => b.iter().rev().fold(0, |w, &c| (w << 8) | u64::from(c)),
     }
 }
 
@@ -175,7 +184,8 @@ pub(crate) fn parse(
             w & p.mask == p.prefix
                 && after < end
                 && matches!(buf[after], b'(' | b' ' | b'\t')
-                && buf[i..after] == *p.name
+                // The prefix compared the first 8 bytes; only a longer name has more.
+                && (p.name.len() <= 8 || buf[i + 8..after] == p.name[8..])
         })?;
         i += pred.name.len();
         while blank(i) {
