@@ -341,13 +341,9 @@ impl<R: BufRead> MonpolyLogReader<R> {
                     None => false,
                 };
                 if self.preds.len() < 64 {
-                    let int_args = self.types.iter().all(|t| *t == Type::Int);
-                    let arity = declared.then_some(self.types.len());
-                    self.fast_preds.extend(FastPred::new(
-                        sym,
-                        &self.name,
-                        int_args.then_some(arity),
-                    ));
+                    let declared_types = declared.then_some(&self.types[..]);
+                    self.fast_preds
+                        .extend(FastPred::new(sym, &self.name, declared_types));
                     self.preds.push(PredInfo::new(
                         self.name.clone(),
                         sym,
@@ -621,6 +617,7 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
                             &mut self.values,
                             self.last_ts,
                             tp,
+                            &mut self.interner,
                         )
                     })
                     .flatten();
@@ -745,8 +742,15 @@ impl<R: BufRead> MonpolyLogReader<R> {
         }
         let end = content_end(&buf[..=nl]);
         let fast = &self.fast_preds;
-        let Some(ts) = simple_line::parse(buf, end, fast, &mut self.values, self.last_ts, tp)
-        else {
+        let Some(ts) = simple_line::parse(
+            buf,
+            end,
+            fast,
+            &mut self.values,
+            self.last_ts,
+            tp,
+            &mut self.interner,
+        ) else {
             tp.clear();
             return false;
         };
@@ -925,7 +929,7 @@ mod tests {
                 (
                     0..3u32,
                     proptest::collection::vec(
-                        "p\\(-?[0-9]{1,3}\\)|q ?\\(-?[0-9]{1,3},-?[0-9]{1,3}\\)|pqrstuvwxyz ?\\([0-9]{1,19}\\)( ?\\(-?[0-9]{1,2}\\))?|r\\(\"s\"\\)|r\\([0-9]\\)|s\\(\\)",
+                        "p\\(-?[0-9]{1,3}\\)|q ?\\(-?[0-9]{1,3},-?[0-9]{1,3}\\)|pqrstuvwxyz ?\\([0-9]{1,19}\\)( ?\\(-?[0-9]{1,2}\\))?|r\\(\"s\"\\)|r\\([0-9]\\)|r\\([a-zé0-9.-]{1,3}\\)|r\\([a-z][ \"#(][a-z]\\)|f\\(-?[0-9](\\.5)?\\)|s\\(\\)",
                         0..3,
                     ),
                     proptest::option::weighted(0.15, "[ \t]{1,2}|[ \t]*(;|#c|\r|>terminate<)|\n[ \t]+q\\(1,2\\)|\n[ \t]*\\(1(,2)?\\)|\n(#c)?\n[ \t]*\\(3\\)|p\\(|\\(1\\)|q\\(1\\)"),
@@ -943,7 +947,7 @@ mod tests {
         ) {
             // Half the logs start with every predicate, so that the next lines may go fast.
             let mut ts = 0;
-            let primer = primed.then(|| "@0 p(0) q(0,0) s() pqrstuvwxyz(0)".to_string());
+            let primer = primed.then(|| "@0 p(0) q(0,0) s() pqrstuvwxyz(0) r(x) f(1)".to_string());
             let lines: Vec<String> = lines
                 .into_iter()
                 .map(|(step, events, suffix, odd)| {
@@ -958,7 +962,7 @@ mod tests {
             if newline_at_end {
                 log.push('\n');
             }
-            let sig = typed.then_some("p(int) q(int,int) r(string) s() pqrstuvwxyz(int)");
+            let sig = typed.then_some("p(int) q(int,int) r(string) s() pqrstuvwxyz(int) f(float)");
             let (mut wa, mut wb) = (Vec::new(), Vec::new());
             let fast = read_with(&log, sig, true, buffer, &mut wa);
             let general = read_with(&log, sig, false, 1 << 16, &mut wb);

@@ -7,18 +7,21 @@
 //! ```
 //!
 //! The shape: `@`, a timestamp of 1 to 18 digits, not smaller than the last, a blank, then
-//! predicates of the [`FastPred`] table, each with one or more tuples of integers written
-//! tightly (`p(1,-2)`, `q (3) (4)`, `r()`), blanks between them optional, to the end of the
+//! predicates of the [`FastPred`] table, each with one or more tuples written tightly
+//! (`p(1,-2)`, `q (3) (4)`, `r()`; integers, or bare words where the signature declares a
+//! `string`), blanks between them optional, to the end of the
 //! line; and the next line starts with `@` (or there is none), so that the time point ends
 //! with the line. Such a line reads here exactly as the general reader reads it: the same
 //! events and positions (`lines_read` only counts the lines taken so far, where the general
 //! reader has also read the next one). A property test in `monpoly.rs` checks it. Any other
 //! line is left to the general reader, which also gives every error.
 
-use rvmon_core::{Sym, TimePoint, Timestamp, Value};
+use rvmon_core::{Interner, Sym, TimePoint, Timestamp, Value};
+
+use crate::sig::Type;
 
 /// A predicate that may take the fast path: met before in the log, with a name the general
-/// reader reads as one word, and arguments that may all be integers.
+/// reader reads as one word, and no argument declared `float`.
 pub(crate) struct FastPred {
     pub(crate) sym: Sym,
     name: Box<[u8]>,
@@ -27,13 +30,25 @@ pub(crate) struct FastPred {
     mask: u64,
     /// The declared arity, if the signature declares the predicate.
     arity: Option<usize>,
+    /// The argument positions declared `string` (or `regexp`): their values are bare words,
+    /// interned. The others are integers (all of them when the predicate is undeclared: an
+    /// undeclared bare word may be a float or a string, which the general reader decides).
+    strings: Box<[bool]>,
 }
 
 impl FastPred {
-    /// `None` when the predicate cannot take the fast path: its name is quoted text that is
-    /// not one word, or an argument is declared with a type other than `int`.
-    pub(crate) fn new(sym: Sym, name: &str, declared_int: Option<Option<usize>>) -> Option<Self> {
-        let arity = declared_int?;
+    /// `declared`: the argument types, if the signature declares the predicate. `None` when
+    /// the predicate cannot take the fast path: its name is quoted text that is not one word,
+    /// or an argument is declared `float`.
+    pub(crate) fn new(sym: Sym, name: &str, declared: Option<&[Type]>) -> Option<Self> {
+        let (arity, strings) = match declared {
+            None => (None, Box::default()),
+            Some(types) if types.contains(&Type::Float) => return None,
+            Some(types) => (
+                Some(types.len()),
+                types.iter().map(|t| *t != Type::Int).collect(),
+            ),
+        };
         let bytes = name.as_bytes();
         let first = *bytes.first()?;
         let one_word = (first.is_ascii_alphanumeric() || first == b'_')
@@ -48,6 +63,7 @@ impl FastPred {
             prefix: name_prefix(bytes),
             mask: if n == 8 { !0 } else { (1u64 << (8 * n)) - 1 },
             arity,
+            strings,
         })
     }
 }
@@ -154,7 +170,8 @@ fn int_at(buf: &[u8], end: usize, mut i: usize) -> Option<(i64, usize)> {
 
 /// Reads `buf[..end]` (a line without its line break; bytes after `end` may be read but do
 /// not count) as a time point into `tp`, if it has the fast shape; returns its timestamp.
-/// `values` is scratch space.
+/// `values` is scratch space; string values are interned in `interner` (in the order the
+/// general reader would intern them).
 pub(crate) fn parse(
     buf: &[u8],
     end: usize,
@@ -162,6 +179,7 @@ pub(crate) fn parse(
     values: &mut Vec<Value>,
     last_ts: Option<Timestamp>,
     tp: &mut TimePoint,
+    interner: &mut Interner,
 ) -> Option<Timestamp> {
     let blank = |i: usize| i < end && matches!(buf[i], b' ' | b'\t');
     if buf.first() != Some(&b'@') {
@@ -201,8 +219,22 @@ pub(crate) fn parse(
                 i += 1;
             } else {
                 loop {
-                    let (v, next) = int_at(buf, end, i)?;
-                    values.push(Value::Int(v));
+                    let (v, next) = if pred.strings.get(values.len()) == Some(&true) {
+                        // A bare word, as the general reader reads a `string` value.
+                        let start = i;
+                        while i < end && !ends_word(buf[i]) {
+                            i += 1;
+                        }
+                        let word = std::str::from_utf8(&buf[start..i]).ok();
+                        (
+                            Value::Str(interner.intern(word.filter(|w| !w.is_empty())?)),
+                            i,
+                        )
+                    } else {
+                        let (v, next) = int_at(buf, end, i)?;
+                        (Value::Int(v), next)
+                    };
+                    values.push(v);
                     if next >= end {
                         return None;
                     }
