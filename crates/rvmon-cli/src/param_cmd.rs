@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use rvmon_core::{Error, Interner, TimePoint, Value};
-use rvmon_param::monitor::{ParamMonitor, Report};
+use rvmon_param::monitor::{EventKind, ParamMonitor, Report};
 use rvmon_param::slicing::Binding;
 use rvmon_param::spec::{parse_rvm, Property};
 use rvmon_trace::{open_reader, TraceOptions};
@@ -99,7 +99,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     // The properties each event name concerns, by interned name (dense ids): with several
     // properties in a file, an event is read once and goes only to the monitors that
     // declare it (paper 24's simultaneous properties; each keeps its own index).
-    let mut concerned: Vec<Option<Vec<usize>>> = Vec::new();
+    let mut concerned: Vec<Option<Vec<(usize, EventKind)>>> = Vec::new();
     loop {
         if !crate::next_time_point(&mut *reader, &mut tp, out)? {
             break;
@@ -113,13 +113,14 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
             }
             let which = concerned[sym].get_or_insert_with(|| {
                 (0..props.len())
-                    .filter(|&k| monitors[k].declares(name))
+                    .map(|k| (k, monitors[k].event_kind(name)))
+                    .filter(|(_, kind)| kind.declared())
                     .collect()
             });
-            for &k in which.iter() {
-                let (p, m) = (&props[k], &mut monitors[k]);
+            for (k, kind) in which.iter() {
+                let (p, m) = (&props[*k], &mut monitors[*k]);
                 reports.clear();
-                m.push_event(name, tp.args_of(e), &mut reports);
+                m.push_kind(kind, name, tp.args_of(e), &mut reports);
                 for r in &reports {
                     written += 1;
                     violations += u64::from(p.is_violation(&r.category));
