@@ -752,17 +752,15 @@ impl ParamMonitor {
         self.events += 1;
         let kind = &kind.0;
         if !kind.ends.is_empty() {
-            let e = Event {
-                name: name.to_string(),
-                args: args.to_vec(),
-            };
             let ended: Vec<(usize, Value)> = kind
                 .ends
                 .iter()
-                .filter_map(|&p| match self.end_events[p].match_event(&e, false) {
-                    Binding::Map(m) => Some(m),
-                    Binding::Top => None,
-                })
+                .filter_map(
+                    |&p| match self.end_events[p].match_parts(name, args, false) {
+                        Binding::Map(m) => Some(m),
+                        Binding::Top => None,
+                    },
+                )
                 .flatten()
                 .collect();
             if !ended.is_empty() {

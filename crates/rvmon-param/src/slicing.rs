@@ -95,11 +95,16 @@ impl Pattern {
 
     /// The most general matcher, injective or not (see [`Binding::lub`]); ⊤ if none.
     pub fn match_event(&self, e: &Event, injective: bool) -> Binding {
-        if self.name != e.name || self.args.len() != e.args.len() {
+        self.match_parts(&e.name, &e.args, injective)
+    }
+
+    /// [`Pattern::match_event`] on an event given as its name and arguments.
+    pub fn match_parts(&self, name: &str, args: &[Value], injective: bool) -> Binding {
+        if self.name != name || self.args.len() != args.len() {
             return Binding::Top;
         }
         let mut b: Vec<(usize, Value)> = Vec::new();
-        for (t, &v) in self.args.iter().zip(&e.args) {
+        for (t, &v) in self.args.iter().zip(args) {
             match t {
                 Term::Const(c) if *c != v => return Binding::Top,
                 Term::Const(_) | Term::Any => {}
