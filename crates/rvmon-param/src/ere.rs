@@ -68,19 +68,15 @@ impl Dfa {
     fn minimize(self) -> Dfa {
         let d = self.complete();
         let n = d.delta.len();
-        let mut class: Vec<usize> = d.accepting.iter().map(|&a| usize::from(a)).collect();
-        let mut count =
-            1 + usize::from(d.accepting.iter().any(|&a| a) && !d.accepting.iter().all(|&a| a));
-        if count == 1 {
-            class.iter_mut().for_each(|c| *c = 0);
-        }
+        // One class to start with; the first round splits it by acceptance.
+        let (mut class, mut count) = (vec![0; n], 1);
         loop {
-            let mut ids: std::collections::HashMap<(usize, Vec<usize>), usize> =
+            let mut ids: std::collections::HashMap<(bool, usize, Vec<usize>), usize> =
                 std::collections::HashMap::new();
             let next: Vec<usize> = (0..n)
                 .map(|q| {
                     let row = d.delta[q].iter().map(|t| class[t.expect("complete")]);
-                    let key = (class[q], row.collect());
+                    let key = (d.accepting[q], class[q], row.collect());
                     let fresh = ids.len();
                     *ids.entry(key).or_insert(fresh)
                 })
@@ -331,20 +327,48 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn re() -> impl Strategy<Value = Re> {
+    /// Random expressions over 3 symbols; `extended` adds `~` and `&`.
+    fn re_tree(extended: bool) -> BoxedStrategy<Re> {
         let leaf = prop_oneof![
             4 => (0usize..3).prop_map(Re::Symbol),
             1 => Just(Re::Epsilon),
         ];
-        leaf.prop_recursive(4, 24, 2, |inner| {
-            prop_oneof![
+        let size = if extended { 16 } else { 24 };
+        leaf.prop_recursive(4, size, 2, move |inner| {
+            let classic = prop_oneof![
                 (inner.clone(), inner.clone())
                     .prop_map(|(a, b)| Re::Concat(Box::new(a), Box::new(b))),
                 (inner.clone(), inner.clone()).prop_map(|(a, b)| Re::Alt(Box::new(a), Box::new(b))),
                 inner.clone().prop_map(|a| Re::Star(Box::new(a))),
                 inner.clone().prop_map(Re::plus),
-                inner.prop_map(Re::optional),
+                inner.clone().prop_map(Re::optional),
+            ];
+            if !extended {
+                return classic.boxed();
+            }
+            prop_oneof![
+                5 => classic,
+                1 => inner.clone().prop_map(|a| Re::Not(Box::new(a))),
+                1 => (inner.clone(), inner).prop_map(|(a, b)| Re::And(Box::new(a), Box::new(b))),
             ]
+            .boxed()
+        })
+        .boxed()
+    }
+
+    /// Whether some continuation of `word` of fewer than `below` symbols (over 3) satisfies
+    /// `matches`.
+    fn extendable(word: &[usize], below: u32, matches: impl Fn(&[usize]) -> bool) -> bool {
+        (0..below).any(|len| {
+            (0..3usize.pow(len)).any(|code| {
+                let mut more = word.to_vec();
+                let mut c = code;
+                for _ in 0..len {
+                    more.push(c % 3);
+                    c /= 3;
+                }
+                matches(&more)
+            })
         })
     }
 
@@ -356,7 +380,7 @@ mod tests {
             Re::Concat(a, b) => format!("(?:{}{})", to_regex(a), to_regex(b)),
             Re::Alt(a, b) => format!("(?:{}|{})", to_regex(a), to_regex(b)),
             Re::Star(a) => format!("(?:{})*", to_regex(a)),
-            Re::Not(_) | Re::And(..) => unreachable!("`re()` draws neither `~` nor `&`"),
+            Re::Not(_) | Re::And(..) => unreachable!("`re_tree(false)` draws neither `~` nor `&`"),
         }
     }
 
@@ -369,7 +393,7 @@ mod tests {
 
         #[test]
         fn ere_machines_accept_their_language(
-            re in re(),
+            re in re_tree(false),
             words in prop::collection::vec(prop::collection::vec(0usize..3, 0..7), 1..8),
         ) {
             let dfa = compile(&re, 3).unwrap();
@@ -384,16 +408,9 @@ mod tests {
                 );
                 // No transition exactly when no continuation can match: a live state reaches
                 // acceptance within as many steps as there are states (checked up to 4).
-                let extendable = (0..=4u32).any(|len| {
-                    (0..3usize.pow(len)).any(|code| {
-                        let mut more = text.clone();
-                        let mut c = code;
-                        for _ in 0..len {
-                            more.push((b'a' + (c % 3) as u8) as char);
-                            c /= 3;
-                        }
-                        pattern.is_match(&more)
-                    })
+                let extendable = extendable(w, 5, |more| {
+                    let text: String = more.iter().map(|&a| (b'a' + a as u8) as char).collect();
+                    pattern.is_match(&text)
                 });
                 if state.is_none() {
                     prop_assert!(!extendable, "{:?}: {} was declared dead", re, text);
@@ -445,23 +462,6 @@ mod tests {
         v
     }
 
-    fn extended_re() -> impl Strategy<Value = Re> {
-        let leaf = prop_oneof![
-            4 => (0usize..3).prop_map(Re::Symbol),
-            1 => Just(Re::Epsilon),
-        ];
-        leaf.prop_recursive(4, 16, 2, |inner| {
-            prop_oneof![
-                (inner.clone(), inner.clone())
-                    .prop_map(|(a, b)| Re::Concat(Box::new(a), Box::new(b))),
-                (inner.clone(), inner.clone()).prop_map(|(a, b)| Re::Alt(Box::new(a), Box::new(b))),
-                inner.clone().prop_map(|a| Re::Star(Box::new(a))),
-                inner.clone().prop_map(|a| Re::Not(Box::new(a))),
-                (inner.clone(), inner).prop_map(|(a, b)| Re::And(Box::new(a), Box::new(b))),
-            ]
-        })
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
@@ -470,7 +470,7 @@ mod tests {
         /// it matches.
         #[test]
         fn extended_machines_follow_the_definitions(
-            re in extended_re(),
+            re in re_tree(true),
             words in prop::collection::vec(prop::collection::vec(0usize..3, 0..5), 1..6),
         ) {
             let dfa = compile(&re, 3).unwrap();
@@ -479,17 +479,7 @@ mod tests {
                 prop_assert_eq!(state.is_some_and(|s| dfa.accepting[s]), holds(&re, w), "{:?} on {:?}", re, w);
                 // A live state reaches acceptance in fewer steps than there are states.
                 let reach = dfa.delta.len().min(4) as u32;
-                let extendable = (0..reach).any(|len| {
-                    (0..3usize.pow(len)).any(|code| {
-                        let mut more = w.clone();
-                        let mut c = code;
-                        for _ in 0..len {
-                            more.push(c % 3);
-                            c /= 3;
-                        }
-                        holds(&re, &more)
-                    })
-                });
+                let extendable = extendable(w, reach, |more| holds(&re, more));
                 // (The start state exists even when nothing matches; it then has no
                 // transition, as an empty word that cannot be extended.)
                 if state.is_none() || (w.is_empty() && dfa.delta[0].iter().all(Option::is_none) && !dfa.accepting[0]) {

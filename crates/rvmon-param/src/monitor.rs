@@ -195,7 +195,8 @@ impl DomainIndex {
 pub struct EventKind(Rc<Kind>);
 
 impl EventKind {
-    /// Whether the monitor reads events of this name at all.
+    /// Whether events of this name concern the monitor: its machine reads them, or they end
+    /// objects' lives.
     pub fn declared(&self) -> bool {
         self.0.symbol.is_some() || !self.0.patterns.is_empty() || !self.0.ends.is_empty()
     }
@@ -508,13 +509,8 @@ impl ParamMonitor {
         self
     }
 
-    /// Whether events named `name` concern this property: its machine reads them, or they
-    /// end objects' lives.
-    pub fn declares(&mut self, name: &str) -> bool {
-        self.event_kind(name).declared()
-    }
-
-    /// What events named `name` mean to this monitor (see [`EventKind`]).
+    /// What events named `name` mean to this monitor (see [`EventKind`]; whether they concern
+    /// it at all is [`EventKind::declared`]).
     pub fn event_kind(&mut self, name: &str) -> EventKind {
         EventKind(self.kind(name))
     }

@@ -16,7 +16,7 @@ use std::io::BufRead;
 use rvmon_core::{Error, Interner, SourcePos, TimePoint, Timestamp, Value};
 
 use crate::sig::{Signature, Type};
-use crate::simple_line::{self, ends_word, name_prefix, FastPred};
+use crate::simple_line::{ends_word, name_prefix, SimpleLines};
 use crate::TraceReader;
 
 pub struct MonpolyLogReader<R> {
@@ -49,8 +49,9 @@ pub struct MonpolyLogReader<R> {
     /// The predicates met so far (the first 64): their symbol and declared types, so that an
     /// event costs no interner or signature lookup (logs name few predicates, many times).
     preds: Vec<PredInfo>,
-    /// Those of `preds` that may take the fast path ([`simple_line`]).
-    fast_preds: Vec<FastPred>,
+    /// The fast path for lines of the common shape (`simple_line.rs`), with those of
+    /// `preds` that may take it.
+    fast: SimpleLines,
     /// Whether lines of the common shape take the fast path (always, but for the test that
     /// compares the two paths).
     simple_lines: bool,
@@ -110,7 +111,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
             skip_out_of_order: false,
             warnings: Vec::new(),
             preds: Vec::new(),
-            fast_preds: Vec::new(),
+            fast: SimpleLines::default(),
             simple_lines: true,
         }
     }
@@ -342,8 +343,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
                 };
                 if self.preds.len() < 64 {
                     let declared_types = declared.then_some(&self.types[..]);
-                    self.fast_preds
-                        .extend(FastPred::new(sym, &self.name, declared_types));
+                    self.fast.register(sym, &self.name, declared_types);
                     self.preds.push(PredInfo::new(
                         self.name.clone(),
                         sym,
@@ -606,36 +606,24 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
                 // none. (A read error is left to the general reader, which reports it.)
                 let next = self.src.fill_buf().map(|rest| rest.first().copied());
                 let ends = matches!(next, Ok(None | Some(b'@')));
-                let end = content_end(&self.line);
-                let fast = &self.fast_preds;
-                let parsed = ends
-                    .then(|| {
-                        simple_line::parse(
-                            &self.line,
-                            end,
-                            fast,
-                            &mut self.values,
-                            self.last_ts,
-                            tp,
-                            &mut self.interner,
-                        )
-                    })
-                    .flatten();
-                if let Some(ts) = parsed {
-                    let at = self.line_offset;
-                    if next.is_ok_and(|b| b.is_some()) {
-                        // Between lines, as `buffered_line` leaves the reader.
-                        self.line_offset += self.line.len() as u64;
-                        self.line.clear();
-                        self.pos = 0;
-                    } else {
-                        // At the end the last line stays, as the general reader keeps it.
-                        self.pos = self.line.len();
+                if ends {
+                    let line = (&self.line[..], content_end(&self.line));
+                    let (last, interner) = (self.last_ts, &mut self.interner);
+                    if let Some(ts) = self.fast.parse(line, last, tp, interner) {
+                        let at = self.line_offset;
+                        if next.is_ok_and(|b| b.is_some()) {
+                            // Between lines, as `buffered_line` leaves the reader.
+                            self.line_offset += self.line.len() as u64;
+                            self.line.clear();
+                            self.pos = 0;
+                        } else {
+                            // At the end the last line stays, as the general reader keeps it.
+                            self.pos = self.line.len();
+                        }
+                        self.start_time_point(tp, ts, at);
+                        return Ok(true);
                     }
-                    self.start_time_point(tp, ts, at);
-                    return Ok(true);
                 }
-                tp.clear();
             } else if self.pos >= self.line.len() && !self.eof && self.buffered_line(tp) {
                 return Ok(true);
             }
@@ -740,18 +728,8 @@ impl<R: BufRead> MonpolyLogReader<R> {
         if buf.get(nl + 1) != Some(&b'@') {
             return false;
         }
-        let end = content_end(&buf[..=nl]);
-        let fast = &self.fast_preds;
-        let Some(ts) = simple_line::parse(
-            buf,
-            end,
-            fast,
-            &mut self.values,
-            self.last_ts,
-            tp,
-            &mut self.interner,
-        ) else {
-            tp.clear();
+        let line = (buf, content_end(&buf[..=nl]));
+        let Some(ts) = self.fast.parse(line, self.last_ts, tp, &mut self.interner) else {
             return false;
         };
         let at = self.line_offset + self.line.len() as u64;

@@ -22,8 +22,8 @@ use crate::sig::Type;
 
 /// A predicate that may take the fast path: met before in the log, with a name the general
 /// reader reads as one word, and no argument declared `float`.
-pub(crate) struct FastPred {
-    pub(crate) sym: Sym,
+struct FastPred {
+    sym: Sym,
     name: Box<[u8]>,
     /// The name's first (up to) 8 bytes as a little-endian word, and the mask of those bytes.
     prefix: u64,
@@ -40,7 +40,7 @@ impl FastPred {
     /// `declared`: the argument types, if the signature declares the predicate. `None` when
     /// the predicate cannot take the fast path: its name is quoted text that is not one word,
     /// or an argument is declared `float`.
-    pub(crate) fn new(sym: Sym, name: &str, declared: Option<&[Type]>) -> Option<Self> {
+    fn new(sym: Sym, name: &str, declared: Option<&[Type]>) -> Option<Self> {
         let (arity, strings) = match declared {
             None => (None, Box::default()),
             Some(types) if types.contains(&Type::Float) => return None,
@@ -168,11 +168,49 @@ fn int_at(buf: &[u8], end: usize, mut i: usize) -> Option<(i64, usize)> {
     Some((if neg { -n } else { n }, i))
 }
 
-/// Reads `buf[..end]` (a line without its line break; bytes after `end` may be read but do
-/// not count) as a time point into `tp`, if it has the fast shape; returns its timestamp.
-/// `values` is scratch space; string values are interned in `interner` (in the order the
-/// general reader would intern them).
-pub(crate) fn parse(
+/// The fast path's state: the predicates that may take it, and a reused tuple buffer.
+#[derive(Default)]
+pub(crate) struct SimpleLines {
+    preds: Vec<FastPred>,
+    values: Vec<Value>,
+}
+
+impl SimpleLines {
+    /// Registers a predicate met for the first time (see [`FastPred::new`]).
+    pub(crate) fn register(&mut self, sym: Sym, name: &str, declared: Option<&[Type]>) {
+        self.preds.extend(FastPred::new(sym, name, declared));
+    }
+
+    /// Reads the line `buf[..end]` (without its line break; the bytes after `end` may be
+    /// read but do not count) as a time point into `tp`, if it has the fast shape and its
+    /// timestamp is not smaller than `last_ts`; returns the timestamp. On `None`, `tp` is
+    /// cleared. String values are interned in `interner` (in the order the general reader
+    /// would intern them).
+    pub(crate) fn parse(
+        &mut self,
+        (buf, end): (&[u8], usize),
+        last_ts: Option<Timestamp>,
+        tp: &mut TimePoint,
+        interner: &mut Interner,
+    ) -> Option<Timestamp> {
+        let ts = parse(
+            buf,
+            end,
+            &self.preds,
+            &mut self.values,
+            last_ts,
+            tp,
+            interner,
+        );
+        if ts.is_none() {
+            tp.clear();
+        }
+        ts
+    }
+}
+
+/// [`SimpleLines::parse`].
+fn parse(
     buf: &[u8],
     end: usize,
     preds: &[FastPred],
