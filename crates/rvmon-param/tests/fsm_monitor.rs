@@ -490,3 +490,81 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// Properties whose every event is `name(x)` for one parameter x run on a map from object
+    /// to state instead of the general indexes: the same reports, states, bindings seen and
+    /// bindings skipped, on random machines (any start, with and without `@fail`), with and
+    /// without creation events, with end events anywhere (even before an object comes back),
+    /// and with events of the wrong arity.
+    #[test]
+    fn one_object_properties_run_as_with_the_general_indexes(
+        delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.8, 0usize..3), 3), 3),
+        start in 0usize..3,
+        param in 0usize..3,
+        tr in prop::collection::vec((0usize..5, 1i64..5), 0..16),
+        fail in any::<bool>(),
+        creation in any::<bool>(),
+    ) {
+        let names = ["a", "b", "c"];
+        let patterns: Vec<Pattern> = names
+            .iter()
+            .map(|n| Pattern { name: n.to_string(), args: vec![Term::Var(param)] })
+            .collect();
+        let fsm = Fsm {
+            states: vec!["s0".into(), "s1".into(), "s2".into()],
+            start,
+            symbols: names.iter().map(|n| n.to_string()).collect(),
+            delta,
+            verdicts: vec![None, Some("seen".into()), Some("hit".into())],
+            fail: fail.then(|| "fail".to_string()),
+        };
+        let ends = vec![Pattern { name: "end".into(), args: vec![Term::Var(param)] }];
+        let make = |general: bool| {
+            let mut m = ParamMonitor::new(patterns.clone(), fsm.clone());
+            if general {
+                m = m.with_general_indexes();
+            }
+            if creation {
+                m = m.with_creation_events();
+            }
+            m.with_end_events(ends.clone())
+        };
+        let (mut fast, mut general) = (make(false), make(true));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for (k, &(n, v)) in tr.iter().enumerate() {
+            let e = match n {
+                3 => ev("end", &[v]),
+                4 => ev("a", &[v, v]), // the wrong arity: matches no pattern
+                _ => ev(names[n], &[v]),
+            };
+            a.clear();
+            b.clear();
+            fast.push(&e, &mut a);
+            general.push(&e, &mut b);
+            prop_assert_eq!(&a, &b, "reports of event {}", k);
+            let bindings = (0..5i64).flat_map(|v| {
+                let object = (param, Value::Int(v));
+                let other = ((param + 1) % 3, Value::Int(1));
+                let mut both = vec![object, other];
+                both.sort_unstable_by_key(|p| p.0);
+                [
+                    Binding::Map(vec![object]),
+                    Binding::Map(vec![other]),
+                    Binding::Map(both),
+                ]
+            });
+            for theta in bindings {
+                prop_assert_eq!(fast.state_of(&theta), general.state_of(&theta), "{:?} after {}", theta, k);
+            }
+            prop_assert_eq!(fast.bindings(), general.bindings());
+            prop_assert_eq!(fast.skipped(), general.skipped());
+            let (mut x, mut y) = (fast.seen(), general.seen());
+            x.sort_by_key(|b| format!("{b:?}"));
+            y.sort_by_key(|b| format!("{b:?}"));
+            prop_assert_eq!(x, y);
+        }
+    }
+}
