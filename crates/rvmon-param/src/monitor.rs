@@ -15,7 +15,9 @@
 //! Representation (this is the hot path of every parametric run): a binding seen is a dense
 //! id; its key is `[mask, values…]` (the parameters as a bit mask, then their values in
 //! parameter order) in one shared allocation, and lookups build keys in reused buffers, so an
-//! event that creates no binding allocates nothing. Each event name's patterns, machine
+//! event that creates no binding allocates nothing. The indexes give ids, and a binding's
+//! state is kept by id, so updating a binding found through an index hashes nothing; only a
+//! new join σ ⊔ t is looked up by key. Each event name's patterns, machine
 //! symbol and end-of-life patterns are resolved once and cached.
 //!
 //! Properties whose every event binds the same one parameter (HasNext(i), a file's
@@ -77,12 +79,12 @@ pub struct ParamMonitor {
     /// New bindings not created because the event could not start them.
     skipped: u64,
     events: usize,
-    /// Every binding seen (⊤ excluded), by key: its id and machine state (`None`: dead). The
-    /// state is kept in the map so that an event reads and writes it with the lookup it
-    /// makes anyway.
-    ids: FxHashMap<Rc<[Value]>, (u32, Option<usize>)>,
-    /// By id: the key (`None`: freed).
-    keys: Vec<Option<Rc<[Value]>>>,
+    /// Every binding seen (⊤ excluded), by key: its id.
+    ids: FxHashMap<Rc<[Value]>, u32>,
+    /// By id: the binding's key (`None`: freed) and machine state. An event reaches the
+    /// bindings that contain its σ through the indexes, by id, and reads and writes their
+    /// states here without hashing their keys (only a new σ ⊔ t is looked up by key).
+    slots: Vec<Slot>,
     free: Vec<u32>,
     /// Per pattern domain: the bindings seen that bind a parameter outside it (see
     /// [`DomainIndex`]). (A binding within the domain extends to the event's matcher σ exactly
@@ -125,6 +127,15 @@ struct OneObject {
     param: usize,
     /// Machine state by object; [`DEAD`] for a binding kept without one (no creation events).
     states: FxHashMap<Value, u32>,
+}
+
+/// A binding seen, by id.
+#[derive(Debug)]
+struct Slot {
+    /// `None`: freed (the id is free for reuse).
+    key: Option<Rc<[Value]>>,
+    /// The machine state (`None`: dead).
+    state: Option<usize>,
 }
 
 /// A [`OneObject`] binding that can no longer reach a verdict.
@@ -413,9 +424,9 @@ impl Step {
     }
 }
 
-/// A binding the current event updates: one seen (its key and state), or a new one.
+/// A binding the current event updates: one seen (its id), or a new one (its key).
 enum Updated {
-    Seen(Rc<[Value]>, Option<usize>),
+    Seen(u32),
     New(Rc<[Value]>),
 }
 
@@ -459,7 +470,7 @@ impl ParamMonitor {
             skipped: 0,
             events: 0,
             ids: FxHashMap::default(),
-            keys: Vec::new(),
+            slots: Vec::new(),
             free: Vec::new(),
             index: domains.into_iter().map(DomainIndex::new).collect(),
             full_scan: false,
@@ -527,7 +538,7 @@ impl ParamMonitor {
         self.kinds.clear();
         if !self.end_events.is_empty() && !self.value_index {
             self.value_index = true;
-            for id in 0..self.keys.len() as u32 {
+            for id in 0..self.slots.len() as u32 {
                 self.index_values(id);
             }
         }
@@ -608,17 +619,21 @@ impl ParamMonitor {
     }
 
     fn insert(&mut self, key: Rc<[Value]>, state: Option<usize>) -> u32 {
+        let slot = Slot {
+            key: Some(key.clone()),
+            state,
+        };
         let id = match self.free.pop() {
             Some(id) => {
-                self.keys[id as usize] = Some(key.clone());
+                self.slots[id as usize] = slot;
                 id
             }
             None => {
-                self.keys.push(Some(key.clone()));
-                (self.keys.len() - 1) as u32
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
             }
         };
-        self.ids.insert(key.clone(), (id, state));
+        self.ids.insert(key.clone(), id);
         let mask = mask_of(&key);
         for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
             restrict_into(&key, index.dom, &mut self.sub);
@@ -631,7 +646,7 @@ impl ParamMonitor {
     }
 
     fn index_values(&mut self, id: u32) {
-        let Some(key) = self.keys[id as usize].clone() else {
+        let Some(key) = self.slots[id as usize].key.clone() else {
             return;
         };
         if let Binding::Map(pairs) = decode(&key) {
@@ -671,10 +686,7 @@ impl ParamMonitor {
         let mut needed = false;
         if let Some(reach) = self.verdict_without.get(param) {
             dead.for_each(|id| {
-                let key = self.keys[id as usize]
-                    .as_ref()
-                    .expect("indexed ids are live");
-                needed |= self.ids[key].1.is_some_and(|q| reach[q]);
+                needed |= self.slots[id as usize].state.is_some_and(|q| reach[q]);
             });
         }
         if needed {
@@ -684,10 +696,11 @@ impl ParamMonitor {
         let mut ids = Vec::new();
         dead.for_each(|id| ids.push(id));
         for id in ids {
-            let Some(key) = self.keys[id as usize].take() else {
+            let Some(key) = self.slots[id as usize].key.take() else {
                 continue;
             };
-            let (_, state) = self.ids.remove(&key).expect("a live id has a key");
+            let state = self.slots[id as usize].state;
+            self.ids.remove(&key).expect("a live id has a key");
             self.free.push(id);
             let mask = mask_of(&key);
             for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
@@ -707,13 +720,14 @@ impl ParamMonitor {
     }
 
     /// Sets the state of a binding seen, moving it between its indexes' state buckets.
-    fn set_state(&mut self, key: &[Value], to: Option<usize>) {
-        let entry = self.ids.get_mut(key).expect("seen");
-        let (id, from) = (entry.0, entry.1);
+    fn set_state(&mut self, id: u32, to: Option<usize>) {
+        let slot = &mut self.slots[id as usize];
+        let from = slot.state;
         if from == to {
             return;
         }
-        entry.1 = to;
+        slot.state = to;
+        let key = slot.key.as_ref().expect("a live id has a key");
         let mask = mask_of(key);
         for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
             if mask & index.dom != index.dom {
@@ -727,8 +741,8 @@ impl ParamMonitor {
     /// The state of the largest binding seen below `key`: the largest of its sub-bindings
     /// that was seen (the set seen is join-closed, so that is the join of all seen below it).
     fn source_state(&self, key: &[Value], buf: &mut Vec<Value>) -> Option<usize> {
-        if let Some(&(_, state)) = self.ids.get(key) {
-            return state;
+        if let Some(&id) = self.ids.get(key) {
+            return self.slots[id as usize].state;
         }
         let mut best: Option<(u32, Option<usize>)> = None;
         for sub in submasks(mask_of(key)) {
@@ -736,8 +750,8 @@ impl ParamMonitor {
                 continue;
             }
             restrict_into(key, sub, buf);
-            if let Some(&(_, state)) = self.ids.get(&buf[..]) {
-                best = Some((sub.count_ones(), state));
+            if let Some(&id) = self.ids.get(&buf[..]) {
+                best = Some((sub.count_ones(), self.slots[id as usize].state));
             }
         }
         best.expect("⊥ is always seen").1
@@ -748,7 +762,7 @@ impl ParamMonitor {
     fn settle(&self, steps: &mut [Step], sym: usize, buf: &mut Vec<Value>) {
         for st in steps {
             st.from = match &st.binding {
-                Updated::Seen(_, state) => *state,
+                Updated::Seen(id) => self.slots[*id as usize].state,
                 Updated::New(k) => self.source_state(k, buf),
             };
             st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
@@ -779,7 +793,11 @@ impl ParamMonitor {
 
     /// The bindings seen (and not freed).
     pub fn seen(&self) -> Vec<Binding> {
-        let mut seen: Vec<Binding> = self.keys.iter().flatten().map(|k| decode(k)).collect();
+        let mut seen: Vec<Binding> = self
+            .slots
+            .iter()
+            .filter_map(|slot| slot.key.as_deref().map(decode))
+            .collect();
         if let Some(one) = &self.one {
             seen.extend(
                 one.states
@@ -919,17 +937,23 @@ impl ParamMonitor {
             for sigma in own.into_iter().chain(sigmas.iter().map(Vec::as_slice)) {
                 let dom = mask_of(sigma);
                 let mut visit = |t: u32, this: &Self, updated: &mut Vec<Step>| {
-                    let Some(tk) = &this.keys[t as usize] else {
+                    let Some(tk) = &this.slots[t as usize].key else {
                         return;
                     };
                     if !join_into(sigma, tk, &mut joined) {
                         return;
                     }
-                    match this.ids.get_key_value(&joined[..]) {
-                        Some((k, &(id, state))) => {
+                    // σ ⊑ t (the join binds no more than t): σ ⊔ t is t itself, found by id.
+                    let found = if joined.len() == tk.len() {
+                        Some(t)
+                    } else {
+                        this.ids.get(&joined[..]).copied()
+                    };
+                    match found {
+                        Some(id) => {
                             if !seen_ids.contains(&id) {
                                 seen_ids.push(id);
-                                updated.push(Step::new(Updated::Seen(k.clone(), state)));
+                                updated.push(Step::new(Updated::Seen(id)));
                             }
                         }
                         None => push_new(updated, &joined),
@@ -961,7 +985,7 @@ impl ParamMonitor {
                         }
                     }
                     None => {
-                        for t in 0..self.keys.len() as u32 {
+                        for t in 0..self.slots.len() as u32 {
                             visit(t, self, &mut updated);
                         }
                     }
@@ -1012,7 +1036,7 @@ impl ParamMonitor {
                     continue;
                 };
                 ids.for_each(|t| {
-                    let Some(tk) = &self.keys[t as usize] else {
+                    let Some(tk) = &self.slots[t as usize].key else {
                         return;
                     };
                     if !join_into(sigma, tk, &mut joined) || self.ids.contains_key(&joined[..]) {
@@ -1046,20 +1070,18 @@ impl ParamMonitor {
                 None if from.is_some() => self.fsm.fail.clone(),
                 None => None,
             };
-            let key = match u {
-                Updated::Seen(k, _) => {
-                    self.set_state(&k, to);
-                    k
+            let id = match u {
+                Updated::Seen(id) => {
+                    self.set_state(id, to);
+                    id
                 }
-                Updated::New(k) => {
-                    self.insert(k.clone(), to);
-                    k
-                }
+                Updated::New(k) => self.insert(k, to),
             };
             if let Some(category) = category {
+                let key = self.slots[id as usize].key.as_ref().expect("just updated");
                 out.push(Report {
                     event: i,
-                    binding: decode(&key),
+                    binding: decode(key),
                     category,
                 });
             }
