@@ -13,6 +13,7 @@
 //! Not built yet: freeing monitors by coenable sets, indexing shared across simultaneous
 //! properties.
 
+mod bindings;
 pub mod ere;
 pub mod ltl;
 pub mod monitor;

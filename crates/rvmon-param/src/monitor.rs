@@ -27,11 +27,10 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use std::hash::{Hash, Hasher};
-
-use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use rustc_hash::{FxHashMap, FxHashSet};
 use rvmon_core::{Error, Value};
 
+use crate::bindings::{code_state, hash_key, mask_of, state_code, Bindings};
 use crate::slicing::{matchers, Binding, Event, Pattern, Term};
 
 /// A deterministic machine over event names. A missing transition goes to no state: the
@@ -79,13 +78,10 @@ pub struct ParamMonitor {
     /// New bindings not created because the event could not start them.
     skipped: u64,
     events: usize,
-    /// Every binding seen (⊤ excluded), by key: its id.
-    ids: FxHashMap<Rc<[Value]>, u32>,
-    /// By id: the binding's key (`None`: freed) and machine state. An event reaches the
+    /// Every binding seen (⊤ excluded): its id, key and machine state. An event reaches the
     /// bindings that contain its σ through the indexes, by id, and reads and writes their
-    /// states here without hashing their keys (only a new σ ⊔ t is looked up by key).
-    slots: Vec<Slot>,
-    free: Vec<u32>,
+    /// states without hashing their keys (only a new σ ⊔ t is looked up by key).
+    store: Bindings,
     /// Per pattern domain: the bindings seen that bind a parameter outside it (see
     /// [`DomainIndex`]). (A binding within the domain extends to the event's matcher σ exactly
     /// when it is a sub-binding of σ, and then σ ⊔ it is σ itself, so it need not be found.)
@@ -125,28 +121,9 @@ pub struct ParamMonitor {
 #[derive(Debug)]
 struct OneObject {
     param: usize,
-    /// Machine state by object; [`DEAD`] for a binding kept without one (no creation events).
+    /// Machine state by object (see [`state_code`]; a binding kept dead without creation
+    /// events has a code too).
     states: FxHashMap<Value, u32>,
-}
-
-/// A binding seen, by id.
-#[derive(Debug)]
-struct Slot {
-    /// `None`: freed (the id is free for reuse).
-    key: Option<Rc<[Value]>>,
-    /// The machine state (`None`: dead).
-    state: Option<usize>,
-}
-
-/// A [`OneObject`] binding that can no longer reach a verdict.
-const DEAD: u32 = u32::MAX;
-
-fn state_code(state: Option<usize>) -> u32 {
-    state.map_or(DEAD, |q| q as u32)
-}
-
-fn code_state(code: u32) -> Option<usize> {
-    (code != DEAD).then_some(code as usize)
 }
 
 /// The bindings seen that bind a parameter outside one pattern domain, by their restriction to
@@ -303,21 +280,6 @@ impl Ids {
     }
 }
 
-/// The hash a restricted key is indexed by.
-fn hash_key(key: &[Value]) -> u64 {
-    let mut h = FxHasher::default();
-    key.hash(&mut h);
-    h.finish()
-}
-
-/// A key's parameter mask.
-fn mask_of(key: &[Value]) -> u32 {
-    match key[0] {
-        Value::Int(m) => m as u32,
-        _ => unreachable!("a key starts with its mask"),
-    }
-}
-
 /// Writes the key of `key` restricted to the parameters in `to` into `out`.
 fn restrict_into(key: &[Value], to: u32, out: &mut Vec<Value>) {
     let mask = mask_of(key);
@@ -403,7 +365,7 @@ fn push_new(updated: &mut Vec<Step>, key: &[Value]) {
         .iter()
         .any(|st| matches!(&st.binding, Updated::New(k) if k[..] == *key))
     {
-        updated.push(Step::new(Updated::New(Rc::from(key))));
+        updated.push(Step::new(Updated::New(key.into())));
     }
 }
 
@@ -427,7 +389,7 @@ impl Step {
 /// A binding the current event updates: one seen (its id), or a new one (its key).
 enum Updated {
     Seen(u32),
-    New(Rc<[Value]>),
+    New(Box<[Value]>),
 }
 
 /// The largest parameter number a property may use (keys hold the parameters as a bit mask).
@@ -448,6 +410,8 @@ impl ParamMonitor {
             .collect();
         domains.sort_unstable();
         domains.dedup();
+        // The largest binding joins every domain.
+        let parameters = domains.iter().fold(0, |all, d| all | d).count_ones() as usize;
         let one = match domains[..] {
             [dom]
                 if dom.count_ones() == 1
@@ -469,9 +433,7 @@ impl ParamMonitor {
             creation: false,
             skipped: 0,
             events: 0,
-            ids: FxHashMap::default(),
-            slots: Vec::new(),
-            free: Vec::new(),
+            store: Bindings::new(parameters),
             index: domains.into_iter().map(DomainIndex::new).collect(),
             full_scan: false,
             by_value: FxHashMap::default(),
@@ -487,7 +449,7 @@ impl ParamMonitor {
         };
         m.value_index = m.index.len() > 1;
         let start = m.fsm.start;
-        m.insert(Rc::from([Value::Int(0)]), Some(start));
+        m.insert(&[Value::Int(0)], Some(start));
         m
     }
 
@@ -538,7 +500,7 @@ impl ParamMonitor {
         self.kinds.clear();
         if !self.end_events.is_empty() && !self.value_index {
             self.value_index = true;
-            for id in 0..self.slots.len() as u32 {
+            for id in self.store.ids() {
                 self.index_values(id);
             }
         }
@@ -618,25 +580,11 @@ impl ParamMonitor {
         kind
     }
 
-    fn insert(&mut self, key: Rc<[Value]>, state: Option<usize>) -> u32 {
-        let slot = Slot {
-            key: Some(key.clone()),
-            state,
-        };
-        let id = match self.free.pop() {
-            Some(id) => {
-                self.slots[id as usize] = slot;
-                id
-            }
-            None => {
-                self.slots.push(slot);
-                (self.slots.len() - 1) as u32
-            }
-        };
-        self.ids.insert(key.clone(), id);
-        let mask = mask_of(&key);
+    fn insert(&mut self, key: &[Value], state: Option<usize>) -> u32 {
+        let id = self.store.insert(key, state);
+        let mask = mask_of(key);
         for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
-            restrict_into(&key, index.dom, &mut self.sub);
+            restrict_into(key, index.dom, &mut self.sub);
             index.add(&self.sub, id, state);
         }
         if self.value_index {
@@ -646,10 +594,7 @@ impl ParamMonitor {
     }
 
     fn index_values(&mut self, id: u32) {
-        let Some(key) = self.slots[id as usize].key.clone() else {
-            return;
-        };
-        if let Binding::Map(pairs) = decode(&key) {
+        if let Some(Binding::Map(pairs)) = self.store.key(id).map(decode) {
             for pair in pairs {
                 self.by_value
                     .entry(pair)
@@ -686,7 +631,7 @@ impl ParamMonitor {
         let mut needed = false;
         if let Some(reach) = self.verdict_without.get(param) {
             dead.for_each(|id| {
-                needed |= self.slots[id as usize].state.is_some_and(|q| reach[q]);
+                needed |= self.store.state(id).is_some_and(|q| reach[q]);
             });
         }
         if needed {
@@ -696,12 +641,14 @@ impl ParamMonitor {
         let mut ids = Vec::new();
         dead.for_each(|id| ids.push(id));
         for id in ids {
-            let Some(key) = self.slots[id as usize].key.take() else {
+            let Some(k) = self.store.key(id) else {
                 continue;
             };
-            let state = self.slots[id as usize].state;
-            self.ids.remove(&key).expect("a live id has a key");
-            self.free.push(id);
+            let mut key = std::mem::take(&mut self.key);
+            key.clear();
+            key.extend_from_slice(k);
+            let state = self.store.state(id);
+            self.store.remove(id);
             let mask = mask_of(&key);
             for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
                 restrict_into(&key, index.dom, &mut self.sub);
@@ -716,18 +663,18 @@ impl ParamMonitor {
                     }
                 }
             }
+            self.key = key;
         }
     }
 
     /// Sets the state of a binding seen, moving it between its indexes' state buckets.
     fn set_state(&mut self, id: u32, to: Option<usize>) {
-        let slot = &mut self.slots[id as usize];
-        let from = slot.state;
+        let from = self.store.state(id);
         if from == to {
             return;
         }
-        slot.state = to;
-        let key = slot.key.as_ref().expect("a live id has a key");
+        self.store.set_state(id, to);
+        let key = self.store.key(id).expect("a live id has a key");
         let mask = mask_of(key);
         for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
             if mask & index.dom != index.dom {
@@ -741,8 +688,8 @@ impl ParamMonitor {
     /// The state of the largest binding seen below `key`: the largest of its sub-bindings
     /// that was seen (the set seen is join-closed, so that is the join of all seen below it).
     fn source_state(&self, key: &[Value], buf: &mut Vec<Value>) -> Option<usize> {
-        if let Some(&id) = self.ids.get(key) {
-            return self.slots[id as usize].state;
+        if let Some(id) = self.store.find(key) {
+            return self.store.state(id);
         }
         let mut best: Option<(u32, Option<usize>)> = None;
         for sub in submasks(mask_of(key)) {
@@ -750,8 +697,8 @@ impl ParamMonitor {
                 continue;
             }
             restrict_into(key, sub, buf);
-            if let Some(&id) = self.ids.get(&buf[..]) {
-                best = Some((sub.count_ones(), self.slots[id as usize].state));
+            if let Some(id) = self.store.find(buf) {
+                best = Some((sub.count_ones(), self.store.state(id)));
             }
         }
         best.expect("⊥ is always seen").1
@@ -762,7 +709,7 @@ impl ParamMonitor {
     fn settle(&self, steps: &mut [Step], sym: usize, buf: &mut Vec<Value>) {
         for st in steps {
             st.from = match &st.binding {
-                Updated::Seen(id) => self.slots[*id as usize].state,
+                Updated::Seen(id) => self.store.state(*id),
                 Updated::New(k) => self.source_state(k, buf),
             };
             st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
@@ -788,15 +735,15 @@ impl ParamMonitor {
     }
 
     pub fn bindings(&self) -> usize {
-        self.ids.len() + self.one.as_ref().map_or(0, |one| one.states.len())
+        self.store.len() + self.one.as_ref().map_or(0, |one| one.states.len())
     }
 
     /// The bindings seen (and not freed).
     pub fn seen(&self) -> Vec<Binding> {
         let mut seen: Vec<Binding> = self
-            .slots
-            .iter()
-            .filter_map(|slot| slot.key.as_deref().map(decode))
+            .store
+            .ids()
+            .filter_map(|id| self.store.key(id).map(decode))
             .collect();
         if let Some(one) = &self.one {
             seen.extend(
@@ -817,7 +764,7 @@ impl ParamMonitor {
             .filter(|&s| s != full)
             .filter(|&s| {
                 restrict_into(key, s, buf);
-                self.ids.contains_key(&buf[..])
+                self.store.find(buf).is_some()
             })
             .fold(0, |acc, s| acc | s);
         covered == full
@@ -937,7 +884,7 @@ impl ParamMonitor {
             for sigma in own.into_iter().chain(sigmas.iter().map(Vec::as_slice)) {
                 let dom = mask_of(sigma);
                 let mut visit = |t: u32, this: &Self, updated: &mut Vec<Step>| {
-                    let Some(tk) = &this.slots[t as usize].key else {
+                    let Some(tk) = this.store.key(t) else {
                         return;
                     };
                     if !join_into(sigma, tk, &mut joined) {
@@ -947,7 +894,7 @@ impl ParamMonitor {
                     let found = if joined.len() == tk.len() {
                         Some(t)
                     } else {
-                        this.ids.get(&joined[..]).copied()
+                        this.store.find(&joined)
                     };
                     match found {
                         Some(id) => {
@@ -985,7 +932,7 @@ impl ParamMonitor {
                         }
                     }
                     None => {
-                        for t in 0..self.slots.len() as u32 {
+                        for t in self.store.ids() {
                             visit(t, self, &mut updated);
                         }
                     }
@@ -1036,10 +983,10 @@ impl ParamMonitor {
                     continue;
                 };
                 ids.for_each(|t| {
-                    let Some(tk) = &self.slots[t as usize].key else {
+                    let Some(tk) = self.store.key(t) else {
                         return;
                     };
-                    if !join_into(sigma, tk, &mut joined) || self.ids.contains_key(&joined[..]) {
+                    if !join_into(sigma, tk, &mut joined) || self.store.find(&joined).is_some() {
                         return; // disagrees with σ, or found already (seen joins are exact)
                     }
                     push_new(&mut updated, &joined);
@@ -1075,10 +1022,10 @@ impl ParamMonitor {
                     self.set_state(id, to);
                     id
                 }
-                Updated::New(k) => self.insert(k, to),
+                Updated::New(k) => self.insert(&k, to),
             };
             if let Some(category) = category {
-                let key = self.slots[id as usize].key.as_ref().expect("just updated");
+                let key = self.store.key(id).expect("just updated");
                 out.push(Report {
                     event: i,
                     binding: decode(key),
@@ -1092,7 +1039,7 @@ impl ParamMonitor {
         let mut buf = std::mem::take(&mut self.joined);
         for k in skipped {
             if self.needed(&k, &mut buf) {
-                self.insert(k, None);
+                self.insert(&k, None);
             } else {
                 self.skipped += 1;
             }
