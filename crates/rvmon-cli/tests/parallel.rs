@@ -173,6 +173,59 @@ fn a_bad_line_ends_both_runs_alike() {
     }
 }
 
+/// A bad line read by process 1 (in the later period, with time slicing) or by process 0 (the
+/// reader, with data slicing): process 0 writes what the single run writes and the same
+/// error, and process 1 stops too instead of waiting for its peer.
+#[test]
+fn a_bad_line_stops_both_processes() {
+    let good = std::fs::read_to_string(log(1)).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    let cut = lines.len() * 3 / 4;
+    let bad = format!(
+        "{}\n@oops\n{}\n",
+        lines[..cut].join("\n"),
+        lines[cut..].join("\n")
+    );
+    let path = dir().join("bad-cluster.log");
+    std::fs::write(&path, bad).unwrap();
+    let hostfile = dir().join("hosts-bad");
+    std::fs::write(
+        &hostfile,
+        format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
+    )
+    .unwrap();
+    for slicing in ["time", "data"] {
+        let single = check("p3", &path, &[]);
+        assert_eq!(single.status.code(), Some(2));
+        let spawn = |id: &str| {
+            cluster_process(
+                "p3",
+                &path,
+                &hostfile,
+                id,
+                &["--slicing", slicing],
+                Stdio::piped(),
+            )
+        };
+        let second = spawn("1");
+        let first = spawn("0");
+        let out0 = wait(first, Duration::from_secs(120));
+        wait(second, Duration::from_secs(30));
+        assert_eq!(out0.status.code(), Some(2), "{slicing}");
+        assert_eq!(
+            String::from_utf8_lossy(&out0.stdout),
+            String::from_utf8_lossy(&single.stdout),
+            "{slicing}"
+        );
+        let line = format!("bad-cluster.log:{}:2:", cut + 1);
+        assert!(
+            String::from_utf8_lossy(&out0.stderr).contains(&line),
+            "{slicing}: {}",
+            String::from_utf8_lossy(&out0.stderr)
+        );
+    }
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
