@@ -1,7 +1,7 @@
 //! The timely back end against the single engine: on random policies (constants, nested past
 //! and future operators) and random logs (equal timestamps, empty time points), any number of
-//! worker threads and slices, reading the log in pieces on any number of threads, writes
-//! exactly the single run's violations.
+//! worker threads, processes and slices, reading the log in pieces on any number of threads,
+//! writes exactly the single run's violations.
 
 use std::collections::BTreeMap;
 
@@ -194,7 +194,6 @@ proptest! {
 
 /// Answers and how the run ended.
 fn run_job(job: Job, workers: usize) -> (Violations, Result<(), String>) {
-    let vars = job.free.clone();
     let cluster = Cluster {
         workers,
         processes: 1,
@@ -202,8 +201,14 @@ fn run_job(job: Job, workers: usize) -> (Violations, Result<(), String>) {
         addresses: Vec::new(),
         connect_timeout: std::time::Duration::from_secs(5),
     };
+    run_on(job, &cluster)
+}
+
+/// [`run_job`] as one process of `cluster` (process 0 gets the answers).
+fn run_on(job: Job, cluster: &Cluster) -> (Violations, Result<(), String>) {
+    let vars = job.free.clone();
     let mut got = Violations::new();
-    let end = run(job, &cluster, |r, interner| {
+    let end = run(job, cluster, |r, interner| {
         if let Report::Answer(a) = r {
             let order: Vec<usize> = (0..vars.len()).collect();
             // Each time point once, in order.
@@ -296,5 +301,68 @@ proptest! {
         let (got, end) = run_job(job, workers);
         prop_assert_eq!(end, Ok(()));
         prop_assert_eq!(got, expected, "{} with {} workers, {} periods x {} slices", policy, workers, periods, per_period);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// A cluster of 2–3 processes on loopback (here threads of this test, each with its own
+    /// timely instance and sockets, as separate processes would have) writes the single run's
+    /// violations, with data or time slicing (fewer or more periods than workers), 1–2
+    /// workers each.
+    #[test]
+    fn any_processes_write_the_single_run_violations(
+        policy in policy(),
+        log in log(),
+        processes in 2usize..4,
+        workers in 1usize..3,
+        by_time in any::<bool>(),
+        slices in 1usize..5,
+        periods in 1usize..8,
+    ) {
+        let Some((analyzed, vars, sig)) = monitored(&policy) else {
+            return Ok(());
+        };
+        let var = slicing_variables(&analyzed, &vars).into_iter().next();
+        if !by_time && var.is_none() {
+            return Ok(());
+        }
+        let expected = single(&analyzed, &vars, &sig, &log);
+        let path = log_file("cluster", processes * 10 + workers, &text(&log));
+        let job = Job {
+            var: var.unwrap_or_default(),
+            slices,
+            drop_empty: !by_time && empty_points_removable(&analyzed).is_ok(),
+            periods: by_time.then_some(periods),
+            ..job_for(&analyzed, &vars, &sig, &policy, &path)
+        };
+        let addresses: Vec<String> = (0..processes)
+            .map(|_| {
+                let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+                format!("127.0.0.1:{}", free.local_addr().unwrap().port())
+            })
+            .collect();
+        let cluster = |process_id| Cluster {
+            workers,
+            processes,
+            process_id,
+            addresses: addresses.clone(),
+            connect_timeout: std::time::Duration::from_secs(20),
+        };
+        let others: Vec<_> = (1..processes)
+            .map(|id| {
+                let (job, cluster) = (job.clone(), cluster(id));
+                std::thread::spawn(move || run_on(job, &cluster))
+            })
+            .collect();
+        let (got, end) = run_on(job, &cluster(0));
+        for other in others {
+            let (answers, end) = other.join().unwrap();
+            prop_assert_eq!(end, Ok(()));
+            prop_assert!(answers.is_empty(), "only process 0 writes answers");
+        }
+        prop_assert_eq!(end, Ok(()));
+        prop_assert_eq!(got, expected, "{} on {} processes x {} workers, by time: {}", policy, processes, workers, by_time);
     }
 }
