@@ -14,8 +14,8 @@
 //!
 //! Representation (this is the hot path of every parametric run): a binding seen is a dense
 //! id; its key is `[mask, values…]` (the parameters as a bit mask, then their values in
-//! parameter order) in one shared allocation, and lookups build keys in reused buffers, so an
-//! event that creates no binding allocates nothing. The indexes give ids, and a binding's
+//! parameter order), kept in one flat array ([`Bindings`]), and lookups build keys in reused
+//! buffers, so an event that creates no binding allocates nothing. The indexes give ids, and a binding's
 //! state is kept by id, so updating a binding found through an index hashes nothing; only a
 //! new join σ ⊔ t is looked up by key. Each event name's patterns, machine
 //! symbol and end-of-life patterns are resolved once and cached.
@@ -108,7 +108,7 @@ pub struct ParamMonitor {
     updated: Vec<Step>,
     seen_ids: Vec<u32>,
     /// Set when every pattern is `name(x)` with the same parameter x (see [`OneObject`]);
-    /// then `ids` holds only ⊥, and the other bindings live here.
+    /// then `store` holds only ⊥, and the other bindings live here.
     one: Option<OneObject>,
 }
 
@@ -526,6 +526,12 @@ impl ParamMonitor {
     pub fn with_full_scan(mut self) -> ParamMonitor {
         self.full_scan = true;
         self
+    }
+
+    /// Whether the property runs on [`OneObject`]'s map (for tests).
+    #[doc(hidden)]
+    pub fn is_one_object(&self) -> bool {
+        self.one.is_some()
     }
 
     /// Monitors one-parameter properties with the general indexes too, instead of

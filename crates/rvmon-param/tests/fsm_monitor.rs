@@ -497,16 +497,18 @@ proptest! {
     /// Properties whose every event is `name(x)` for one parameter x run on a map from object
     /// to state instead of the general indexes: the same reports, states, bindings seen and
     /// bindings skipped, on random machines (any start, with and without `@fail`), with and
-    /// without creation events, with end events anywhere (even before an object comes back),
-    /// and with events of the wrong arity.
+    /// without creation events, with and without end events (on x, anywhere, even before an
+    /// object comes back, and on another parameter), with events of the wrong arity (none or
+    /// two arguments) and a machine symbol no event declares.
     #[test]
     fn one_object_properties_run_as_with_the_general_indexes(
-        delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.8, 0usize..3), 3), 3),
+        delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.8, 0usize..3), 4), 3),
         start in 0usize..3,
         param in 0usize..3,
-        tr in prop::collection::vec((0usize..5, 1i64..5), 0..16),
+        tr in prop::collection::vec((0usize..8, 1i64..5), 0..16),
         fail in any::<bool>(),
         creation in any::<bool>(),
+        ends in any::<bool>(),
     ) {
         let names = ["a", "b", "c"];
         let patterns: Vec<Pattern> = names
@@ -516,12 +518,16 @@ proptest! {
         let fsm = Fsm {
             states: vec!["s0".into(), "s1".into(), "s2".into()],
             start,
-            symbols: names.iter().map(|n| n.to_string()).collect(),
+            // "d" is read by the machine but declared by no event.
+            symbols: ["a", "b", "c", "d"].iter().map(|n| n.to_string()).collect(),
             delta,
             verdicts: vec![None, Some("seen".into()), Some("hit".into())],
             fail: fail.then(|| "fail".to_string()),
         };
-        let ends = vec![Pattern { name: "end".into(), args: vec![Term::Var(param)] }];
+        let end_patterns = vec![
+            Pattern { name: "end".into(), args: vec![Term::Var(param)] },
+            Pattern { name: "other".into(), args: vec![Term::Var((param + 1) % 3)] },
+        ];
         let make = |general: bool| {
             let mut m = ParamMonitor::new(patterns.clone(), fsm.clone());
             if general {
@@ -530,14 +536,21 @@ proptest! {
             if creation {
                 m = m.with_creation_events();
             }
-            m.with_end_events(ends.clone())
+            if ends {
+                m = m.with_end_events(end_patterns.clone());
+            }
+            m
         };
         let (mut fast, mut general) = (make(false), make(true));
+        prop_assert!(fast.is_one_object() && !general.is_one_object());
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for (k, &(n, v)) in tr.iter().enumerate() {
             let e = match n {
                 3 => ev("end", &[v]),
                 4 => ev("a", &[v, v]), // the wrong arity: matches no pattern
+                5 => ev("b", &[]),
+                6 => ev("d", &[v]),
+                7 => ev("other", &[v]),
                 _ => ev(names[n], &[v]),
             };
             a.clear();

@@ -321,20 +321,21 @@ proptest! {
         slices in 1usize..5,
         periods in 1usize..8,
     ) {
-        let Some((analyzed, vars, sig)) = monitored(&policy) else {
-            return Ok(());
-        };
+        let monitorable = monitored(&policy);
+        prop_assume!(monitorable.is_some());
+        let (analyzed, vars, sig) = monitorable.expect("assumed");
         let var = slicing_variables(&analyzed, &vars).into_iter().next();
-        if !by_time && var.is_none() {
-            return Ok(());
-        }
+        prop_assume!(by_time || var.is_some());
         let expected = single(&analyzed, &vars, &sig, &log);
         let path = log_file("cluster", processes * 10 + workers, &text(&log));
+        // With time slicing, each period cut into data slices too where it can be.
+        let period_slices = if by_time && var.is_some() { slices } else { 1 };
         let job = Job {
             var: var.unwrap_or_default(),
             slices,
             drop_empty: !by_time && empty_points_removable(&analyzed).is_ok(),
             periods: by_time.then_some(periods),
+            period_slices,
             ..job_for(&analyzed, &vars, &sig, &policy, &path)
         };
         let addresses: Vec<String> = (0..processes)
