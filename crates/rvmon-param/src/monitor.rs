@@ -359,13 +359,14 @@ fn decode(key: &[Value]) -> Binding {
     Binding::Map(pairs)
 }
 
-/// Adds the new binding `key` to the event's updates, once.
-fn push_new(updated: &mut Vec<Step>, key: &[Value]) {
+/// Adds the new binding `key` to the event's updates, once; `below` is the mask of a seen
+/// binding below it (the t it joins).
+fn push_new(updated: &mut Vec<Step>, key: &[Value], below: u32) {
     if !updated
         .iter()
-        .any(|st| matches!(&st.binding, Updated::New(k) if k[..] == *key))
+        .any(|st| matches!(&st.binding, Updated::New(k, _) if k[..] == *key))
     {
-        updated.push(Step::new(Updated::New(key.into())));
+        updated.push(Step::new(Updated::New(key.into(), below)));
     }
 }
 
@@ -386,10 +387,11 @@ impl Step {
     }
 }
 
-/// A binding the current event updates: one seen (its id), or a new one (its key).
+/// A binding the current event updates: one seen (its id), or a new one (its key, and the
+/// mask of a seen binding below it).
 enum Updated {
     Seen(u32),
-    New(Box<[Value]>),
+    New(Box<[Value]>, u32),
 }
 
 /// The largest parameter number a property may use (keys hold the parameters as a bit mask).
@@ -694,22 +696,29 @@ impl ParamMonitor {
     /// The state of the largest binding seen below `key`: the largest of its sub-bindings
     /// that was seen (the set seen is join-closed, so that is the join of all seen below it).
     fn source_state(&self, key: &[Value], buf: &mut Vec<Value>) -> Option<usize> {
-        if let Some(id) = self.store.find(key) {
-            return self.store.state(id);
+        match self.store.find(key) {
+            Some(id) => self.store.state(id),
+            None => self.largest_below(key, 0, buf),
         }
-        // Largest sub-bindings first: two seen ones of the same size would have a larger join,
-        // seen too, so the first one found is the largest. (PERF: in numeric order, a new
-        // (m, c, i) looked up four smaller masks before finding (m, c).)
-        let full = mask_of(key);
-        for size in (0..full.count_ones()).rev() {
-            for sub in submasks(full).filter(|s| s.count_ones() == size) {
-                restrict_into(key, sub, buf);
+    }
+
+    /// The state of the largest binding seen below `key`, which is not seen itself, knowing
+    /// that its restriction to `floor` is seen. The largest one is the join of all seen below
+    /// `key` (the set seen is join-closed), so it contains that restriction: only the
+    /// sub-bindings that do are looked up. Largest first, so the first found is the largest.
+    /// (PERF: a new (m, c, i) joined from (m, c) looks up (m, c) directly; in numeric order
+    /// over every sub-binding it looked up four others first.)
+    fn largest_below(&self, key: &[Value], floor: u32, buf: &mut Vec<Value>) -> Option<usize> {
+        let rest = mask_of(key) & !floor;
+        for size in (0..rest.count_ones()).rev() {
+            for sub in submasks(rest).filter(|s| s.count_ones() == size) {
+                restrict_into(key, floor | sub, buf);
                 if let Some(id) = self.store.find(buf) {
                     return self.store.state(id);
                 }
             }
         }
-        unreachable!("⊥ is always seen")
+        unreachable!("the floor is seen")
     }
 
     /// The states `steps` leave (a new binding's is its largest sub-binding's) and enter on
@@ -718,7 +727,7 @@ impl ParamMonitor {
         for st in steps {
             st.from = match &st.binding {
                 Updated::Seen(id) => self.store.state(*id),
-                Updated::New(k) => self.source_state(k, buf),
+                Updated::New(k, floor) => self.largest_below(k, *floor, buf),
             };
             st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
         }
@@ -911,7 +920,7 @@ impl ParamMonitor {
                                 updated.push(Step::new(Updated::Seen(id)));
                             }
                         }
-                        None => push_new(updated, &joined),
+                        None => push_new(updated, &joined, mask_of(tk)),
                     }
                 };
                 match self.index.iter().find(|ix| ix.dom == dom) {
@@ -963,7 +972,7 @@ impl ParamMonitor {
             let mut outside: Vec<(usize, Value)> = Vec::new();
             let mut every = false;
             for st in &updated {
-                if let (Updated::New(k), Some(_)) = (&st.binding, st.to) {
+                if let (Updated::New(k, _), Some(_)) = (&st.binding, st.to) {
                     let extra = mask_of(k) & !dom;
                     if extra == 0 || sigmas.len() + usize::from(own.is_some()) > 1 {
                         every = true;
@@ -997,7 +1006,7 @@ impl ParamMonitor {
                     if !join_into(sigma, tk, &mut joined) || self.store.find(&joined).is_some() {
                         return; // disagrees with σ, or found already (seen joins are exact)
                     }
-                    push_new(&mut updated, &joined);
+                    push_new(&mut updated, &joined, mask_of(tk));
                 });
             }
             self.settle(&mut updated[before..], sym, &mut sub);
@@ -1015,7 +1024,7 @@ impl ParamMonitor {
         } in updated.drain(..)
         {
             if self.creation && to.is_none() {
-                if let Updated::New(k) = u {
+                if let Updated::New(k, _) = u {
                     skipped.push(k);
                     continue;
                 }
@@ -1030,7 +1039,7 @@ impl ParamMonitor {
                     self.set_state(id, to);
                     id
                 }
-                Updated::New(k) => self.insert(&k, to),
+                Updated::New(k, _) => self.insert(&k, to),
             };
             if let Some(category) = category {
                 let key = self.store.key(id).expect("just updated");
