@@ -348,15 +348,17 @@ fn encode(b: &[(usize, Value)], out: &mut Vec<Value>) {
 }
 
 fn decode(key: &[Value]) -> Binding {
+    Binding::Map(pairs(key).collect())
+}
+
+/// A key's (parameter, value) pairs, in parameter order.
+fn pairs(key: &[Value]) -> impl Iterator<Item = (usize, Value)> + '_ {
     let mut bits = mask_of(key);
-    let mut pairs = Vec::with_capacity(key.len() - 1);
-    let mut k = 1;
-    while bits != 0 {
-        pairs.push((bits.trailing_zeros() as usize, key[k]));
+    key[1..].iter().map(move |&v| {
+        let p = bits.trailing_zeros() as usize;
         bits &= bits - 1;
-        k += 1;
-    }
-    Binding::Map(pairs)
+        (p, v)
+    })
 }
 
 /// Adds the new binding `key` to the event's updates, once; `below` is the mask of a seen
@@ -602,13 +604,14 @@ impl ParamMonitor {
     }
 
     fn index_values(&mut self, id: u32) {
-        if let Some(Binding::Map(pairs)) = self.store.key(id).map(decode) {
-            for pair in pairs {
-                self.by_value
-                    .entry(pair)
-                    .and_modify(|ids| ids.push(id))
-                    .or_insert(Ids::One(id));
-            }
+        let Some(key) = self.store.key(id) else {
+            return;
+        };
+        for pair in pairs(key) {
+            self.by_value
+                .entry(pair)
+                .and_modify(|ids| ids.push(id))
+                .or_insert(Ids::One(id));
         }
     }
 
@@ -662,12 +665,10 @@ impl ParamMonitor {
                 restrict_into(&key, index.dom, &mut self.sub);
                 index.remove(&self.sub, id, state);
             }
-            if let Binding::Map(pairs) = decode(&key) {
-                for pair in pairs.iter().filter(|p| **p != (param, value)) {
-                    if let Some(list) = self.by_value.get_mut(pair) {
-                        if list.remove(id) {
-                            self.by_value.remove(pair);
-                        }
+            for pair in pairs(&key).filter(|p| *p != (param, value)) {
+                if let Some(list) = self.by_value.get_mut(&pair) {
+                    if list.remove(id) {
+                        self.by_value.remove(&pair);
                     }
                 }
             }
