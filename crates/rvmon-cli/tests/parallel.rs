@@ -135,18 +135,25 @@ fn the_slice_report_shows_each_slice() {
     );
 }
 
-#[test]
-fn a_bad_line_ends_both_runs_alike() {
+/// The one-day log with a bad line (`@oops`, line `cut(n) + 1` of `n + 1`) written as `name`;
+/// the file and the bad line's number.
+fn log_with_bad_line(name: &str, cut: impl Fn(usize) -> usize) -> (PathBuf, usize) {
     let good = std::fs::read_to_string(log(1)).unwrap();
     let lines: Vec<&str> = good.lines().collect();
-    let cut = lines.len() / 2;
+    let cut = cut(lines.len());
     let bad = format!(
         "{}\n@oops\n{}\n",
         lines[..cut].join("\n"),
         lines[cut..].join("\n")
     );
-    let path = dir().join("bad.log");
+    let path = dir().join(name);
     std::fs::write(&path, bad).unwrap();
+    (path, cut + 1)
+}
+
+#[test]
+fn a_bad_line_ends_both_runs_alike() {
+    let (path, bad_line) = log_with_bad_line("bad.log", |n| n / 2);
     for (policy, slicing) in [
         ("p3", "data"),
         ("p5", "data"),
@@ -164,7 +171,7 @@ fn a_bad_line_ends_both_runs_alike() {
             String::from_utf8_lossy(&single.stdout),
             "{policy} {slicing}"
         );
-        let line = format!("bad.log:{}:2:", cut + 1);
+        let line = format!("bad.log:{bad_line}:2:");
         assert!(
             String::from_utf8_lossy(&sliced.stderr).contains(&line),
             "{}",
@@ -178,39 +185,12 @@ fn a_bad_line_ends_both_runs_alike() {
 /// error, and process 1 stops too instead of waiting for its peer.
 #[test]
 fn a_bad_line_stops_both_processes() {
-    let good = std::fs::read_to_string(log(1)).unwrap();
-    let lines: Vec<&str> = good.lines().collect();
-    let cut = lines.len() * 3 / 4;
-    let bad = format!(
-        "{}\n@oops\n{}\n",
-        lines[..cut].join("\n"),
-        lines[cut..].join("\n")
-    );
-    let path = dir().join("bad-cluster.log");
-    std::fs::write(&path, bad).unwrap();
-    let hostfile = dir().join("hosts-bad");
-    std::fs::write(
-        &hostfile,
-        format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
-    )
-    .unwrap();
+    let (path, bad_line) = log_with_bad_line("bad-cluster.log", |n| n * 3 / 4);
+    let hostfile = loopback_hostfile("hosts-bad");
     let single = check("p3", &path, &[]);
     assert_eq!(single.status.code(), Some(2));
     for slicing in ["time", "data"] {
-        let spawn = |id: &str| {
-            cluster_process(
-                "p3",
-                &path,
-                &hostfile,
-                id,
-                &["--slicing", slicing],
-                Stdio::piped(),
-            )
-        };
-        let second = spawn("1");
-        let first = spawn("0");
-        let out0 = wait(first, Duration::from_secs(120));
-        let out1 = wait(second, Duration::from_secs(30));
+        let (out0, out1) = two_processes("p3", &path, &hostfile, slicing);
         assert_eq!(out0.status.code(), Some(2), "{slicing}");
         // Process 0 carries the run's status and error; process 1 ends without crashing.
         assert!(out1.stdout.is_empty(), "only process 0 writes verdicts");
@@ -225,13 +205,44 @@ fn a_bad_line_stops_both_processes() {
             String::from_utf8_lossy(&single.stdout),
             "{slicing}"
         );
-        let line = format!("bad-cluster.log:{}:2:", cut + 1);
+        let line = format!("bad-cluster.log:{bad_line}:2:");
         assert!(
             String::from_utf8_lossy(&out0.stderr).contains(&line),
             "{slicing}: {}",
             String::from_utf8_lossy(&out0.stderr)
         );
     }
+}
+
+/// A hostfile `name` of two free loopback ports.
+fn loopback_hostfile(name: &str) -> PathBuf {
+    let hostfile = dir().join(name);
+    std::fs::write(
+        &hostfile,
+        format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
+    )
+    .unwrap();
+    hostfile
+}
+
+/// `policy` on a two-process cluster with `--slicing slicing`: process 0's and process 1's
+/// outputs (process 1 starts first; each has a bounded time).
+fn two_processes(policy: &str, log: &Path, hostfile: &Path, slicing: &str) -> (Output, Output) {
+    let spawn = |id: &str| {
+        cluster_process(
+            policy,
+            log,
+            hostfile,
+            id,
+            &["--slicing", slicing],
+            Stdio::piped(),
+        )
+    };
+    let second = spawn("1");
+    let first = spawn("0");
+    let out0 = wait(first, Duration::from_secs(120));
+    let out1 = wait(second, Duration::from_secs(30));
+    (out0, out1)
 }
 
 fn free_port() -> u16 {
@@ -298,12 +309,7 @@ fn cluster_process(
 #[test]
 fn two_processes_on_loopback_write_the_single_run_output() {
     let log = log(2);
-    let hostfile = dir().join("hosts");
-    std::fs::write(
-        &hostfile,
-        format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
-    )
-    .unwrap();
+    let hostfile = loopback_hostfile("hosts");
     for (policy, slicing) in [
         ("p2", "data"),
         ("p5", "data"),
@@ -311,20 +317,7 @@ fn two_processes_on_loopback_write_the_single_run_output() {
         ("p3", "both"),
     ] {
         let single = check(policy, &log, &[]);
-        let spawn = |id: &str| {
-            cluster_process(
-                policy,
-                &log,
-                &hostfile,
-                id,
-                &["--slicing", slicing],
-                Stdio::piped(),
-            )
-        };
-        let second = spawn("1");
-        let first = spawn("0");
-        let out0 = wait(first, Duration::from_secs(120));
-        let out1 = wait(second, Duration::from_secs(30));
+        let (out0, out1) = two_processes(policy, &log, &hostfile, slicing);
         assert_eq!(
             String::from_utf8_lossy(&out0.stdout),
             String::from_utf8_lossy(&single.stdout),
@@ -344,12 +337,7 @@ fn two_processes_on_loopback_write_the_single_run_output() {
 
 #[test]
 fn a_process_that_never_joins_is_an_error() {
-    let hostfile = dir().join("hosts-missing");
-    std::fs::write(
-        &hostfile,
-        format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
-    )
-    .unwrap();
+    let hostfile = loopback_hostfile("hosts-missing");
     let out = check(
         "p1",
         &log(1),
@@ -425,12 +413,7 @@ fn a_bad_line_after_a_future_window_decides_alike() {
 #[test]
 fn a_process_that_dies_fails_the_run() {
     let log = log_of(100, 40);
-    let hostfile = dir().join("hosts-dies");
-    std::fs::write(
-        &hostfile,
-        format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
-    )
-    .unwrap();
+    let hostfile = loopback_hostfile("hosts-dies");
     let spawn = |id: &str| cluster_process("p3", &log, &hostfile, id, &[], Stdio::null());
     let mut second = spawn("1");
     let first = spawn("0");
