@@ -896,9 +896,22 @@ impl ParamMonitor {
         // join of bindings seen, and only a binding created now can make it one. When one is
         // created, the bindings that can make such joins are visited too (below).
         let mut prune = self.creation && !self.full_scan;
+        // PERF: an unseen σ of one parameter has only ⊥ below it. When ⊥'s state cannot take
+        // the event, creation events skip σ (it is not the join of bindings seen either), so
+        // it is counted instead of built, settled and checked (UnsafeMapIterator's
+        // `useIter(i)` on every iterator, whose bindings all bind a collection too).
+        debug_assert_eq!(self.store.key(0), Some(&[Value::Int(0)][..]), "⊥ is id 0");
+        let lone_dies = self.creation
+            && own.is_some_and(|k| mask_of(k).count_ones() == 1)
+            && self
+                .store
+                .state(0)
+                .is_none_or(|q| self.fsm.delta[q][sym].is_none());
+        let mut lone_skipped;
         loop {
             updated.clear();
             seen_ids.clear();
+            lone_skipped = false;
             for sigma in own.into_iter().chain(sigmas.iter().map(Vec::as_slice)) {
                 let dom = mask_of(sigma);
                 let mut visit = |t: u32, this: &Self, updated: &mut Vec<Step>| {
@@ -928,7 +941,11 @@ impl ParamMonitor {
                     Some(index) => {
                         // The bindings within the domain that σ extends (⊥ among them) all
                         // give σ.
-                        visit(0, self, &mut updated);
+                        if lone_dies && self.store.find(sigma).is_none() {
+                            lone_skipped = true;
+                        } else {
+                            visit(0, self, &mut updated);
+                        }
                         if index.exact.is_empty() && index.partial.is_empty() {
                             continue;
                         }
@@ -1013,6 +1030,7 @@ impl ParamMonitor {
             self.settle(&mut updated[before..], sym, &mut sub);
             break;
         }
+        self.skipped += u64::from(lone_skipped);
         self.key = key;
         self.sub = sub;
         self.seen_ids = seen_ids;
