@@ -82,6 +82,8 @@ pub struct ParamMonitor {
     /// bindings that contain its σ through the indexes, by id, and reads and writes their
     /// states without hashing their keys (only a new σ ⊔ t is looked up by key).
     store: Bindings,
+    /// The parameters of the patterns (a mask): the largest binding binds them all.
+    all_parameters: u32,
     /// Per pattern domain: the bindings seen that bind a parameter outside it (see
     /// [`DomainIndex`]). (A binding within the domain extends to the event's matcher σ exactly
     /// when it is a sub-binding of σ, and then σ ⊔ it is σ itself, so it need not be found.)
@@ -415,7 +417,7 @@ impl ParamMonitor {
         domains.sort_unstable();
         domains.dedup();
         // The largest binding joins every domain.
-        let parameters = domains.iter().fold(0, |all, d| all | d).count_ones() as usize;
+        let all_parameters = domains.iter().fold(0, |all, d| all | d);
         let one = match domains[..] {
             [dom]
                 if dom.count_ones() == 1
@@ -437,7 +439,8 @@ impl ParamMonitor {
             creation: false,
             skipped: 0,
             events: 0,
-            store: Bindings::new(parameters),
+            store: Bindings::new(all_parameters.count_ones() as usize),
+            all_parameters,
             index: domains.into_iter().map(DomainIndex::new).collect(),
             full_scan: false,
             by_value: FxHashMap::default(),
@@ -991,6 +994,12 @@ impl ParamMonitor {
             let mut every = false;
             for st in &updated {
                 if let (Updated::New(k, _), Some(_)) = (&st.binding, st.to) {
+                    // A binding of every parameter has no binding above it but itself, so no
+                    // join lies above it. (PERF: UnsafeMapIterator's `createIter(c, i)`
+                    // creates an (m, c, i), and visiting every binding of m found nothing.)
+                    if mask_of(k) == self.all_parameters {
+                        continue;
+                    }
                     let extra = mask_of(k) & !dom;
                     if extra == 0 || sigmas.len() + usize::from(own.is_some()) > 1 {
                         every = true;
