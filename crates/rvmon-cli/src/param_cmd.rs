@@ -48,6 +48,13 @@ pub fn explain(spec: &str, props: &[Property]) -> String {
         for pat in &p.end_events {
             s += &format!("  end event {} frees the objects it binds\n", pat.name);
         }
+        // The monitor's own choice, not a second copy of its rule.
+        let monitor = ParamMonitor::new(p.patterns.clone(), p.fsm.clone());
+        s += if monitor.is_one_object() {
+            "  monitored as: one state per object (every event binds the same one parameter)\n"
+        } else {
+            "  monitored as: bindings indexed by their restrictions to the events' parameters\n"
+        };
         if p.body == "fsm" {
             s += &format!(
                 "  fsm states: {} (start {})\n",

@@ -463,10 +463,25 @@ fn parametric_properties_report_bindings() {
         r.stdout,
         "violation: Locks (l=5) at time point 4 @5: lock 5 acquired twice without a release\n"
     );
-    // `--explain` says how each body is read.
+    // `--explain` says how each body is read, and how each property is monitored.
     let r = run(&["check", &format!("{dir}ltl.rvm"), "--explain"]);
     assert!(
         r.stdout.contains("  ltl: next => (*) hasnexttrue (past-time LTL, checked after every event of the binding), compiled to 5 states\n"),
+        "{}",
+        r.stdout
+    );
+    let r = run(&["check", &format!("{dir}iterators.rvm"), "--explain"]);
+    let how: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("  monitored as: "))
+        .collect();
+    assert_eq!(
+        how,
+        [
+            "  monitored as: one state per object (every event binds the same one parameter)",
+            "  monitored as: bindings indexed by their restrictions to the events' parameters",
+        ],
         "{}",
         r.stdout
     );

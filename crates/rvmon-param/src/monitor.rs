@@ -535,8 +535,8 @@ impl ParamMonitor {
         self
     }
 
-    /// Whether the property runs on [`OneObject`]'s map (for tests).
-    #[doc(hidden)]
+    /// Whether every event of the property binds the same one parameter, so that it runs on
+    /// a map from object to state instead of the general indexes (see [`OneObject`]).
     pub fn is_one_object(&self) -> bool {
         self.one.is_some()
     }
