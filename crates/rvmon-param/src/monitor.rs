@@ -237,26 +237,47 @@ struct Kind {
     ends: Vec<usize>,
 }
 
-/// Ids in an index entry; most entries hold one. A set, because a binding leaves its entry
-/// whenever its state changes (and may sit in an entry with every other binding of a
-/// domain: UnsafeMapIterator's `(m, c)` in `useIter(i)`'s index).
+/// Ids in an index entry; most entries hold one, many hold a few. A set, because a binding
+/// leaves its entry whenever its state changes (and may sit in an entry with every other
+/// binding of a domain: UnsafeMapIterator's `(m, c)` in `useIter(i)`'s index). Up to
+/// [`FEW`] ids are a fixed array (PERF: a hash set per entry of two or three ids cost the
+/// allocation of a table and a hash per insert); more are a hash set, so that removing one
+/// from a large entry stays cheap.
 #[derive(Debug)]
 enum Ids {
     One(u32),
+    Few(u8, Box<[u32; FEW]>),
     Many(Box<FxHashSet<u32>>),
 }
+
+/// The most ids an entry keeps in an array.
+const FEW: usize = 8;
 
 impl Ids {
     fn for_each(&self, mut f: impl FnMut(u32)) {
         match self {
             Ids::One(id) => f(*id),
+            Ids::Few(n, ids) => ids[..*n as usize].iter().for_each(|&id| f(id)),
             Ids::Many(v) => v.iter().for_each(|&id| f(id)),
         }
     }
 
     fn push(&mut self, id: u32) {
         match self {
-            Ids::One(a) => *self = Ids::Many(Box::new([*a, id].into_iter().collect())),
+            Ids::One(a) if *a == id => {}
+            Ids::One(a) => {
+                let mut ids = Box::new([0; FEW]);
+                ids[..2].copy_from_slice(&[*a, id]);
+                *self = Ids::Few(2, ids);
+            }
+            Ids::Few(n, ids) if ids[..*n as usize].contains(&id) => {}
+            Ids::Few(n, ids) if (*n as usize) < FEW => {
+                ids[*n as usize] = id;
+                *n += 1;
+            }
+            Ids::Few(_, ids) => {
+                *self = Ids::Many(Box::new(ids.iter().copied().chain([id]).collect()));
+            }
             Ids::Many(v) => {
                 v.insert(id);
             }
@@ -267,6 +288,13 @@ impl Ids {
     fn remove(&mut self, id: u32) -> bool {
         let single = match self {
             Ids::One(a) => return *a == id,
+            Ids::Few(n, ids) => {
+                if let Some(k) = ids[..*n as usize].iter().position(|&x| x == id) {
+                    *n -= 1;
+                    ids[k] = ids[*n as usize];
+                }
+                (*n == 1).then(|| ids[0])
+            }
             Ids::Many(v) => {
                 v.remove(&id);
                 if v.is_empty() {
@@ -1169,4 +1197,46 @@ pub(crate) fn reaching(
         }
     }
     mark
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    proptest! {
+        /// An index entry is the set of its ids through every representation (one, an
+        /// array, a hash set), and `remove` says when it is empty.
+        #[test]
+        fn ids_are_a_set(ops in prop::collection::vec((any::<bool>(), 0u32..24), 1..200)) {
+            let mut model = BTreeSet::from([ops[0].1]);
+            let mut ids = Ids::One(ops[0].1);
+            for &(push, id) in &ops[1..] {
+                if push {
+                    ids.push(id);
+                    model.insert(id);
+                } else {
+                    let present = model.contains(&id);
+                    if model.len() == 1 && !present {
+                        continue; // entries are removed when empty; never asked for others
+                    }
+                    model.remove(&id);
+                    let empty = ids.remove(id);
+                    prop_assert_eq!(empty, model.is_empty());
+                    if empty {
+                        break;
+                    }
+                }
+                let mut got = BTreeSet::new();
+                let mut count = 0;
+                ids.for_each(|id| {
+                    got.insert(id);
+                    count += 1;
+                });
+                prop_assert_eq!(count, got.len(), "an id listed twice");
+                prop_assert_eq!(&got, &model);
+            }
+        }
+    }
 }
