@@ -555,8 +555,9 @@ impl ParamMonitor {
     }
 
     /// Turns the enable-set pruning off: every partial binding of an index is visited, as
-    /// before it existed. The verdicts are the same; this is the reference the property tests
-    /// compare with.
+    /// before it existed; and the shortcuts of creation events (an unseen σ that dies at once
+    /// is not built; a new binding of every parameter starts no search for joins above it).
+    /// The verdicts are the same; this is the reference the property tests compare with.
     #[doc(hidden)]
     pub fn with_full_scan(mut self) -> ParamMonitor {
         self.full_scan = true;
@@ -927,22 +928,26 @@ impl ParamMonitor {
         // join of bindings seen, and only a binding created now can make it one. When one is
         // created, the bindings that can make such joins are visited too (below).
         let mut prune = self.creation && !self.full_scan;
-        // PERF: an unseen σ of one parameter has only ⊥ below it. When ⊥'s state cannot take
-        // the event, creation events skip σ (it is not the join of bindings seen either), so
-        // it is counted instead of built, settled and checked (UnsafeMapIterator's
-        // `useIter(i)` on every iterator, whose bindings all bind a collection too).
+        // PERF: the event's own σ, unseen, starts from its largest seen sub-binding. When that
+        // state cannot take the event, creation events skip σ, and σ is never kept dead
+        // either: it is not the join of bindings seen (its largest one below is not σ), and
+        // every binding this event creates contains σ, so none can make it one. So it is
+        // counted instead of built, settled and checked (UnsafeMapIterator's `useIter(i)`
+        // and `createIter(c, i)`, whose bindings all bind a map too).
         debug_assert_eq!(self.store.key(0), Some(&[Value::Int(0)][..]), "⊥ is id 0");
-        let lone_dies = self.creation
-            && own.is_some_and(|k| mask_of(k).count_ones() == 1)
-            && self
-                .store
-                .state(0)
-                .is_none_or(|q| self.fsm.delta[q][sym].is_none());
-        let mut lone_skipped;
+        let own_dies = |this: &Self, sigma: &[Value], buf: &mut Vec<Value>| {
+            let below = match mask_of(sigma).count_ones() {
+                1 => this.store.state(0), // only ⊥ is below
+                _ => this.largest_below(sigma, 0, buf),
+            };
+            below.is_none_or(|q| this.fsm.delta[q][sym].is_none())
+        };
+        let skip_own = self.creation && !self.full_scan && own.is_some();
+        let mut own_skipped;
         loop {
             updated.clear();
             seen_ids.clear();
-            lone_skipped = false;
+            own_skipped = false;
             for sigma in own.into_iter().chain(sigmas.iter().map(Vec::as_slice)) {
                 let dom = mask_of(sigma);
                 let mut visit = |t: u32, this: &Self, updated: &mut Vec<Step>| {
@@ -972,8 +977,11 @@ impl ParamMonitor {
                     Some(index) => {
                         // The bindings within the domain that σ extends (⊥ among them) all
                         // give σ.
-                        if lone_dies && self.store.find(sigma).is_none() {
-                            lone_skipped = true;
+                        if skip_own
+                            && self.store.find(sigma).is_none()
+                            && own_dies(self, sigma, &mut sub)
+                        {
+                            own_skipped = true;
                         } else {
                             visit(0, self, &mut updated);
                         }
@@ -1025,7 +1033,7 @@ impl ParamMonitor {
                     // A binding of every parameter has no binding above it but itself, so no
                     // join lies above it. (PERF: UnsafeMapIterator's `createIter(c, i)`
                     // creates an (m, c, i), and visiting every binding of m found nothing.)
-                    if mask_of(k) == self.all_parameters {
+                    if mask_of(k) == self.all_parameters && !self.full_scan {
                         continue;
                     }
                     let extra = mask_of(k) & !dom;
@@ -1067,7 +1075,7 @@ impl ParamMonitor {
             self.settle(&mut updated[before..], sym, &mut sub);
             break;
         }
-        self.skipped += u64::from(lone_skipped);
+        self.skipped += u64::from(own_skipped);
         self.key = key;
         self.sub = sub;
         self.seen_ids = seen_ids;
