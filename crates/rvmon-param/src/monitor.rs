@@ -937,7 +937,7 @@ impl ParamMonitor {
         debug_assert_eq!(self.store.key(0), Some(&[Value::Int(0)][..]), "⊥ is id 0");
         let own_dies = |this: &Self, sigma: &[Value], buf: &mut Vec<Value>| {
             let below = match mask_of(sigma).count_ones() {
-                1 => this.store.state(0), // only ⊥ is below
+                0 | 1 => this.store.state(0), // only ⊥ is below (or σ is ⊥, always seen)
                 _ => this.largest_below(sigma, 0, buf),
             };
             below.is_none_or(|q| this.fsm.delta[q][sym].is_none())
@@ -1225,10 +1225,6 @@ mod tests {
                     ids.push(id);
                     model.insert(id);
                 } else {
-                    let present = model.contains(&id);
-                    if model.len() == 1 && !present {
-                        continue; // entries are removed when empty; never asked for others
-                    }
                     model.remove(&id);
                     let empty = ids.remove(id);
                     prop_assert_eq!(empty, model.is_empty());
