@@ -31,7 +31,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use rvmon_core::{Error, Value};
 
 use crate::bindings::{code_state, hash_key, mask_of, state_code, Bindings};
-use crate::slicing::{matchers, Binding, Event, Pattern, Term};
+use crate::slicing::{matchers_of, Binding, Event, Pattern, Term};
 
 /// A deterministic machine over event names. A missing transition goes to no state: the
 /// binding can no longer reach a verdict, and it is not monitored further.
@@ -894,16 +894,8 @@ impl ParamMonitor {
                 key.extend(vars.iter().map(|&(_, pos)| args[pos]));
             }
             None => {
-                let e = Event {
-                    name: name.to_string(),
-                    args: args.to_vec(),
-                };
-                let own: Vec<Pattern> = kind
-                    .patterns
-                    .iter()
-                    .map(|&p| self.patterns[p].clone())
-                    .collect();
-                for b in matchers(&own, &e, false) {
+                let own = kind.patterns.iter().map(|&p| &self.patterns[p]);
+                for b in matchers_of(own, name, args, false) {
                     if let Binding::Map(m) = b {
                         let mut k = Vec::new();
                         encode(&m, &mut k);
@@ -1138,17 +1130,23 @@ impl ParamMonitor {
         let [object] = args else {
             return; // another arity: the pattern does not match
         };
-        let code = one.states.get(object).copied();
-        let from = code.map_or(Some(self.fsm.start), code_state);
+        // One probe of the map: the slot is read and written in place.
+        let slot = one.states.get_mut(object);
+        let from = slot
+            .as_deref()
+            .map_or(Some(self.fsm.start), |&c| code_state(c));
         let to = from.and_then(|q| self.fsm.delta[q][sym]);
-        if code.is_none() && self.creation && to.is_none() {
+        match slot {
+            Some(code) => *code = state_code(to),
             // Creation events: the new binding would die at once, and ⊥ alone is below it
             // (it is not the join of bindings seen), so it is not kept.
-            self.skipped += 1;
-            return;
-        }
-        if code != Some(state_code(to)) {
-            one.states.insert(*object, state_code(to));
+            None if self.creation && to.is_none() => {
+                self.skipped += 1;
+                return;
+            }
+            None => {
+                one.states.insert(*object, state_code(to));
+            }
         }
         let category = match to {
             Some(q) => self.fsm.verdicts[q].clone(),

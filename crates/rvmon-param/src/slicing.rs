@@ -137,9 +137,20 @@ impl Pattern {
 /// join-closed, as lookups need. (With variable-only patterns, as in the paper, distinct
 /// matchers always join to ⊤ and this adds nothing.)
 pub fn matchers(patterns: &[Pattern], e: &Event, injective: bool) -> FxHashSet<Binding> {
+    matchers_of(patterns, &e.name, &e.args, injective)
+}
+
+/// [`matchers`] of an event given as its name and arguments, by the patterns given (the
+/// monitor passes those of the event's name, without copying them or the event).
+pub fn matchers_of<'a>(
+    patterns: impl IntoIterator<Item = &'a Pattern>,
+    name: &str,
+    args: &[Value],
+    injective: bool,
+) -> FxHashSet<Binding> {
     let mut sigma: FxHashSet<Binding> = patterns
-        .iter()
-        .map(|p| p.match_event(e, injective))
+        .into_iter()
+        .map(|p| p.match_parts(name, args, injective))
         .collect();
     loop {
         let joins: Vec<Binding> = sigma
