@@ -109,6 +109,7 @@ pub struct ParamMonitor {
     joined: Vec<Value>,
     updated: Vec<Step>,
     seen_ids: Vec<u32>,
+    ended: Vec<(usize, Value)>,
     /// Set when every pattern is `name(x)` with the same parameter x (see [`OneObject`]);
     /// then `store` holds only ⊥, and the other bindings live here.
     one: Option<OneObject>,
@@ -233,8 +234,9 @@ struct Kind {
     direct: Option<Vec<(usize, usize)>>,
     /// The machine's symbol, if the machine reads this event.
     symbol: Option<usize>,
-    /// Indices of the end-of-life patterns with this name.
-    ends: Vec<usize>,
+    /// The end-of-life patterns with this name: index, and (parameter, argument position)
+    /// when its arguments are distinct variables (the objects are then read off directly).
+    ends: Vec<(usize, Option<Vec<(usize, usize)>>)>,
 }
 
 /// Ids in an index entry; most entries hold one, many hold a few. A set, because a binding
@@ -480,6 +482,7 @@ impl ParamMonitor {
             joined: Vec::new(),
             updated: Vec::new(),
             seen_ids: Vec::new(),
+            ended: Vec::new(),
             one,
         };
         m.value_index = m.index.len() > 1;
@@ -597,17 +600,7 @@ impl ParamMonitor {
             .filter(|&i| self.patterns[i].name == name)
             .collect();
         let direct = match patterns[..] {
-            [p] => {
-                let mut vars: Vec<(usize, usize)> = Vec::new();
-                let all_vars = self.patterns[p].args.iter().enumerate().all(|(pos, t)| {
-                    matches!(t, Term::Var(x) if !vars.iter().any(|v| v.0 == *x) && {
-                        vars.push((*x, pos));
-                        true
-                    })
-                });
-                vars.sort_unstable();
-                all_vars.then_some(vars)
-            }
+            [p] => variable_positions(&self.patterns[p]),
             _ => None,
         };
         let kind = Rc::new(Kind {
@@ -615,6 +608,7 @@ impl ParamMonitor {
             symbol: self.fsm.symbol(name),
             ends: (0..self.end_events.len())
                 .filter(|&i| self.end_events[i].name == name)
+                .map(|i| (i, variable_positions(&self.end_events[i])))
                 .collect(),
             patterns,
         });
@@ -851,21 +845,30 @@ impl ParamMonitor {
         self.events += 1;
         let kind = &kind.0;
         if !kind.ends.is_empty() {
-            let ended: Vec<(usize, Value)> = kind
-                .ends
-                .iter()
-                .filter_map(
-                    |&p| match self.end_events[p].match_parts(name, args, false) {
-                        Binding::Map(m) => Some(m),
-                        Binding::Top => None,
-                    },
-                )
-                .flatten()
-                .collect();
-            if !ended.is_empty() {
-                for (param, value) in ended {
-                    self.end_object(param, value);
+            // PERF: a buffer reused across events, and patterns of distinct variables read
+            // off without building a binding (`dispose(i)` goes to every property).
+            let mut ended = std::mem::take(&mut self.ended);
+            ended.clear();
+            for (p, vars) in &kind.ends {
+                let pattern = &self.end_events[*p];
+                match vars {
+                    Some(vars) if args.len() == pattern.args.len() => {
+                        ended.extend(vars.iter().map(|&(x, pos)| (x, args[pos])));
+                    }
+                    Some(_) => {}
+                    None => {
+                        if let Binding::Map(m) = pattern.match_parts(name, args, false) {
+                            ended.extend(m);
+                        }
+                    }
                 }
+            }
+            let any = !ended.is_empty();
+            for &(param, value) in &ended {
+                self.end_object(param, value);
+            }
+            self.ended = ended;
+            if any {
                 return;
             }
         }
@@ -1161,6 +1164,20 @@ impl ParamMonitor {
             });
         }
     }
+}
+
+/// When `p`'s arguments are distinct variables: (parameter, argument position) for each, by
+/// parameter (an event's binding is then read off its arguments).
+fn variable_positions(p: &Pattern) -> Option<Vec<(usize, usize)>> {
+    let mut vars: Vec<(usize, usize)> = Vec::new();
+    for (pos, t) in p.args.iter().enumerate() {
+        match t {
+            Term::Var(x) if !vars.iter().any(|v| v.0 == *x) => vars.push((*x, pos)),
+            _ => return None,
+        }
+    }
+    vars.sort_unstable();
+    Some(vars)
 }
 
 /// For each state: whether a verdict is reachable from it by at least one event among the
