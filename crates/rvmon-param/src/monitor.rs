@@ -231,12 +231,12 @@ struct Kind {
     patterns: Vec<usize>,
     /// When there is one pattern and its arguments are distinct variables: (parameter,
     /// argument position), by parameter — the event's matcher is then read off directly.
-    direct: Option<Vec<(usize, usize)>>,
+    direct: Option<Positions>,
     /// The machine's symbol, if the machine reads this event.
     symbol: Option<usize>,
     /// The end-of-life patterns with this name: index, and (parameter, argument position)
     /// when its arguments are distinct variables (the objects are then read off directly).
-    ends: Vec<(usize, Option<Vec<(usize, usize)>>)>,
+    ends: Vec<(usize, Option<Positions>)>,
 }
 
 /// Ids in an index entry; most entries hold one, many hold a few. A set, because a binding
@@ -1166,9 +1166,12 @@ impl ParamMonitor {
     }
 }
 
+/// (parameter, argument position) pairs, by parameter.
+type Positions = Vec<(usize, usize)>;
+
 /// When `p`'s arguments are distinct variables: (parameter, argument position) for each, by
 /// parameter (an event's binding is then read off its arguments).
-fn variable_positions(p: &Pattern) -> Option<Vec<(usize, usize)>> {
+fn variable_positions(p: &Pattern) -> Option<Positions> {
     let mut vars: Vec<(usize, usize)> = Vec::new();
     for (pos, t) in p.args.iter().enumerate() {
         match t {
