@@ -52,8 +52,9 @@ impl MonpolyArgs {
                 "-nonewlastts" => a.nonewlastts = true,
                 "-nofilteremptytp" => a.nofilteremptytp = true,
                 "-no_rw" => a.no_rw = true,
-                // VeriMon's semantics are MonPoly's; the verified kernel also disables the
-                // empty-time-point filter.
+                // VeriMon's semantics are MonPoly's except for arithmetic corner cases
+                // (division by zero, f2i overflow); it names the whole formula when it is not
+                // monitorable, and does not filter empty time points.
                 "-verified" => a.verified = true,
                 "-check" => a.check = true,
                 // Optimisations that do not change the output.
@@ -118,10 +119,12 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     }
     if let Err((sub, why)) = is_monitorable(&analyzed) {
         if args.verbose || args.check {
+            // VeriMon checks the formula as a whole and names all of it.
+            let culprit = if args.verified { &analyzed } else { sub };
             writeln!(
                 err,
                 "The analyzed formula is NOT monitorable, because of the subformula:\n  {}",
-                to_monpoly_string(sub)
+                to_monpoly_string(culprit)
             )?;
             writeln!(
                 err,
@@ -177,7 +180,13 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
             scratch: Vec::new(),
         })
     } else {
-        let plan = rvmon_fo::compile(
+        let arithmetic = if args.verified {
+            rvmon_fo::Arithmetic::VeriMon
+        } else {
+            rvmon_fo::Arithmetic::MonPoly
+        };
+        let plan = rvmon_fo::compile_with(
+            arithmetic,
             &analyzed,
             &output_vars,
             &sig,

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use rvmon_core::{Error, Interner, Sym, Value};
+use rvmon_logic::eval::Arithmetic;
 use rvmon_logic::monitorable;
 use rvmon_logic::{
     free_vars, AggOp, BinaryTemporal, BoolOp, CmpOp, Formula, FormulaKind, Quant, StrOp, Term,
@@ -226,6 +227,9 @@ pub struct Plan {
     pub output_order: Vec<usize>,
     /// The shape of the plan as propositional operators, for [`rvmon_mtl::MonpolyTiming`].
     pub shape: Vec<Op>,
+    /// Conventions for division by zero and out-of-range conversions (`-verified` picks
+    /// VeriMon's).
+    pub arithmetic: Arithmetic,
 }
 
 impl Plan {
@@ -302,6 +306,7 @@ impl Plan {
 type Types = HashMap<String, Type>;
 
 struct Compiler<'a> {
+    arithmetic: Arithmetic,
     nodes: Vec<Node>,
     shape: Vec<Op>,
     sig: &'a Signature,
@@ -337,7 +342,7 @@ impl Compiler<'_> {
     }
 
     fn constant(&mut self, t: &Term, ty: Option<Type>, f: &Formula) -> Result<Value, Error> {
-        let v = rvmon_logic::eval::eval_term(t, &|_| None, self.interner)
+        let v = rvmon_logic::eval::eval_term_with(self.arithmetic, t, &|_| None, self.interner)
             .map_err(|e| self.err(f, e.to_string()))?;
         match (v, ty) {
             (Value::Int(_), Some(Type::Int))
@@ -1261,18 +1266,20 @@ pub fn compile(
     file: &str,
     text: &str,
 ) -> Result<Plan, Error> {
-    let f = expand_lets(f);
-    // The optimised form first; the formula as given if the optimisation made it unmonitorable.
-    let pushed = push_exists(&f);
-    if pushed != f {
-        if let Ok(plan) = compile_plan(&pushed, output_vars, sig, interner, file, text) {
-            return Ok(plan);
-        }
-    }
-    compile_plan(&f, output_vars, sig, interner, file, text)
+    compile_with(
+        Arithmetic::MonPoly,
+        f,
+        output_vars,
+        sig,
+        interner,
+        file,
+        text,
+    )
 }
 
-fn compile_plan(
+/// [`compile`] with the given arithmetic conventions, for constants and at run time.
+pub fn compile_with(
+    arithmetic: Arithmetic,
     f: &Formula,
     output_vars: &[String],
     sig: &Signature,
@@ -1280,7 +1287,45 @@ fn compile_plan(
     file: &str,
     text: &str,
 ) -> Result<Plan, Error> {
+    let f = expand_lets(f);
+    let source = Source {
+        sig,
+        file,
+        text,
+        arithmetic,
+    };
+    // The optimised form first; the formula as given if the optimisation made it unmonitorable.
+    let pushed = push_exists(&f);
+    if pushed != f {
+        if let Ok(plan) = compile_plan(&pushed, output_vars, &source, interner) {
+            return Ok(plan);
+        }
+    }
+    compile_plan(&f, output_vars, &source, interner)
+}
+
+/// What a plan is compiled against, besides the formula.
+struct Source<'a> {
+    sig: &'a Signature,
+    file: &'a str,
+    text: &'a str,
+    arithmetic: Arithmetic,
+}
+
+fn compile_plan(
+    f: &Formula,
+    output_vars: &[String],
+    source: &Source,
+    interner: &mut Interner,
+) -> Result<Plan, Error> {
+    let Source {
+        sig,
+        file,
+        text,
+        arithmetic,
+    } = *source;
     let mut c = Compiler {
+        arithmetic,
         nodes: Vec::new(),
         shape: Vec::new(),
         sig,
@@ -1297,6 +1342,7 @@ fn compile_plan(
         nodes: c.nodes,
         output_order,
         shape: c.shape,
+        arithmetic,
     })
 }
 

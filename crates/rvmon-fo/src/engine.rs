@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use rvmon_core::{Error, Interner, TimePoint, Timestamp, Value};
-use rvmon_logic::eval::eval_term;
+use rvmon_logic::eval::eval_term_with;
 use rvmon_logic::reference::compare;
 use rvmon_logic::AggOp;
 
@@ -593,6 +593,7 @@ impl FoEngine {
         let node = &self.plan.nodes[i];
         let warnings = &mut self.warnings;
         let buf = &mut self.buf;
+        let arithmetic = self.plan.arithmetic;
         let eval_err =
             |e: rvmon_logic::eval::EvalError| Error::msg(format!("evaluation failed: {e}"));
         match &node.kind {
@@ -727,8 +728,10 @@ impl FoEngine {
                     let mut v = Rel::default();
                     for t in a.iter() {
                         let env = |x: &str| node.vars.iter().position(|y| y == x).map(|c| t[c]);
-                        let lv = eval_term(lhs, &env, interner).map_err(eval_err)?;
-                        let rv = eval_term(rhs, &env, interner).map_err(eval_err)?;
+                        let lv =
+                            eval_term_with(arithmetic, lhs, &env, interner).map_err(eval_err)?;
+                        let rv =
+                            eval_term_with(arithmetic, rhs, &env, interner).map_err(eval_err)?;
                         let holds = compare(*op, &lv, &rv, interner).ok_or_else(|| {
                             Error::msg("type error: comparison of values of different types")
                         })?;
@@ -760,12 +763,16 @@ impl FoEngine {
                                 "type error: a string relation on a value that is not a string",
                             )),
                         };
-                        let s = text(eval_term(lhs, &env, interner).map_err(eval_err)?, interner)?;
+                        let s = text(
+                            eval_term_with(arithmetic, lhs, &env, interner).map_err(eval_err)?,
+                            interner,
+                        )?;
                         let mut extra: Vec<Value> = Vec::new();
                         let holds = match regex {
                             None => {
                                 let r = text(
-                                    eval_term(rhs, &env, interner).map_err(eval_err)?,
+                                    eval_term_with(arithmetic, rhs, &env, interner)
+                                        .map_err(eval_err)?,
                                     interner,
                                 )?;
                                 r.contains(&s)
@@ -791,8 +798,10 @@ impl FoEngine {
                                                     == Some(c.as_str())
                                             }
                                             (GroupOp::SameTerm(term), Some(c)) => {
-                                                let x = eval_term(term, &env, interner)
-                                                    .map_err(eval_err)?;
+                                                let x = eval_term_with(
+                                                    arithmetic, term, &env, interner,
+                                                )
+                                                .map_err(eval_err)?;
                                                 matches!(x, Value::Str(x) if interner.resolve(x) == c)
                                             }
                                         };
@@ -821,7 +830,8 @@ impl FoEngine {
                     let mut v = Rel::default();
                     for t in a.iter() {
                         let env = |x: &str| lvars.iter().position(|y| y == x).map(|c| t[c]);
-                        let x = eval_term(term, &env, interner).map_err(eval_err)?;
+                        let x =
+                            eval_term_with(arithmetic, term, &env, interner).map_err(eval_err)?;
                         let mut nt = t.to_vec();
                         nt.push(x);
                         v.insert(nt.into());

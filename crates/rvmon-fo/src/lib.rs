@@ -7,5 +7,6 @@ pub mod compile;
 pub mod engine;
 pub mod rel;
 
-pub use compile::{compile, expand_lets, Plan};
+pub use compile::{compile, compile_with, expand_lets, Plan};
 pub use engine::{Answer, FoEngine};
+pub use rvmon_logic::eval::Arithmetic;

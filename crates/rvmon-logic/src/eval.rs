@@ -46,12 +46,39 @@ pub fn ocaml_float_to_string(x: f64) -> String {
     }
 }
 
-/// Evaluates `t`; `env` gives the values of variables.
+/// Whose conventions decide the corner cases of arithmetic, where MonPoly and its verified
+/// kernel VeriMon (`monpoly -verified`, code extracted from Isabelle) differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Arithmetic {
+    /// Integer division or `MOD` by zero is an error (MonPoly dies with `Division_by_zero`);
+    /// `f2i` of a value outside the integers gives 0.
+    #[default]
+    MonPoly,
+    /// Isabelle's total division: `x / 0 = 0` and `x MOD 0 = x`; `f2i` of a value outside the
+    /// integers is an error (VeriMon dies with `Z.Overflow`).
+    VeriMon,
+}
+
+/// Evaluates `t` with MonPoly's arithmetic; `env` gives the values of variables.
 pub fn eval_term(
     t: &Term,
     env: &dyn Fn(&str) -> Option<Value>,
     interner: &mut Interner,
 ) -> Result<Value, EvalError> {
+    eval_term_with(Arithmetic::MonPoly, t, env, interner)
+}
+
+/// Evaluates `t` with the given arithmetic conventions.
+pub fn eval_term_with(
+    arithmetic: Arithmetic,
+    t: &Term,
+    env: &dyn Fn(&str) -> Option<Value>,
+    interner: &mut Interner,
+) -> Result<Value, EvalError> {
+    let eval_term = |t: &Term, env: &dyn Fn(&str) -> Option<Value>, interner: &mut Interner| {
+        eval_term_with(arithmetic, t, env, interner)
+    };
+    let verimon = arithmetic == Arithmetic::VeriMon;
     Ok(match t {
         Term::Var(v) => env(v).ok_or_else(|| EvalError::UnboundVariable(v.clone()))?,
         Term::Int(i) => Value::Int(*i),
@@ -69,6 +96,8 @@ pub fn eval_term(
                 ArithOp::Add => x.checked_add(y).ok_or(EvalError::Overflow)?,
                 ArithOp::Sub => x.checked_sub(y).ok_or(EvalError::Overflow)?,
                 ArithOp::Mul => x.checked_mul(y).ok_or(EvalError::Overflow)?,
+                ArithOp::Div if y == 0 && verimon => 0,
+                ArithOp::Mod if y == 0 && verimon => x,
                 ArithOp::Div if y == 0 => return Err(EvalError::DivisionByZero),
                 ArithOp::Mod if y == 0 => return Err(EvalError::DivisionByZero),
                 ArithOp::Div => x.checked_div(y).ok_or(EvalError::Overflow)?,
@@ -95,6 +124,8 @@ pub fn eval_term(
                 // Out-of-range conversions give 0, as MonPoly does.
                 (Func::F2i, Value::Float(f)) => Value::Int(if f.is_finite() && f.abs() < 9.2e18 {
                     f.trunc() as i64
+                } else if verimon {
+                    return Err(EvalError::Overflow);
                 } else {
                     0
                 }),
@@ -176,5 +207,29 @@ mod tests {
         assert_eq!(eval_term(&t, &none, &mut i), Ok(Value::Int(-1)));
         let t = Term::Arith(ArithOp::Div, Box::new(Term::Int(1)), Box::new(Term::Int(0)));
         assert_eq!(eval_term(&t, &none, &mut i), Err(EvalError::DivisionByZero));
+    }
+
+    #[test]
+    fn verimon_arithmetic_is_total_where_monpoly_fails_and_fails_where_it_saturates() {
+        let mut i = Interner::new();
+        let none = |_: &str| None;
+        let int = |v| Box::new(Term::Int(v));
+        let vm = |t: &Term, i: &mut Interner| eval_term_with(Arithmetic::VeriMon, t, &none, i);
+        let div = Term::Arith(ArithOp::Div, int(7), int(0));
+        let rem = Term::Arith(ArithOp::Mod, int(-7), int(0));
+        assert_eq!(vm(&div, &mut i), Ok(Value::Int(0)));
+        assert_eq!(vm(&rem, &mut i), Ok(Value::Int(-7)));
+        assert_eq!(
+            eval_term(&rem, &none, &mut i),
+            Err(EvalError::DivisionByZero)
+        );
+        // Away from zero divisors both agree (truncating division).
+        let t = Term::Arith(ArithOp::Div, int(-7), int(2));
+        assert_eq!(vm(&t, &mut i), Ok(Value::Int(-3)));
+        let inf = Term::Func(Func::F2i, Box::new(Term::Float(f64::INFINITY)));
+        assert_eq!(vm(&inf, &mut i), Err(EvalError::Overflow));
+        assert_eq!(eval_term(&inf, &none, &mut i), Ok(Value::Int(0)));
+        let fine = Term::Func(Func::F2i, Box::new(Term::Float(-2.7)));
+        assert_eq!(vm(&fine, &mut i), Ok(Value::Int(-2)));
     }
 }
