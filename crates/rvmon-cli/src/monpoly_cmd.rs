@@ -8,13 +8,16 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 
-use rvmon_core::{Error, Interner, Sym, TimePoint, Truth, Value, Verdict};
+use rvmon_core::{
+    decode_state, encode_state, Error, Interner, Sym, TimePoint, Truth, Value, Verdict,
+};
 use rvmon_fo::{expand_lets, FoEngine};
 use rvmon_logic::monitorable::{is_monitorable, is_saferange, is_tsfsaferange};
 use rvmon_logic::monpoly::{analyzed_formula, is_filterable_empty_tp, to_monpoly_string};
 use rvmon_logic::{analyze, free_vars, parse_formula, Formula, FormulaKind, TemporalClass};
 use rvmon_mtl::{Engine, MonpolyTiming, Program};
-use rvmon_trace::{MonpolyLogReader, Signature, TraceReader};
+use rvmon_trace::{MonpolyLogReader, Signature, StateCommand, TraceReader};
+use serde::{Deserialize, Serialize};
 
 use crate::read_file;
 
@@ -31,6 +34,8 @@ pub struct MonpolyArgs {
     pub no_rw: bool,
     pub verified: bool,
     pub check: bool,
+    /// `-load FILE`: resume from a state saved by `>save_state FILE<`.
+    pub load: Option<String>,
 }
 
 impl MonpolyArgs {
@@ -57,6 +62,7 @@ impl MonpolyArgs {
                 // monitorable, and does not filter empty time points.
                 "-verified" => a.verified = true,
                 "-check" => a.check = true,
+                "-load" => a.load = Some(value("-load")?),
                 // Optimisations that do not change the output.
                 "-nofilterrel" => {}
                 "-unfold_let" => {
@@ -77,6 +83,14 @@ impl MonpolyArgs {
 /// Runs MonPoly's command; returns the exit status. `out` and `err` are MonPoly's stdout and
 /// stderr.
 pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+    let saved = match args.load.as_deref() {
+        Some(path) => Some(Snapshot::read(path, args)?),
+        None => None,
+    };
+    let args = &match &saved {
+        Some(s) => s.args(args),
+        None => args.clone(),
+    };
     let sig_path = args
         .sig
         .as_deref()
@@ -85,8 +99,11 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         .formula
         .as_deref()
         .ok_or_else(|| Error::msg("missing -formula FILE"))?;
-    let sig = Signature::parse(sig_path, &read_file(sig_path)?)?;
-    let text = read_file(formula_path)?;
+    let (sig_text, text) = match &saved {
+        Some(s) => (s.sig_text.clone(), s.formula_text.clone()),
+        None => (read_file(sig_path)?, read_file(formula_path)?),
+    };
+    let sig = Signature::parse(sig_path, &sig_text)?;
     let mut f = parse_formula(formula_path, &text)?;
     if args.negate {
         let span = f.span;
@@ -105,7 +122,8 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     } else {
         analyzed_formula(&f)
     };
-    if args.verbose || args.check {
+    // A resumed monitor goes on with its output; the analysis was printed when it started.
+    if (args.verbose || args.check) && saved.is_none() {
         let (input, shown) = (to_monpoly_string(&f), to_monpoly_string(&analyzed));
         if input != shown {
             writeln!(err, "The input formula is:\n  {input}")?;
@@ -172,11 +190,25 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     };
     let mut reader = MonpolyLogReader::new(open(log_path)?, log_path, Some(sig.clone()));
     reader.skip_out_of_order(true);
+    reader.accept_state_commands();
+    if let Some(s) = &saved {
+        // First, so that the formula's constants get the ids they had when it was saved.
+        s.restore_reader(&mut reader);
+    }
     let decider: Box<dyn Decider> = if analysis.first_order_at.is_none() {
         let program = Program::compile(&analyzed, reader.interner_mut(), formula_path, &text)?;
+        let (engine, timing) = match &saved {
+            Some(s) => s.propositional()?,
+            None => (Engine::new(program.clone()), MonpolyTiming::new(&program)),
+        };
+        if engine.program().ops != program.ops {
+            return Err(Error::msg(
+                "the saved monitor state belongs to another formula",
+            ));
+        }
         Box::new(Propositional {
-            timing: MonpolyTiming::new(&program),
-            engine: Engine::new(program),
+            timing,
+            engine,
             scratch: Vec::new(),
         })
     } else {
@@ -194,11 +226,19 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
             formula_path,
             &text,
         )?;
+        let relevant = Relevance::of(&expand_lets(&analyzed), reader.interner_mut());
+        let (engine, timing) = match &saved {
+            Some(s) => s.first_order(plan)?,
+            None => {
+                let timing = MonpolyTiming::from_ops(plan.shape.clone());
+                (FoEngine::new(plan), timing)
+            }
+        };
         Box::new(FirstOrder {
-            timing: MonpolyTiming::from_ops(plan.shape.clone()),
-            relevant: Relevance::of(&expand_lets(&analyzed), reader.interner_mut()),
+            timing,
+            relevant,
             closed: output_vars.is_empty(),
-            engine: FoEngine::new(plan),
+            engine,
             scratch: Vec::new(),
         })
     };
@@ -212,16 +252,45 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         fed: 0,
     };
     let mut tp = TimePoint::default();
-    let mut last_index = None;
+    // Where reading starts (after a saved state's time points), and the last time point read.
+    let mut read_from = ReadPosition::default();
+    let (mut last_index, mut last_ts) = (None, None);
+    if let Some(s) = saved {
+        read_from = s.restore_printer(&mut printer);
+        last_index = read_from.last_index;
+        writeln!(out, "Loaded state")?;
+    }
+    let mut exited = false;
     loop {
         let more = reader.next_time_point(&mut tp);
         for w in reader.take_warnings() {
             writeln!(err, "{w}")?;
         }
+        // Commands come before the time point just read: save the state before feeding it.
+        for command in reader.take_commands() {
+            let (StateCommand::Save(file) | StateCommand::SaveAndExit(file)) = &command;
+            let position = ReadPosition {
+                next_index: last_index.map_or(read_from.next_index, |i| i + 1),
+                last_ts: last_ts.or(read_from.last_ts),
+                last_index,
+            };
+            Snapshot::write(
+                file,
+                args,
+                (&sig_text, &text),
+                reader.interner(),
+                position,
+                &printer,
+            )?;
+            writeln!(out, "Saved state")?;
+            out.flush()?;
+            exited |= matches!(command, StateCommand::SaveAndExit(_));
+        }
         if !more? {
             break;
         }
         last_index = Some(tp.index);
+        last_ts = Some(tp.ts);
         if filter_empty && !printer.decider.relevant(&tp) {
             continue;
         }
@@ -235,7 +304,7 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
             "Terminated at timepoint: {}",
             last_index.map_or(-1, |i| i as i64)
         )?;
-    } else if add_last_ts {
+    } else if add_last_ts && !exited {
         printer.close(last_index.map_or(0, |i| i + 1), reader.interner_mut(), out)?;
     }
     out.flush()?;
@@ -255,6 +324,7 @@ fn open(path: &str) -> Result<Box<dyn BufRead>, Error> {
 }
 
 /// What MonPoly prints for one time point.
+#[derive(Clone, Serialize, Deserialize)]
 enum Answer {
     /// A closed formula: `true` or `false`.
     Bool { tp: u64, ts: i64, holds: bool },
@@ -284,6 +354,8 @@ trait Decider {
     fn take_warnings(&mut self) -> Vec<String> {
         Vec::new()
     }
+    /// The engine's state and the timing tracker's, for a snapshot.
+    fn save(&self) -> (SavedEngine, MonpolyTiming);
 }
 
 struct Propositional {
@@ -336,6 +408,11 @@ impl Decider for Propositional {
     fn relevant(&self, tp: &TimePoint) -> bool {
         let props = &self.engine.program().props;
         tp.events.iter().any(|e| props.contains(&e.name))
+    }
+
+    fn save(&self) -> (SavedEngine, MonpolyTiming) {
+        let engine = encode_state(&self.engine);
+        (SavedEngine::Propositional(engine), self.timing.clone())
     }
 }
 
@@ -405,6 +482,13 @@ impl Decider for FirstOrder {
 
     fn take_warnings(&mut self) -> Vec<String> {
         self.engine.take_warnings()
+    }
+
+    fn save(&self) -> (SavedEngine, MonpolyTiming) {
+        (
+            SavedEngine::FirstOrder(self.engine.save()),
+            self.timing.clone(),
+        )
     }
 }
 
@@ -546,5 +630,188 @@ impl Printer {
             }
         }
         Ok(())
+    }
+}
+
+/// Where reading a log stands: the index the next time point gets, the last timestamp and the
+/// last time point's index.
+#[derive(Clone, Copy, Default, Serialize, Deserialize)]
+struct ReadPosition {
+    next_index: u64,
+    last_ts: Option<i64>,
+    last_index: Option<u64>,
+}
+
+/// An engine's saved state (its own encoding).
+#[derive(Serialize, Deserialize)]
+enum SavedEngine {
+    Propositional(Vec<u8>),
+    FirstOrder(Vec<u8>),
+}
+
+/// A monitor's state between two time points, as `>save_state FILE<` writes it and `-load FILE`
+/// reads it: the signature and formula it monitors (their text, so that the file stands
+/// alone), the options that change what the formula means, the strings met so far (values
+/// are kept as interned ids), where the log stands, the verdicts decided but not yet due, and
+/// the engine's own state.
+#[derive(Serialize, Deserialize)]
+struct Snapshot {
+    magic: String,
+    version: u32,
+    sig_path: String,
+    sig_text: String,
+    formula_path: String,
+    formula_text: String,
+    negate: bool,
+    no_rw: bool,
+    verified: bool,
+    names: Vec<String>,
+    position: ReadPosition,
+    decided: VecDeque<Answer>,
+    printed: u64,
+    fed: u64,
+    timing: MonpolyTiming,
+    engine: SavedEngine,
+}
+
+const SNAPSHOT_MAGIC: &str = "rvmon monitor state";
+/// Bumped whenever the layout of a snapshot or of an engine's state changes.
+const SNAPSHOT_VERSION: u32 = 1;
+
+impl Snapshot {
+    fn write(
+        path: &str,
+        args: &MonpolyArgs,
+        (sig_text, formula_text): (&str, &str),
+        interner: &Interner,
+        position: ReadPosition,
+        printer: &Printer,
+    ) -> Result<(), Error> {
+        let (engine, timing) = printer.decider.save();
+        let snapshot = Snapshot {
+            magic: SNAPSHOT_MAGIC.into(),
+            version: SNAPSHOT_VERSION,
+            sig_path: args.sig.clone().unwrap_or_default(),
+            sig_text: sig_text.into(),
+            formula_path: args.formula.clone().unwrap_or_default(),
+            formula_text: formula_text.into(),
+            negate: args.negate,
+            no_rw: args.no_rw,
+            verified: args.verified,
+            names: (0..interner.len() as u32)
+                .map(|i| interner.resolve(Sym(i)).to_string())
+                .collect(),
+            position,
+            decided: printer.decided.clone(),
+            printed: printer.next,
+            fed: printer.fed,
+            timing,
+            engine,
+        };
+        let bytes = encode_state(&snapshot);
+        // Written next to the target and renamed: a crash mid-write leaves the old state whole.
+        let partial = format!("{path}.partial");
+        std::fs::write(&partial, bytes)
+            .and_then(|()| std::fs::rename(&partial, path))
+            .map_err(|e| Error::msg(format!("{path}: cannot save the monitor state: {e}")))
+    }
+
+    /// Reads a snapshot; options of `args` that change the formula's meaning must agree with it.
+    fn read(path: &str, args: &MonpolyArgs) -> Result<Snapshot, Error> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| Error::msg(format!("{path}: cannot read the saved state: {e}")))?;
+        let not_ours = || {
+            Error::msg(format!(
+                "{path}: not a monitor state saved by this version of rvmon (`>save_state FILE<` in a log writes one)"
+            ))
+        };
+        // The header first: a file of another kind or version is named as such.
+        let header: Option<(String, u32)> = decode_state(&bytes);
+        if header != Some((SNAPSHOT_MAGIC.into(), SNAPSHOT_VERSION)) {
+            return Err(not_ours());
+        }
+        let s: Snapshot = decode_state(&bytes).ok_or_else(not_ours)?;
+        let differs = |what: &str| {
+            Error::msg(format!(
+                "{path}: the state was saved with another {what}; -load takes the signature, formula, -negate, -no_rw and -verified of the saved state"
+            ))
+        };
+        for (given, saved, what) in [
+            (&args.sig, &s.sig_text, "signature"),
+            (&args.formula, &s.formula_text, "formula"),
+        ] {
+            if let Some(given) = given {
+                if read_file(given)? != *saved {
+                    return Err(differs(what));
+                }
+            }
+        }
+        if (args.negate && !s.negate) || (args.no_rw && !s.no_rw) || (args.verified && !s.verified)
+        {
+            return Err(differs("option"));
+        }
+        if args.check {
+            return Err(Error::msg(
+                "-check analyses a formula; it does not take -load",
+            ));
+        }
+        Ok(s)
+    }
+
+    /// `args` with the saved signature, formula and formula options.
+    fn args(&self, args: &MonpolyArgs) -> MonpolyArgs {
+        MonpolyArgs {
+            sig: Some(self.sig_path.clone()),
+            formula: Some(self.formula_path.clone()),
+            negate: self.negate,
+            no_rw: self.no_rw,
+            verified: self.verified,
+            ..args.clone()
+        }
+    }
+
+    /// Gives a fresh reader the saved strings (with their ids) and numbering.
+    fn restore_reader<R>(&self, reader: &mut MonpolyLogReader<R>)
+    where
+        MonpolyLogReader<R>: TraceReader,
+    {
+        let interner = reader.interner_mut();
+        debug_assert!(interner.is_empty(), "the saved strings come first");
+        for name in &self.names {
+            interner.intern(name);
+        }
+        reader.resume(0, self.position.next_index, self.position.last_ts);
+    }
+
+    fn propositional(&self) -> Result<(Engine, MonpolyTiming), Error> {
+        match &self.engine {
+            SavedEngine::Propositional(bytes) => Ok((
+                decode_state(bytes)
+                    .ok_or_else(|| Error::msg("the saved monitor state is damaged"))?,
+                self.timing.clone(),
+            )),
+            SavedEngine::FirstOrder(_) => Err(Error::msg(
+                "the saved monitor state belongs to another formula",
+            )),
+        }
+    }
+
+    fn first_order(&self, plan: rvmon_fo::Plan) -> Result<(FoEngine, MonpolyTiming), Error> {
+        match &self.engine {
+            SavedEngine::FirstOrder(bytes) => {
+                Ok((FoEngine::restore(plan, bytes)?, self.timing.clone()))
+            }
+            SavedEngine::Propositional(_) => Err(Error::msg(
+                "the saved monitor state belongs to another formula",
+            )),
+        }
+    }
+
+    /// Puts the undelivered verdicts back; returns where reading stands.
+    fn restore_printer(self, printer: &mut Printer) -> ReadPosition {
+        printer.decided = self.decided;
+        printer.next = self.printed;
+        printer.fed = self.fed;
+        self.position
     }
 }

@@ -45,6 +45,31 @@ fn unsupported(dir: &Path, formula: &str, options: &str) -> Option<String> {
     }
 }
 
+/// The log to run: `log` itself, or, when it saves the monitor's state to a relative path
+/// (`>save_state test39.sta<`, relative to the working directory as in MonPoly), a copy that
+/// saves it in a temporary directory instead of the crate's.
+fn state_files_in_temp(case: &str, log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    if !text.contains(">save_") {
+        return log.display().to_string();
+    }
+    let tmp = std::env::temp_dir().join(format!(
+        "rvmon-compat-{}-{}",
+        std::process::id(),
+        case.replace('/', "-")
+    ));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let rewritten = text
+        .replace(">save_state ", &format!(">save_state {}/", tmp.display()))
+        .replace(
+            ">save_and_exit ",
+            &format!(">save_and_exit {}/", tmp.display()),
+        );
+    let copy = tmp.join("log");
+    std::fs::write(&copy, rewritten).unwrap();
+    copy.display().to_string()
+}
+
 #[test]
 fn monpoly_suite() {
     let Some(root) = data_dir() else {
@@ -76,7 +101,7 @@ fn monpoly_suite() {
         }
         let mut args: Vec<String> = vec!["-sig".into(), dir.join(sig).display().to_string()];
         args.extend(["-formula".into(), dir.join(formula).display().to_string()]);
-        args.extend(["-log".into(), dir.join(log).display().to_string()]);
+        args.extend(["-log".into(), state_files_in_temp(case, &dir.join(log))]);
         args.extend(options.split_whitespace().map(String::from));
         let buf = Shared::default();
         let status = match MonpolyArgs::parse(&args) {

@@ -1,7 +1,9 @@
 use rustc_hash::FxHashMap;
 
 /// An interned string: event names and string values compare as integers on the hot path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Sym(pub u32);
 
 /// Maps strings to dense [`Sym`] ids (dense so that engines can index tables by them).

@@ -7,12 +7,14 @@
 mod error;
 mod intern;
 mod json;
+mod state;
 mod timepoint;
 mod verdict;
 
 pub use error::{Error, SourcePos};
 pub use intern::{Interner, Sym};
 pub use json::json_string;
+pub use state::{decode_state, encode_state};
 pub use timepoint::{EventRef, TimePoint, Timestamp, Value};
 pub use verdict::{Truth, Verdict};
 

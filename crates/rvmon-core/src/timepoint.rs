@@ -8,7 +8,7 @@ pub type Timestamp = i64;
 /// Equality and hashing are structural, with floats compared by their bits (so values can key
 /// hash tables; `NaN` equals itself, as in MonPoly's OCaml `compare`). Ordering needs the
 /// interner, because strings order by their text: see [`Value::cmp_in`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Value {
     Int(i64),
     Float(f64),

@@ -220,7 +220,7 @@ pub struct Node {
 }
 
 /// A compiled first-order formula.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Plan {
     pub nodes: Vec<Node>,
     /// For MonPoly's output order: root column of each free variable of the input formula.

@@ -14,11 +14,12 @@ use rvmon_logic::AggOp;
 
 use crate::compile::{ArgPat, GroupOp, Guard, NodeKind, Plan};
 use crate::rel::{project, unit, Rel, Tuple};
+use serde::{Deserialize, Serialize};
 
 /// A node's output: relations for consecutive positions from `head`. Relations are shared
 /// (`Rc`), so a temporal operator can hand out its whole state without copying it: its parent
 /// consumes and drops the snapshot in the same step, and the next update mutates in place.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Serialize, Deserialize)]
 struct Stream {
     head: u64,
     vals: VecDeque<Rc<Rel>>,
@@ -60,7 +61,7 @@ thread_local! {
     static EMPTY: Rc<Rel> = Rc::new(Rel::default());
 }
 
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Serialize, Deserialize)]
 struct SinceState {
     /// Right-operand tuples not yet old enough for the lower bound, with their timestamp,
     /// oldest first. PERF: one flat queue, not a relation per time point: they are only
@@ -87,7 +88,7 @@ struct SinceState {
 }
 
 /// An incrementally maintained projection of a SINCE state (`EXISTS s. held(s,l)`).
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Serialize, Deserialize)]
 struct ProjState {
     counts: FxHashMap<Tuple, usize>,
     out: Rc<Rel>,
@@ -133,7 +134,7 @@ fn idx_remove(index: &mut Option<Index>, t: &[Value]) {
     }
 }
 
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Serialize, Deserialize)]
 struct UntilState {
     next: u64,
     /// First position not known to lie inside the oldest pending window (monotone).
@@ -147,7 +148,7 @@ struct UntilState {
 /// presence is at or after the window's start: presences are queued in order, and a presence
 /// that falls off the front takes its tuple out of the union only if it was the tuple's latest.
 /// No snapshot of the operand is kept, so the operand also updates in place.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Serialize, Deserialize)]
 struct EventuallyWindow {
     next_add: u64,
     /// The latest position at which each tuple was present.
@@ -173,7 +174,7 @@ impl EventuallyWindow {
 }
 
 /// Positions fed so far with their time-point index and timestamp.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Serialize, Deserialize)]
 struct Timeline {
     head: u64,
     points: VecDeque<(u64, Timestamp)>,
@@ -200,7 +201,12 @@ pub struct Answer {
 /// Timestamp of MonPoly's closing time point.
 pub const CLOSING_TS: Timestamp = rvmon_mtl::CLOSING_TS;
 
+/// Fields marked `skip` follow from the plan (or are scratch space): a saved state (see
+/// [`FoEngine::save`]) holds the others, and [`FoEngine::restore`] takes the skipped ones from a
+/// fresh engine for the same plan.
+#[derive(Serialize, Deserialize)]
 pub struct FoEngine {
+    #[serde(skip)]
     plan: Plan,
     streams: Vec<Stream>,
     cursors: Vec<u64>,
@@ -208,13 +214,16 @@ pub struct FoEngine {
     /// Incremental projections (over SINCE states), by node.
     proj: Vec<Option<ProjState>>,
     /// The relation of each constant node, shared at every time point.
+    #[serde(skip)]
     consts: Vec<Option<Rc<Rel>>>,
     /// `ONCE`/`EVENTUALLY`: a `SINCE`/`UNTIL` whose left operand is the constant `TRUE`
     /// (and not negated, no guard). It reads its left operand from `consts`, not from a
     /// stream, and a constant read only so has no stream (PERF: P3/P4 of paper 04 have five
     /// such operands, which otherwise cost a push and a pop per time point each).
+    #[serde(skip)]
     true_left: Vec<bool>,
     /// Constant nodes whose stream someone reads.
+    #[serde(skip)]
     const_streamed: Vec<bool>,
     until: Vec<UntilState>,
     timeline: Timeline,
@@ -222,12 +231,15 @@ pub struct FoEngine {
     at_end: bool,
     warnings: Vec<String>,
     /// Scratch space for projected keys (lookups without allocation).
+    #[serde(skip)]
     buf: Vec<Value>,
     /// For each join: positions below this had their waiting operand reduced (see
     /// [`reduce_waiting`]).
     reduced: Vec<u64>,
+    #[serde(skip)]
     copies: CopyPolicy,
     /// The nodes each node reads.
+    #[serde(skip)]
     reads: Vec<Vec<usize>>,
     /// Passes are numbered; `rerun[i]` is the pass in which node `i` must run even if
     /// nothing it reads changed, `changed[i]` the last pass in which it made progress.
@@ -236,19 +248,23 @@ pub struct FoEngine {
     changed: Vec<u64>,
     /// For each join (or anti-join), by node: the bounds of its left operand when the right
     /// one waits for it, and the other way round (see [`reduce_waiting`]).
+    #[serde(skip)]
     bounds: Vec<[Vec<Bound>; 2]>,
     /// The `PREVIOUS`, `NEXT`, `SINCE` and `UNTIL` nodes.
+    #[serde(skip)]
     temporal: Vec<usize>,
     /// The relation each scan produced at the current position.
+    #[serde(skip)]
     scans: Vec<Option<Rc<Rel>>>,
     /// For a scan, an earlier scan of the same atom (P3 of paper 04 scans `net(c)` three
     /// times): its relation is shared instead of scanning the events again.
+    #[serde(skip)]
     same_scan: Vec<Option<usize>>,
 }
 
 /// When a temporal operator may update its state in place although its last snapshot is
 /// still held (which copies the state); see [`FoEngine::run_passes`].
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct CopyPolicy {
     /// States of at most this many tuples are copied rather than waited for or reduced.
     small: usize,
@@ -458,6 +474,48 @@ impl FoEngine {
 
     pub fn plan(&self) -> &Plan {
         &self.plan
+    }
+
+    /// The engine's state between two time points, as bytes that [`FoEngine::restore`] turns
+    /// back into this engine (MonPoly's `>save_state<`).
+    pub fn save(&self) -> Vec<u8> {
+        rvmon_core::encode_state(self)
+    }
+
+    /// The engine [`FoEngine::save`] saved, for `plan` (compiled again from the same formula).
+    pub fn restore(plan: Plan, saved: &[u8]) -> Result<FoEngine, Error> {
+        let saved: FoEngine = rvmon_core::decode_state(saved)
+            .ok_or_else(|| Error::msg("the saved monitor state is damaged"))?;
+        let fresh = FoEngine::new(plan);
+        let n = fresh.streams.len();
+        let sizes = [
+            saved.cursors.len(),
+            saved.since.len(),
+            saved.proj.len(),
+            saved.until.len(),
+            saved.reduced.len(),
+            saved.rerun.len(),
+            saved.changed.len(),
+        ];
+        if saved.streams.len() != n || sizes.iter().any(|&k| k != n) {
+            return Err(Error::msg(
+                "the saved monitor state belongs to another formula",
+            ));
+        }
+        Ok(FoEngine {
+            plan: fresh.plan,
+            consts: fresh.consts,
+            true_left: fresh.true_left,
+            const_streamed: fresh.const_streamed,
+            buf: fresh.buf,
+            copies: fresh.copies,
+            reads: fresh.reads,
+            bounds: fresh.bounds,
+            temporal: fresh.temporal,
+            scans: fresh.scans,
+            same_scan: fresh.same_scan,
+            ..saved
+        })
     }
 
     /// Feeds a time point; appends decided answers in order.

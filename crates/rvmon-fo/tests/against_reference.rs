@@ -92,8 +92,84 @@ fn trace() -> impl Strategy<Value = Vec<RefFoTimePoint>> {
     })
 }
 
+/// A time point of `tr` for the engine.
+fn time_point(i: usize, (ts, evs): &RefFoTimePoint, interner: &mut Interner) -> TimePoint {
+    let mut tp = TimePoint {
+        index: i as u64,
+        ts: *ts,
+        ..Default::default()
+    };
+    for (name, vals) in evs {
+        let sym = interner.intern(name);
+        tp.push_event(sym, vals);
+    }
+    tp
+}
+
+/// Answers as comparable values: (time point, timestamp, sorted tuples).
+type Answers = Vec<(u64, i64, std::collections::BTreeSet<Vec<OrdValue>>)>;
+
+fn comparable(answers: Vec<rvmon_fo::Answer>) -> Answers {
+    answers
+        .into_iter()
+        .map(|a| {
+            (
+                a.tp,
+                a.ts,
+                a.rel
+                    .iter()
+                    .map(|t| t.iter().map(|&v| OrdValue(v)).collect())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// `>save_state<`: an engine saved after any time point and restored (for the plan
+    /// compiled again) answers as the engine that was never interrupted. Here it is saved and
+    /// restored after every time point, so every cut is checked.
+    #[test]
+    fn a_restored_engine_goes_on_as_the_uninterrupted_one(
+        text in formula(), tr in trace(), wait_always in any::<bool>()
+    ) {
+        let f = parse_formula("f", &text).unwrap();
+        let sig = Signature::parse("sig", SIG).unwrap();
+        let vars = free_vars(&f);
+        let analyzed = analyzed_formula(&f);
+        let mut interner = Interner::new();
+        let Ok(plan) = compile(&analyzed, &vars, &sig, &mut interner, "f", &text) else {
+            return Ok(()); // outside the monitorable fragment
+        };
+        let has_future = plan.has_future();
+        let fresh = |plan| {
+            let mut e = FoEngine::new(plan);
+            if wait_always {
+                e.set_small_state(0);
+            }
+            e
+        };
+        let (mut whole, mut cut) = (fresh(plan.clone()), fresh(plan));
+        let (mut expected, mut got) = (Vec::new(), Vec::new());
+        for (i, step) in tr.iter().enumerate() {
+            let tp = time_point(i, step, &mut interner);
+            whole.step(&tp, &mut interner, &mut expected).unwrap();
+            cut.step(&tp, &mut interner, &mut got).unwrap();
+            let saved = cut.save();
+            let plan = compile(&analyzed, &vars, &sig, &mut interner, "f", &text).unwrap();
+            cut = FoEngine::restore(plan, &saved).unwrap();
+            if wait_always {
+                cut.set_small_state(0);
+            }
+        }
+        if has_future {
+            whole.close(&mut interner, &mut expected).unwrap();
+            cut.close(&mut interner, &mut got).unwrap();
+        }
+        prop_assert_eq!(comparable(got), comparable(expected), "{}", text);
+    }
 
     #[test]
     fn engine_matches_reference(text in formula(), tr in trace(), wait_always in any::<bool>()) {
@@ -113,12 +189,8 @@ proptest! {
             engine.set_small_state(0);
         }
         let mut answers = Vec::new();
-        for (i, (ts, evs)) in tr.iter().enumerate() {
-            let mut tp = TimePoint { index: i as u64, ts: *ts, ..Default::default() };
-            for (name, vals) in evs {
-                let sym = interner.intern(name);
-                tp.push_event(sym, vals);
-            }
+        for (i, step) in tr.iter().enumerate() {
+            let tp = time_point(i, step, &mut interner);
             engine.step(&tp, &mut interner, &mut answers).unwrap();
         }
         if has_future {

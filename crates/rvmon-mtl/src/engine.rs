@@ -25,7 +25,7 @@ use crate::program::{Op, Program, Window};
 ///
 /// A parent may decide a position without this operand (`AND` with a false other side) and
 /// discard positions the operand has not produced yet; those values are dropped on arrival.
-#[derive(Default, Clone, Debug)]
+#[derive(Default, Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Stream {
     head: u64,
     vals: VecDeque<bool>,
@@ -67,7 +67,7 @@ impl Stream {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 enum State {
     Stateless,
     /// Next position to decide (AND, OR, PREV, NEXT).
@@ -76,14 +76,14 @@ enum State {
     Until(UntilState),
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct SinceState {
     next: u64,
     /// Timestamps (distinct, ascending) of candidate witnesses for the right operand.
     cands: VecDeque<Timestamp>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct UntilState {
     /// Oldest undecided position.
     next: u64,
@@ -96,7 +96,7 @@ struct UntilState {
 }
 
 /// Positions fed so far: their time-point index and timestamp, for positions still needed.
-#[derive(Default, Clone, Debug)]
+#[derive(Default, Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Timeline {
     head: u64,
     points: VecDeque<(u64, Timestamp)>,
@@ -118,7 +118,7 @@ impl Timeline {
 pub const CLOSING_TS: Timestamp = i64::MAX / 2;
 
 /// The eager propositional monitor for any formula (past, bounded and unbounded future).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EagerEngine {
     program: Program,
     streams: Vec<Stream>,

@@ -7,7 +7,7 @@ use crate::engine::EagerEngine;
 use crate::past::PastEngine;
 use crate::program::Program;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Engine {
     /// Past-only formulas: one pass over the nodes per time point, no queues.
     Past(PastEngine),

@@ -12,7 +12,7 @@ use crate::program::{Op, Program};
 
 const NONE: Timestamp = Timestamp::MIN;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PastEngine {
     program: Program,
     vals: Vec<bool>,

@@ -20,7 +20,7 @@ use rvmon_core::Timestamp;
 
 use crate::program::{Op, Program};
 
-#[derive(Default, Clone, Debug)]
+#[derive(Default, Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct ReadyStream {
     head: u64,
     vals: VecDeque<u64>,
@@ -47,7 +47,7 @@ impl ReadyStream {
 }
 
 /// Tracks MonPoly's evaluation timing for a program.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct MonpolyTiming {
     ops: Vec<Op>,
     streams: Vec<ReadyStream>,

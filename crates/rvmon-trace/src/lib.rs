@@ -19,7 +19,7 @@ use rvmon_core::{Error, Interner, TimePoint};
 pub use csrv_csv::CsrvCsvReader;
 pub use event::type_value;
 pub use json::JsonReader;
-pub use monpoly::MonpolyLogReader;
+pub use monpoly::{MonpolyLogReader, StateCommand};
 pub use sig::{PredDecl, Signature, Type};
 pub use signal::SignalCsvReader;
 pub use xml::XmlReader;

@@ -45,6 +45,10 @@ pub struct MonpolyLogReader<R> {
     /// Set when `>terminate<` ended the trace (MonPoly then stops without closing it).
     terminated: bool,
     skip_out_of_order: bool,
+    /// Whether `>save_state F<` and `>save_and_exit F<` are taken (for the caller to act on,
+    /// see [`MonpolyLogReader::take_commands`]) rather than rejected.
+    state_commands: bool,
+    commands: Vec<StateCommand>,
     warnings: Vec<String>,
     /// The predicates met so far (the first 64): their symbol and declared types, so that an
     /// event costs no interner or signature lookup (logs name few predicates, many times).
@@ -109,6 +113,8 @@ impl<R: BufRead> MonpolyLogReader<R> {
             done: false,
             terminated: false,
             skip_out_of_order: false,
+            state_commands: false,
+            commands: Vec::new(),
             warnings: Vec::new(),
             preds: Vec::new(),
             fast: SimpleLines::default(),
@@ -502,7 +508,30 @@ fn read_line(src: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<usiz
     }
 }
 
+/// A MonPoly log command about the monitor's state, read between two time points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StateCommand {
+    /// `>save_state FILE<`: save the monitor's state to `FILE`, then go on.
+    Save(String),
+    /// `>save_and_exit FILE<`: save the monitor's state to `FILE`, then stop without closing
+    /// the trace (the reader reports the end of the log).
+    SaveAndExit(String),
+}
+
 impl<R> MonpolyLogReader<R> {
+    /// Takes `>save_state F<` and `>save_and_exit F<` (otherwise they are errors, as for a
+    /// caller that cannot save a monitor's state).
+    pub fn accept_state_commands(&mut self) {
+        self.state_commands = true;
+    }
+
+    /// The state commands read since the last call, in order. They came before the time point
+    /// the reader returned last (or before the end of the log, if it returned none), after
+    /// every earlier one.
+    pub fn take_commands(&mut self) -> Vec<StateCommand> {
+        std::mem::take(&mut self.commands)
+    }
+
     /// Whether `>terminate<` ended the trace (rather than the end of the input).
     pub fn terminated(&self) -> bool {
         self.terminated
@@ -643,7 +672,9 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
                 Some(b'>') => {
                     if self.command()? {
                         self.done = true;
-                        self.terminated = true;
+                        // `>save_and_exit F<` stops the log too, but it is no `>terminate<`.
+                        self.terminated =
+                            !matches!(self.commands.last(), Some(StateCommand::SaveAndExit(_)));
                         return Ok(false);
                     }
                 }
@@ -796,12 +827,36 @@ impl<R: BufRead> MonpolyLogReader<R> {
             .trim()
             .to_string();
         self.pos += end + 1;
-        let verb = body.split_whitespace().next().unwrap_or("");
+        let mut words = body.split_whitespace();
+        let verb = words.next().unwrap_or("");
         match verb {
             "terminate" => Ok(true),
+            "save_state" | "save_and_exit" if self.state_commands => {
+                let (Some(file), None) = (words.next(), words.next()) else {
+                    return Err(Error::at(
+                        start,
+                        format!("`>{verb}<` expects one file name, as in `>{verb} monitor.state<`"),
+                    ));
+                };
+                let file = file.to_string();
+                if verb == "save_state" {
+                    self.commands.push(StateCommand::Save(file));
+                    Ok(false)
+                } else {
+                    self.commands.push(StateCommand::SaveAndExit(file));
+                    Ok(true)
+                }
+            }
             _ => Err(Error::at(
                 start,
-                format!("unsupported log command `>{body}<` (rvmon supports `>terminate<`)"),
+                format!(
+                    "unsupported log command `>{body}<` (rvmon supports `>terminate<`{})",
+                    if self.state_commands {
+                        ", `>save_state FILE<` and `>save_and_exit FILE<`"
+                    } else {
+                        "; `rvmon monpoly` also takes `>save_state FILE<`"
+                    }
+                ),
             )),
         }
     }

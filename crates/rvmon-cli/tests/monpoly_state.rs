@@ -1,0 +1,239 @@
+//! Monitor state snapshots in `rvmon monpoly` (MonPoly's `>save_state FILE<`,
+//! `>save_and_exit FILE<` and `-load FILE`), in-process: a run cut anywhere and resumed from its
+//! saved state prints what the uninterrupted run prints, for propositional and first-order
+//! formulas, past and future, with and without `-verbose`, `-nonewlastts` and empty time-point
+//! filtering; and a state that cannot be resumed is refused with a message that says why.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use rvmon_cli::monpoly_cmd::{run, MonpolyArgs};
+
+/// A fresh directory for one test case.
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rvmon-state-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `rvmon monpoly ARGS`; returns (status, stdout, stderr), with an error as status 2 and
+/// its message on stderr (as the binary reports it).
+fn monpoly(args: &[String]) -> (i32, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let status = match MonpolyArgs::parse(args).and_then(|a| run(&a, &mut out, &mut err)) {
+        Ok(code) => code,
+        Err(e) => {
+            writeln!(err, "rvmon: error: {e}").unwrap();
+            2
+        }
+    };
+    (
+        status,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
+fn strs(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+const SIG: &str = "P(int)\nQ(int,int)\nA()\nB()\n";
+
+/// Past and future, propositional and first-order, closed and with free variables.
+const FORMULAS: &[&str] = &[
+    "ONCE[0,2] P(x)",
+    "P(x) AND NOT PREVIOUS ONCE P(x)",
+    "Q(x,y) AND EVENTUALLY[1,3] P(y)",
+    "(NOT P(x)) SINCE[0,4] Q(x,y)",
+    "EXISTS y. Q(x,y) AND (EVENTUALLY[0,2] P(x))",
+    "(A() SINCE[1,3] B()) OR EVENTUALLY[0,1] A()",
+    "A() IMPLIES EVENTUALLY[0,2] B()",
+    "c <- CNT x ONCE[0,3] P(x)",
+];
+
+/// One time point of a log: timestamp step, events.
+fn time_point() -> impl Strategy<Value = (i64, Vec<String>)> {
+    let event = prop_oneof![
+        (1i64..4).prop_map(|a| format!("P({a})")),
+        (1i64..4, 1i64..4).prop_map(|(a, b)| format!("Q({a},{b})")),
+        Just("A()".to_string()),
+        Just("B()".to_string()),
+    ];
+    (0i64..3, prop::collection::vec(event, 0..3))
+}
+
+fn log_text(tps: &[(i64, Vec<String>)]) -> String {
+    let mut ts = 0;
+    let mut text = String::new();
+    for (step, events) in tps {
+        ts += step;
+        text.push_str(&format!("@{ts} {}\n", events.join(" ")));
+    }
+    text
+}
+
+/// `out` without the lines that only say a state was saved or loaded.
+fn verdicts(out: &str) -> String {
+    out.lines()
+        .filter(|l| *l != "Saved state" && *l != "Loaded state")
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_run_resumed_from_its_saved_state_prints_what_the_whole_run_prints(
+        formula in prop::sample::select(FORMULAS),
+        tps in prop::collection::vec(time_point(), 0..12),
+        cut in any::<prop::sample::Index>(),
+        verbose in any::<bool>(),
+        nonewlastts in any::<bool>(),
+        nofilteremptytp in any::<bool>(),
+    ) {
+        let d = dir("resume");
+        let path = |name: &str| d.join(name).display().to_string();
+        std::fs::write(path("s.sig"), SIG).unwrap();
+        std::fs::write(path("f.mfotl"), formula).unwrap();
+        let cut = cut.index(tps.len() + 1);
+        let (head, tail) = (log_text(&tps[..cut]), log_text(&tps[cut..]));
+        let mut options = Vec::new();
+        for (on, flag) in [(verbose, "-verbose"), (nonewlastts, "-nonewlastts"), (nofilteremptytp, "-nofilteremptytp")] {
+            if on {
+                options.push(flag.to_string());
+            }
+        }
+        let with = |log: &str, first: &[String]| {
+            let mut a = first.to_vec();
+            a.extend(["-log".to_string(), path(log)]);
+            a.extend(options.iter().cloned());
+            a
+        };
+        let fresh = strs(&["-sig", &path("s.sig"), "-formula", &path("f.mfotl")]);
+
+        // The whole run, with a `>save_state<` at the cut: it goes on as if there were none.
+        std::fs::write(path("whole.log"), format!("{head}>save_state {}<\n{tail}", path("mid.state"))).unwrap();
+        let (status, whole, _) = monpoly(&with("whole.log", &fresh));
+        prop_assert_eq!(status, 0);
+        std::fs::write(path("plain.log"), format!("{head}{tail}")).unwrap();
+        let (_, plain, _) = monpoly(&with("plain.log", &fresh));
+        prop_assert_eq!(verdicts(&whole), plain.clone(), "{}", formula);
+        prop_assert_eq!(whole.matches("Saved state").count(), 1);
+
+        // Up to the cut and stop there (later time points are not read), then resume.
+        std::fs::write(path("head.log"), format!("{head}>save_and_exit {}<\n{tail}", path("cut.state"))).unwrap();
+        let (status, first, err) = monpoly(&with("head.log", &fresh));
+        prop_assert_eq!(status, 0, "{}", err);
+        std::fs::write(path("tail.log"), &tail).unwrap();
+        let (status, second, err) = monpoly(&with("tail.log", &strs(&["-load", &path("cut.state")])));
+        prop_assert_eq!(status, 0, "{}", err);
+        prop_assert!(second.starts_with("Loaded state\n"));
+        prop_assert_eq!(format!("{}{}", verdicts(&first), verdicts(&second)), plain.clone(), "{} cut at {}", formula, cut);
+
+        // The state saved mid-run is the same state: resuming from it prints the same tail.
+        let (_, again, _) = monpoly(&with("tail.log", &strs(&["-load", &path("mid.state")])));
+        prop_assert_eq!(again, second);
+    }
+}
+
+/// MonPoly's own test (test39 in its suite): `>save_state F<` says `Saved state` and goes on.
+#[test]
+fn save_state_says_so_and_goes_on() {
+    let d = dir("says");
+    let path = |name: &str| d.join(name).display().to_string();
+    std::fs::write(path("s.sig"), "P(string)\n").unwrap();
+    std::fs::write(path("f.mfotl"), "ONCE[0,0] P(x)").unwrap();
+    let state = path("t.state");
+    std::fs::write(
+        path("t.log"),
+        format!("@0;\n@1 P(a);\n>save_state {state}<\n@2 P(b);\n"),
+    )
+    .unwrap();
+    let (status, out, _) = monpoly(&strs(&[
+        "-sig",
+        &path("s.sig"),
+        "-formula",
+        &path("f.mfotl"),
+        "-log",
+        &path("t.log"),
+    ]));
+    assert_eq!(status, 0);
+    assert_eq!(
+        out,
+        "@1 (time point 1): (\"a\")\nSaved state\n@2 (time point 2): (\"b\")\n"
+    );
+    assert!(std::fs::metadata(&state).unwrap().len() > 0);
+}
+
+/// Resuming checks what it resumes: the formula and signature given, if any, must be the
+/// saved ones; a file that is not a saved state is named as such; a command without a file
+/// name is an error at its line.
+#[test]
+fn states_that_cannot_be_resumed_are_refused() {
+    let d = dir("refused");
+    let path = |name: &str| d.join(name).display().to_string();
+    std::fs::write(path("s.sig"), "P(int)\n").unwrap();
+    std::fs::write(path("f.mfotl"), "ONCE[0,2] P(x)").unwrap();
+    std::fs::write(path("g.mfotl"), "ONCE[0,3] P(x)").unwrap();
+    let state = path("s.state");
+    std::fs::write(path("t.log"), format!("@0 P(1)\n>save_and_exit {state}<\n")).unwrap();
+    let fresh = strs(&[
+        "-sig",
+        &path("s.sig"),
+        "-formula",
+        &path("f.mfotl"),
+        "-log",
+        &path("t.log"),
+    ]);
+    let (status, out, _) = monpoly(&fresh);
+    assert_eq!(
+        (status, out.as_str()),
+        (0, "@0 (time point 0): (1)\nSaved state\n")
+    );
+
+    let load = |extra: &[&str]| {
+        let mut a = strs(&["-load", &state, "-log", &path("t.log")]);
+        a.extend(strs(extra));
+        monpoly(&a)
+    };
+    // The same formula may be given again; another one may not.
+    let (status, _, err) = load(&["-formula", &path("f.mfotl")]);
+    assert_eq!(status, 0, "{err}");
+    let (status, _, err) = load(&["-formula", &path("g.mfotl")]);
+    assert_eq!(status, 2);
+    assert!(err.contains("saved with another formula"), "{err}");
+    let (status, _, err) = load(&["-negate"]);
+    assert_eq!(status, 2);
+    assert!(err.contains("saved with another option"), "{err}");
+
+    // A log is not a state; neither is a truncated state.
+    let (status, _, err) = monpoly(&strs(&["-load", &path("t.log"), "-log", &path("t.log")]));
+    assert_eq!(status, 2);
+    assert!(
+        err.contains("not a monitor state saved by this version of rvmon"),
+        "{err}"
+    );
+    let bytes = std::fs::read(&state).unwrap();
+    std::fs::write(path("cut.state"), &bytes[..bytes.len() / 2]).unwrap();
+    let (status, _, err) = monpoly(&strs(&[
+        "-load",
+        &path("cut.state"),
+        "-log",
+        &path("t.log"),
+    ]));
+    assert_eq!(status, 2);
+    assert!(err.contains("cut.state"), "{err}");
+
+    std::fs::write(path("bad.log"), "@0 P(1)\n>save_state<\n").unwrap();
+    let mut args = fresh.clone();
+    args[5] = path("bad.log");
+    let (status, _, err) = monpoly(&args);
+    assert_eq!(status, 2);
+    assert!(
+        err.contains(":2:1") && err.contains("expects one file name"),
+        "{err}"
+    );
+}
