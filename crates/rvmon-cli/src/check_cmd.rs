@@ -12,6 +12,7 @@ use rvmon_logic::{
     analyze, free_vars, parse_formula, Analysis, Formula, FormulaKind, TemporalClass,
 };
 use rvmon_mtl::{Engine, Program};
+use rvmon_slice::{empty_points_removable, predicates};
 use rvmon_trace::TraceReader;
 use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
 
@@ -482,6 +483,18 @@ fn run_first_order(
     }
     let has_future = plan.has_future();
     let mut engine = FoEngine::new(plan);
+    // PERF: MonPoly's empty-time-point filter. A time point without an event of the formula's
+    // predicates is not fed when that provably changes no violation (the argument is the data
+    // slicer's, `rvmon_slice::empty_points_removable`): no work at all for it, in any operator.
+    // Paper 04's P3 reads 52 % of the time points of its log, P5 74 %.
+    let relevant: Option<Vec<rvmon_core::Sym>> =
+        empty_points_removable(&analyzed).is_ok().then(|| {
+            let interner = reader.interner_mut();
+            predicates(&analyzed)
+                .iter()
+                .map(|p| interner.intern(p))
+                .collect()
+        });
     let (mut violations, mut time_points) = (0u64, 0u64);
     let mut answers = Vec::new();
     let mut tp = TimePoint::default();
@@ -499,6 +512,11 @@ fn run_first_order(
             break;
         }
         time_points += 1;
+        if let Some(preds) = &relevant {
+            if !tp.events.iter().any(|e| preds.contains(&e.name)) {
+                continue;
+            }
+        }
         if let Err(e) = engine.step(&tp, reader.interner_mut(), &mut answers) {
             report(&mut answers, reader.interner(), out)?;
             out.flush()?;
