@@ -237,6 +237,20 @@ impl Plan {
         self.nodes.len() - 1
     }
 
+    /// Whether evaluating the plan can fail at run time (arithmetic, type errors in
+    /// comparisons, string functions, aggregations): operators that evaluate terms.
+    pub fn may_fail(&self) -> bool {
+        self.nodes.iter().any(|n| {
+            matches!(
+                n.kind,
+                NodeKind::Filter { .. }
+                    | NodeKind::StrRel { .. }
+                    | NodeKind::Assign { .. }
+                    | NodeKind::Agg { .. }
+            )
+        })
+    }
+
     /// The plan as an indented operator tree, root first (for `rvmon check --explain`).
     pub fn describe(&self) -> String {
         fn go(plan: &Plan, i: usize, depth: usize, out: &mut String) {

@@ -253,9 +253,9 @@ pub struct FoEngine {
     /// The `PREVIOUS`, `NEXT`, `SINCE` and `UNTIL` nodes.
     #[serde(skip)]
     temporal: Vec<usize>,
-    /// The relation each scan produced at the current position.
+    /// The relations each scan produced for the positions of the current batch.
     #[serde(skip)]
-    scans: Vec<Option<Rc<Rel>>>,
+    scans: Vec<Vec<Rc<Rel>>>,
     /// For a scan, an earlier scan of the same atom (P3 of paper 04 scans `net(c)` three
     /// times): its relation is shared instead of scanning the events again.
     #[serde(skip)]
@@ -378,13 +378,30 @@ impl FoEngine {
             }
         }
         const_streamed[plan.root()] = true;
+        // Whether a node's subtree has a future operator (children come before parents).
+        let mut future = vec![false; n];
+        for (i, node) in plan.nodes.iter().enumerate() {
+            future[i] = matches!(node.kind, NodeKind::Next { .. } | NodeKind::Until { .. })
+                || plan_reads[i].iter().any(|&c| future[c]);
+        }
         // By join: the bounds of its left operand for its right one, and the other way round.
+        // Only an operand with a future operator can be late past the step that fed its
+        // position; one that is late only within a step (its operator waits for a consumer to
+        // release a snapshot, or a batch is halfway through) catches up in the same step, and
+        // reducing the other operand's relations meanwhile would be wasted work.
+        let bounds_of = |late: usize, early: usize| {
+            if future[late] {
+                bound_candidates(&plan, late, early)
+            } else {
+                Vec::new()
+            }
+        };
         let bounds: Vec<[Vec<Bound>; 2]> = plan
             .nodes
             .iter()
             .map(|node| match node.kind {
                 NodeKind::Join { l, r, .. } | NodeKind::AntiJoin { l, r, .. } => {
-                    [bound_candidates(&plan, l, r), bound_candidates(&plan, r, l)]
+                    [bounds_of(l, r), bounds_of(r, l)]
                 }
                 _ => [Vec::new(), Vec::new()],
             })
@@ -453,7 +470,7 @@ impl FoEngine {
             reads: plan_reads,
             bounds,
             temporal,
-            scans: vec![None; n],
+            scans: vec![Vec::new(); n],
             same_scan,
             pass: 0,
             rerun: vec![0; n],
@@ -525,9 +542,31 @@ impl FoEngine {
         interner: &mut Interner,
         out: &mut Vec<Answer>,
     ) -> Result<(), Error> {
-        let pos = self.timeline.end();
-        self.timeline.points.push_back((tp.index, tp.ts));
-        self.run_passes(pos, Some(tp), interner)?;
+        self.step_batch(std::slice::from_ref(tp), interner, out)
+    }
+
+    /// Feeds several time points at once; appends decided answers in order. The answers are
+    /// those of feeding them one by one (unless evaluation fails: then, unlike `step`, answers
+    /// of earlier time points of the batch may be lost with the error; see
+    /// [`Plan::may_fail`]).
+    ///
+    /// PERF: every operator then updates once per batch rather than once per time point, and
+    /// its per-update overhead (about half of an idle operator's cost) is shared by the batch.
+    pub fn step_batch(
+        &mut self,
+        tps: &[TimePoint],
+        interner: &mut Interner,
+        out: &mut Vec<Answer>,
+    ) -> Result<(), Error> {
+        let Some(last) = tps.len().checked_sub(1) else {
+            return Ok(());
+        };
+        let pos = self.timeline.end() + last as u64;
+        for tp in tps {
+            self.timeline.points.push_back((tp.index, tp.ts));
+        }
+        self.scans.iter_mut().for_each(Vec::clear);
+        self.run_passes(pos, tps, interner)?;
         self.drain(out);
         self.trim();
         Ok(())
@@ -544,7 +583,7 @@ impl FoEngine {
         self.step(&closing, interner, out)?;
         self.at_end = true;
         let pos = self.timeline.end() - 1;
-        self.run_passes(pos, None, interner)?;
+        self.run_passes(pos, &[], interner)?;
         self.drain(out);
         Ok(())
     }
@@ -564,7 +603,7 @@ impl FoEngine {
     fn run_passes(
         &mut self,
         pos: u64,
-        tp: Option<&TimePoint>,
+        batch: &[TimePoint],
         interner: &mut Interner,
     ) -> Result<(), Error> {
         let progress = |e: &FoEngine, i: usize| e.streams[i].end() + e.since[i].absorbed;
@@ -582,7 +621,7 @@ impl FoEngine {
                     continue;
                 }
                 let before = progress(self, i);
-                self.update(i, pos, tp, interner)?;
+                self.update(i, pos, batch, interner)?;
                 if progress(self, i) != before {
                     self.changed[i] = pass;
                     any = true;
@@ -638,11 +677,13 @@ impl FoEngine {
         }
     }
 
+    /// Updates node `i` with every position up to `pos` it can decide; `batch` holds the time
+    /// points of the last positions (up to `pos`) that the scans have not read yet.
     fn update(
         &mut self,
         i: usize,
         pos: u64,
-        tp: Option<&TimePoint>,
+        batch: &[TimePoint],
         interner: &mut Interner,
     ) -> Result<(), Error> {
         let (children, rest) = self.streams.split_at_mut(i);
@@ -655,43 +696,49 @@ impl FoEngine {
         let eval_err =
             |e: rvmon_logic::eval::EvalError| Error::msg(format!("evaluation failed: {e}"));
         match &node.kind {
-            NodeKind::Pred { .. } if out.end() > pos => {}
-            NodeKind::Pred { .. } if self.same_scan[i].is_some() => {
-                let j = self.same_scan[i].expect("checked");
-                let rel = self.scans[j]
-                    .as_ref()
-                    .expect("scanned earlier in this pass");
-                out.vals.push_back(Rc::clone(rel));
-            }
             NodeKind::Pred { sym, arity, args } => {
-                let mut rel = Rel::default();
-                if let Some(tp) = tp {
-                    'events: for e in tp
-                        .events
-                        .iter()
-                        .filter(|e| e.name == *sym && e.args_len as usize == *arity)
-                    {
-                        let vals = tp.args_of(e);
-                        buf.clear();
-                        buf.resize(node.vars.len(), Value::Int(0));
-                        for (v, pat) in vals.iter().zip(args) {
-                            match pat {
-                                ArgPat::Const(c) if c != v => continue 'events,
-                                ArgPat::Same(c) if buf[*c] != *v => continue 'events,
-                                ArgPat::Bind(c) => buf[*c] = *v,
-                                _ => {}
+                // The batch holds the positions up to `pos`; a scan reads each one in the
+                // first pass of its step.
+                let first = (pos + 1).saturating_sub(batch.len() as u64);
+                while out.end() <= pos {
+                    let k = (out.end() - first) as usize;
+                    let rel = if let Some(j) = self.same_scan[i] {
+                        Rc::clone(&self.scans[j][k])
+                    } else {
+                        let tp = &batch[k];
+                        let mut rel = Rel::default();
+                        'events: for e in tp
+                            .events
+                            .iter()
+                            .filter(|e| e.name == *sym && e.args_len as usize == *arity)
+                        {
+                            let vals = tp.args_of(e);
+                            buf.clear();
+                            buf.resize(node.vars.len(), Value::Int(0));
+                            for (v, pat) in vals.iter().zip(args) {
+                                match pat {
+                                    ArgPat::Const(c) if c != v => continue 'events,
+                                    ArgPat::Same(c) if buf[*c] != *v => continue 'events,
+                                    ArgPat::Bind(c) => buf[*c] = *v,
+                                    _ => {}
+                                }
+                            }
+                            if !rel.contains(&buf[..]) {
+                                rel.insert(buf.as_slice().into());
                             }
                         }
-                        if !rel.contains(&buf[..]) {
-                            rel.insert(buf.as_slice().into());
+                        if rel.is_empty() {
+                            Rc::clone(&out.empty)
+                        } else {
+                            Rc::new(rel)
                         }
-                    }
+                    };
+                    self.scans[i].push(Rc::clone(&rel));
+                    out.vals.push_back(rel);
                 }
-                out.push(rel);
-                self.scans[i] = out.vals.back().cloned();
             }
             NodeKind::Const(_) => {
-                if self.const_streamed[i] && out.end() <= pos {
+                while self.const_streamed[i] && out.end() <= pos {
                     // PERF: the same shared relation at every time point.
                     out.vals
                         .push_back(Rc::clone(self.consts[i].as_ref().expect("built in new")));
@@ -1063,24 +1110,35 @@ impl FoEngine {
                                   buf: &mut Vec<Value>|
                  -> bool {
                     let at = st.absorbed;
-                    if !inputs.iter().all(|&n| children[n].get(at).is_some())
-                        || copies.must_wait(i, &st.out)
-                    {
+                    if !inputs.iter().all(|&n| children[n].get(at).is_some()) {
                         return false;
                     }
                     let t = tl.ts(at);
                     let b = children[*r].get(at).expect("checked");
-                    match guard {
-                        Some(g) => {
+                    let a = match guard {
+                        Some(_) => None,
+                        None if true_left => Some(consts[*l].as_ref().expect("a constant")),
+                        None => Some(children[*l].get(at).expect("checked")),
+                    };
+                    // Only a step that changes the output must wait for its last snapshot to
+                    // be released (most do not: with a batch of positions, the others go on).
+                    let changes = match a {
+                        None => true,
+                        Some(a) => {
+                            since_step_changes_output(a, *negated, l_key)
+                                || since_add_changes_output(st, w, b, t)
+                        }
+                    };
+                    if changes && copies.must_wait(i, &st.out) {
+                        return false;
+                    }
+                    match (guard, a) {
+                        (Some(g), _) => {
                             since_retain(st, &mut |tuple| eval_guard(g, tuple, children, at, buf));
                             since_add(st, w, b, t, false, &[], true);
                         }
-                        None => {
-                            let a = if true_left {
-                                consts[*l].as_ref().expect("a constant")
-                            } else {
-                                children[*l].get(at).expect("checked")
-                            };
+                        (None, a) => {
+                            let a = a.expect("no guard: a left operand");
                             since_step(st, a, *negated, l_key, identity, buf);
                             since_add(st, w, b, t, *negated, l_key, identity);
                         }
@@ -1264,7 +1322,7 @@ fn reduce_waiting(
     early: usize,
 ) {
     let start = (*from).max(children[late].end()).max(children[early].head);
-    if start < children[early].end() {
+    if !bounds.is_empty() && start < children[early].end() {
         reduce_waiting_from(bounds, children, small, from, start, early);
     }
 }
@@ -1420,6 +1478,15 @@ fn contains_key(rel: &Rel, t: &[Value], cols: &[usize], buf: &mut Vec<Value>) ->
 /// PERF: with `NOT φ`, only the tuples of `φ` are touched (through `by_key` when `φ` has fewer
 /// variables than `ψ`); a positive `φ` other than `TRUE` needs a pass over the state.
 #[allow(clippy::too_many_arguments)]
+/// Whether [`since_step`] with left operand `a` may change the output (and makes it unique).
+fn since_step_changes_output(a: &Rel, negated: bool, l_key: &[usize]) -> bool {
+    if negated {
+        !a.is_empty()
+    } else {
+        !l_key.is_empty() || a.is_empty()
+    }
+}
+
 fn since_step(
     st: &mut SinceState,
     a: &Rel,
@@ -1430,10 +1497,10 @@ fn since_step(
 ) {
     // PERF: the state is made unique (copied if a snapshot is still held) only when this
     // step can change it: not for `TRUE` (`ONCE`), nor for an empty `NOT φ`.
+    if !since_step_changes_output(a, negated, l_key) {
+        return;
+    }
     if negated {
-        if a.is_empty() {
-            return;
-        }
         let out = Rc::make_mut(&mut st.out);
         for u in a {
             if identity {
@@ -1486,6 +1553,15 @@ fn since_retain(st: &mut SinceState, keep: &mut dyn FnMut(&Tuple) -> bool) {
     st.by_key.clear();
 }
 
+/// Whether [`since_add`] may change the output: a tuple arrives with a zero lower bound, or one
+/// ripens, or one expires.
+fn since_add_changes_output(st: &SinceState, w: &rvmon_mtl::Window, b: &Rel, t: Timestamp) -> bool {
+    let ripens = st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo);
+    let expires =
+        w.hi.is_some_and(|hi| st.expiry.front().is_some_and(|(tj, _)| t - tj > hi));
+    ripens || expires || (w.lo == 0 && !b.is_empty())
+}
+
 /// The right operand's part of a `SINCE` step: add its tuples, ripen those that reached the
 /// lower bound, expire those past the upper bound.
 fn since_add(
@@ -1500,10 +1576,7 @@ fn since_add(
     // PERF: most steps change nothing (no tuple arrives with a zero lower bound, none ripens,
     // none expires); then the state is not made unique, which would copy it if a snapshot is
     // still held.
-    let ripens = st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo);
-    let expires =
-        w.hi.is_some_and(|hi| st.expiry.front().is_some_and(|(tj, _)| t - tj > hi));
-    if !ripens && !expires && (w.lo > 0 || b.is_empty()) {
+    if !since_add_changes_output(st, w, b, t) {
         st.young.extend(b.iter().map(|tuple| (t, tuple.clone())));
         return;
     }

@@ -172,7 +172,9 @@ proptest! {
     }
 
     #[test]
-    fn engine_matches_reference(text in formula(), tr in trace(), wait_always in any::<bool>()) {
+    fn engine_matches_reference(
+        text in formula(), tr in trace(), wait_always in any::<bool>(), batch in 1usize..5
+    ) {
         let f = parse_formula("f", &text).unwrap();
         let sig = Signature::parse("sig", SIG).unwrap();
         let vars = free_vars(&f);
@@ -189,9 +191,11 @@ proptest! {
             engine.set_small_state(0);
         }
         let mut answers = Vec::new();
-        for (i, step) in tr.iter().enumerate() {
-            let tp = time_point(i, step, &mut interner);
-            engine.step(&tp, &mut interner, &mut answers).unwrap();
+        // Fed in batches of `batch` time points (`step_batch`), which must change nothing.
+        let tps: Vec<TimePoint> =
+            tr.iter().enumerate().map(|(i, step)| time_point(i, step, &mut interner)).collect();
+        for chunk in tps.chunks(batch) {
+            engine.step_batch(chunk, &mut interner, &mut answers).unwrap();
         }
         if has_future {
             engine.close(&mut interner, &mut answers).unwrap();
