@@ -110,6 +110,45 @@ fn bad_trace_line_in_every_format_keeps_earlier_verdicts() {
     }
 }
 
+/// First-order formulas go to the engine in batches of time points offline: a bad line in the
+/// middle of a batch still finds every verdict before it written (within the first batch, and
+/// after several).
+#[test]
+fn bad_trace_line_keeps_earlier_first_order_verdicts() {
+    let spec = file("fo-bad", "spec.mfotl", "p(x) IMPLIES ONCE[0,3] q(x)");
+    let sig = file("fo-bad", "s.sig", "p(int)\nq(int)\n");
+    for before in [3usize, 150] {
+        let mut log = String::new();
+        let mut expected = String::new();
+        for i in 0..before {
+            // Every 7th `p` has no `q` before it: a violation.
+            if i % 7 == 3 {
+                log.push_str(&format!("@{} p({i})\n", 10 * i));
+                expected.push_str(&format!("violation: time point {i} @{} (x={i})\n", 10 * i));
+            } else {
+                log.push_str(&format!("@{} q({i}) p({i})\n", 10 * i));
+            }
+        }
+        log.push_str("@99999 p(\n");
+        let trace = file("fo-bad", &format!("t{before}.log"), &log);
+        let r = run(&[
+            "check",
+            spec.to_str().unwrap(),
+            trace.to_str().unwrap(),
+            "--sig",
+            sig.to_str().unwrap(),
+        ]);
+        assert_eq!(r.status, 2, "{}", r.stderr);
+        assert_eq!(r.stdout, expected, "the verdicts before the bad line are written");
+        let line = before + 1;
+        assert!(
+            r.stderr.contains(&format!("t{before}.log:{line}:")),
+            "{}",
+            r.stderr
+        );
+    }
+}
+
 #[test]
 fn time_field_gives_timestamps() {
     let spec = file("time", "spec.mtl", "b() IMPLIES ONCE[0,5] a()");
