@@ -139,7 +139,10 @@ fn bad_trace_line_keeps_earlier_first_order_verdicts() {
             sig.to_str().unwrap(),
         ]);
         assert_eq!(r.status, 2, "{}", r.stderr);
-        assert_eq!(r.stdout, expected, "the verdicts before the bad line are written");
+        assert_eq!(
+            r.stdout, expected,
+            "the verdicts before the bad line are written"
+        );
         let line = before + 1;
         assert!(
             r.stderr.contains(&format!("t{before}.log:{line}:")),
