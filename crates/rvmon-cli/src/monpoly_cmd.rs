@@ -780,6 +780,7 @@ impl Snapshot {
         for name in &self.names {
             interner.intern(name);
         }
+        debug_assert_eq!(interner.len(), self.names.len(), "saved names are distinct");
         reader.resume(0, self.position.next_index, self.position.last_ts);
     }
 

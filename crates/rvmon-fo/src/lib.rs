@@ -8,5 +8,5 @@ pub mod engine;
 pub mod rel;
 
 pub use compile::{compile, compile_with, expand_lets, Plan};
-pub use engine::{Answer, FoEngine};
+pub use engine::{Answer, FoEngine, OFFLINE_BATCH};
 pub use rvmon_logic::eval::Arithmetic;

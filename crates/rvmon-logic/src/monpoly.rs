@@ -59,8 +59,9 @@ pub fn analyzed_formula(f: &Formula) -> Formula {
 }
 
 /// MonPoly's `simplify_terms`: every variable-free term is replaced by its value (`2 + 3` by
-/// `5`). A term whose evaluation fails (division by zero) is left for the engine to report, and
-/// so is one whose value depends on the arithmetic conventions (MonPoly's or VeriMon's).
+/// `5`). A term whose evaluation fails (division by zero) is left for the engine to report.
+/// MonPoly folds before it picks a kernel, so ground terms follow MonPoly's arithmetic under
+/// `-verified` too (`f2i` of an infinite constant is 0 for both).
 pub fn simplify_terms(f: &Formula) -> Formula {
     fn fold(t: &Term) -> Term {
         let mut interner = rvmon_core::Interner::new();
@@ -71,17 +72,7 @@ pub fn simplify_terms(f: &Formula) -> Formula {
         if !ground {
             return t.clone();
         }
-        let value = crate::eval::eval_term(t, &|_| None, &mut interner);
-        let verimon = crate::eval::eval_term_with(
-            crate::eval::Arithmetic::VeriMon,
-            t,
-            &|_| None,
-            &mut interner,
-        );
-        if value != verimon {
-            return t.clone();
-        }
-        match value {
+        match crate::eval::eval_term(t, &|_| None, &mut interner) {
             Ok(rvmon_core::Value::Int(i)) => Term::Int(i),
             Ok(rvmon_core::Value::Float(x)) => Term::Float(x),
             Ok(rvmon_core::Value::Str(s)) => Term::Str(interner.resolve(s).to_string()),

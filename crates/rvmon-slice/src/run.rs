@@ -40,8 +40,19 @@ impl SliceEngine {
         interner: &mut Interner,
         out: &mut Vec<Answer>,
     ) -> Result<(), Error> {
-        self.waiting.push_back(tp.index);
-        self.engine.step(tp, interner, &mut self.answers)?;
+        self.step_batch(std::slice::from_ref(tp), slicer, interner, out)
+    }
+
+    /// Feeds several time points at once ([`FoEngine::step_batch`]).
+    pub fn step_batch(
+        &mut self,
+        tps: &[TimePoint],
+        slicer: &DataSlicer,
+        interner: &mut Interner,
+        out: &mut Vec<Answer>,
+    ) -> Result<(), Error> {
+        self.waiting.extend(tps.iter().map(|tp| tp.index));
+        self.engine.step_batch(tps, interner, &mut self.answers)?;
         self.restrict(slicer, interner, out);
         Ok(())
     }

@@ -685,7 +685,11 @@ struct Slices {
     /// An engine failed.
     failed: bool,
     answers: Vec<Answer>,
-    tp: TimePoint,
+    /// Time points rebuilt from a batch, fed to a slice's engine together (reused buffers).
+    tps: Vec<TimePoint>,
+    /// How many time points go to an engine at once: one when the plan's evaluation can
+    /// fail, so that an error stops the slice exactly where the single run stops.
+    batch_size: usize,
     values: Vec<rvmon_core::Value>,
     /// This worker.
     index: usize,
@@ -701,6 +705,11 @@ impl Slices {
     ) -> Slices {
         let preds = preds.iter().map(|p| interner.intern(p)).collect();
         let engines = BTreeMap::new();
+        let batch_size = if plan.may_fail() {
+            1
+        } else {
+            rvmon_fo::OFFLINE_BATCH
+        };
         Slices {
             slicer,
             interner,
@@ -712,7 +721,8 @@ impl Slices {
             aborted: false,
             failed: false,
             answers: Vec::new(),
-            tp: TimePoint::default(),
+            batch_size,
+            tps: Vec::new(),
             values: Vec::new(),
             index,
         }
@@ -725,26 +735,31 @@ impl Slices {
             return;
         }
         let (mut e, mut a) = (0, 0);
-        for &(tp, ts, n) in &batch.time_points {
-            self.tp.clear();
-            self.tp.index = tp;
-            self.tp.ts = ts;
-            for &(p, arity) in &batch.events[e..e + n as usize] {
-                self.values.clear();
-                for v in &batch.args[a..a + arity as usize] {
-                    let v = v.to_value(&mut self.interner);
-                    self.values.push(v);
-                }
-                a += arity as usize;
-                self.tp.push_event(self.preds[p as usize], &self.values);
+        for chunk in batch.time_points.chunks(self.batch_size) {
+            if self.tps.len() < chunk.len() {
+                self.tps.resize_with(chunk.len(), TimePoint::default);
             }
-            e += n as usize;
+            for (slot, &(tp, ts, n)) in self.tps.iter_mut().zip(chunk) {
+                slot.clear();
+                slot.index = tp;
+                slot.ts = ts;
+                for &(p, arity) in &batch.events[e..e + n as usize] {
+                    self.values.clear();
+                    for v in &batch.args[a..a + arity as usize] {
+                        let v = v.to_value(&mut self.interner);
+                        self.values.push(v);
+                    }
+                    a += arity as usize;
+                    slot.push_event(self.preds[p as usize], &self.values);
+                }
+                e += n as usize;
+            }
             let engine = self
                 .engines
                 .entry(batch.slice)
                 .or_insert_with(|| SliceEngine::new(&self.plan, batch.slice as usize));
-            let result = engine.step(
-                &self.tp,
+            let result = engine.step_batch(
+                &self.tps[..chunk.len()],
                 &self.slicer,
                 &mut self.interner,
                 &mut self.answers,
