@@ -211,6 +211,50 @@ fn verdicts_stream_from_a_pipe() {
     assert_eq!(child.wait().unwrap().code(), Some(1));
 }
 
+/// Online, first-order, with a future operator: the violation comes once the window has
+/// passed, although the time points that pass it have no event of the formula (offline, such
+/// time points are skipped; online, they must still move the clock).
+#[test]
+fn first_order_future_verdicts_stream_from_a_pipe() {
+    let spec = file(
+        "online-fo",
+        "spec.mfotl",
+        "req(x) IMPLIES EVENTUALLY[0,5] ack(x)",
+    );
+    let sig = file("online-fo", "s.sig", "req(int)\nack(int)\ntick()\n");
+    let mut child = rvmon()
+        .args([
+            "check",
+            spec.to_str().unwrap(),
+            "--format",
+            "monpoly",
+            "--sig",
+            sig.to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, "@0 req(1)").unwrap();
+    for t in 1..10 {
+        writeln!(stdin, "@{t} tick()").unwrap();
+    }
+    stdin.flush().unwrap();
+    let started = Instant::now();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the verdict came only after a long wait"
+    );
+    assert_eq!(line, "violation: time point 0 @0 (x=1)\n");
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}
+
 /// First-order: violations come with the values of the free variables.
 #[test]
 fn first_order_violations_carry_their_data() {
