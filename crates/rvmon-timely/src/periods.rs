@@ -313,31 +313,39 @@ enum TaskEngine {
         engine: SliceEngine,
         slicer: DataSlicer,
         k: usize,
-        /// The time point reduced to the slice.
-        part: TimePoint,
+        /// The time points reduced to the slice (reused buffers).
+        parts: Vec<TimePoint>,
     },
 }
 
 impl TaskEngine {
-    /// Feeds a time point; returns how many of its events the engine took.
-    fn step(
+    /// Feeds time points; returns how many of their events the engine took.
+    fn step_batch(
         &mut self,
-        tp: &TimePoint,
+        tps: &[TimePoint],
         interner: &mut Interner,
         out: &mut Vec<Answer>,
     ) -> Result<usize, Error> {
         match self {
-            TaskEngine::Whole(e) => e.step(tp, interner, out).map(|()| tp.events.len()),
+            TaskEngine::Whole(e) => e
+                .step_batch(tps, interner, out)
+                .map(|()| tps.iter().map(|tp| tp.events.len()).sum()),
             TaskEngine::Slice {
                 engine,
                 slicer,
                 k,
-                part,
+                parts,
             } => {
-                split_one(tp, slicer, interner, *k, part);
+                if parts.len() < tps.len() {
+                    parts.resize_with(tps.len(), TimePoint::default);
+                }
+                for (tp, part) in tps.iter().zip(parts.iter_mut()) {
+                    split_one(tp, slicer, interner, *k, part);
+                }
+                let parts = &parts[..tps.len()];
                 engine
-                    .step(part, slicer, interner, out)
-                    .map(|()| part.events.len())
+                    .step_batch(parts, slicer, interner, out)
+                    .map(|()| parts.iter().map(|p| p.events.len()).sum())
             }
         }
     }
@@ -397,6 +405,13 @@ pub(crate) fn run_period(
         &job.spec_text,
     )?;
     let has_future = compiled.has_future();
+    // Offline: time points go to the engine in batches (see `FoEngine::step_batch`), except
+    // for plans whose evaluation can fail, whose errors must stop at their time point.
+    let batch_size = if compiled.may_fail() {
+        1
+    } else {
+        rvmon_fo::OFFLINE_BATCH
+    };
     let mut engine = if per_period > 1 {
         let slicer = DataSlicer::new(
             &job.formula,
@@ -410,7 +425,7 @@ pub(crate) fn run_period(
             engine: SliceEngine::new(&compiled, task % per_period),
             slicer,
             k: task % per_period,
-            part: TimePoint::default(),
+            parts: Vec::new(),
         }
     } else {
         TaskEngine::Whole(FoEngine::new(compiled))
@@ -418,7 +433,9 @@ pub(crate) fn run_period(
     let floor = period
         .first_ts
         .saturating_sub(h.past.min(i64::MAX as u64) as i64);
-    let mut tp = TimePoint::default();
+    let mut batch: Vec<TimePoint> = (0..batch_size).map(|_| TimePoint::default()).collect();
+    // Time points read and not yet fed, and the region of the first of them.
+    let (mut pending, mut batch_region) = (0usize, Region::Own);
     let mut answers: Vec<Answer> = Vec::new();
     let mut report = PeriodReport::new(task);
     // The `decided` last sent.
@@ -431,8 +448,51 @@ pub(crate) fn run_period(
     // Where reading stopped early: a period stopped before its own range never gets written
     // (the period owning that line ends the run), so it has no count to report.
     let mut stop = Region::Own;
+    // Feeds the pending time points; on an engine error, how the task ends.
+    let feed = |batch: &[TimePoint],
+                region: Region,
+                engine: &mut TaskEngine,
+                interner: &mut rvmon_core::Interner,
+                answers: &mut Vec<Answer>,
+                stop: &mut Region|
+     -> Result<u64, End> {
+        engine
+            .step_batch(batch, interner, answers)
+            .map(|n| n as u64)
+            .map_err(|e| {
+                *stop = region;
+                if region == Region::Own {
+                    End::Failed {
+                        at: None,
+                        col: 0,
+                        message: e.to_string(),
+                    }
+                } else {
+                    End::Stopped
+                }
+            })
+    };
+    // Feeds what is pending, and breaks out of the loop with the engine's failure if any.
+    macro_rules! feed_pending {
+        () => {{
+            let n = std::mem::take(&mut pending);
+            let fed_now = feed(
+                &batch[..n],
+                batch_region,
+                &mut engine,
+                reader.interner_mut(),
+                &mut answers,
+                &mut stop,
+            );
+            match fed_now {
+                Ok(n) => events += n,
+                Err(end) => break end,
+            }
+            restrict(&mut answers, first_own, own, reader.interner(), &mut report);
+        }};
+    }
     let end = loop {
-        let next = reader.next_time_point(&mut tp);
+        let next = reader.next_time_point(&mut batch[pending]);
         let at = period.read_from
             + match next {
                 Ok(true) => reader.time_point_line().0,
@@ -441,6 +501,7 @@ pub(crate) fn run_period(
         match next {
             Ok(true) => {}
             Ok(false) if reader.terminated() => {
+                feed_pending!();
                 stop = region(at);
                 break if stop == Region::Own {
                     End::Terminated
@@ -449,6 +510,7 @@ pub(crate) fn run_period(
                 };
             }
             Ok(false) => {
+                feed_pending!();
                 // The end of the log: closed as the single run is.
                 let result = if has_future {
                     engine.close(reader.interner_mut(), &mut answers)
@@ -467,6 +529,8 @@ pub(crate) fn run_period(
                 }
             }
             Err(e) => {
+                // The time points before the bad line are fed: their verdicts are written.
+                feed_pending!();
                 stop = region(at);
                 break match stop {
                     Region::Own => End::Failed {
@@ -479,6 +543,7 @@ pub(crate) fn run_period(
             }
         }
         let here = region(at);
+        let tp = &mut batch[pending];
         match here {
             Region::Before if tp.ts < floor => continue,
             Region::Before => {}
@@ -496,6 +561,7 @@ pub(crate) fn run_period(
                 });
                 if tp.ts > horizon {
                     if extra > h.next_depth {
+                        feed_pending!();
                         break End::Done;
                     }
                     extra += 1;
@@ -504,21 +570,14 @@ pub(crate) fn run_period(
         }
         tp.index = fed;
         fed += 1;
-        let step = engine.step(&tp, reader.interner_mut(), &mut answers);
-        events += *step.as_ref().unwrap_or(&0) as u64;
-        if let Err(e) = step {
-            stop = here;
-            break if here == Region::Own {
-                End::Failed {
-                    at: None,
-                    col: 0,
-                    message: e.to_string(),
-                }
-            } else {
-                End::Stopped
-            };
+        if pending == 0 {
+            batch_region = here;
         }
-        restrict(&mut answers, first_own, own, reader.interner(), &mut report);
+        pending += 1;
+        if pending < batch.len() && fed % 4096 != 0 {
+            continue;
+        }
+        feed_pending!();
         if fed % 4096 == 0 {
             if over.load(Ordering::Relaxed) {
                 // The run ended earlier in the log (a bad line, `>terminate<`): nothing this
