@@ -198,6 +198,14 @@ pub struct Answer {
     pub rel: Rel,
 }
 
+/// Tuples a join produces in one update before it lets its consumer take them (see
+/// [`FoEngine::step_batch`]: a batch would otherwise hold a join's output for every position).
+const JOIN_BUDGET: usize = 1 << 16;
+
+/// Tuples joined per time point above which batches are given up (the DejaVu data-race
+/// lockset joins make 10^5 per time point; paper 04's and fifo's make a few).
+const HEAVY_JOINS: usize = 4096;
+
 /// Time points per [`FoEngine::step_batch`] for offline runs: enough to share each operator's
 /// per-update overhead (16 or 256 change paper 04's instruction counts by under 2 %), few
 /// enough that a batch stays in cache.
@@ -267,6 +275,13 @@ pub struct FoEngine {
     /// times): its relation is shared instead of scanning the events again.
     #[serde(skip)]
     same_scan: Vec<Option<usize>>,
+    /// Tuples the joins made in the current batch, and whether batches proved heavy (joins
+    /// of large states at every position: batches then only hold more memory, so time
+    /// points go one by one).
+    #[serde(skip)]
+    joined: usize,
+    #[serde(skip)]
+    one_by_one: bool,
 }
 
 /// When a temporal operator may update its state in place although its last snapshot is
@@ -275,6 +290,8 @@ pub struct FoEngine {
 struct CopyPolicy {
     /// States of at most this many tuples are copied rather than waited for or reduced.
     small: usize,
+    /// Tuples a join makes in one update before it defers the rest to the next pass.
+    join_budget: usize,
     /// The lowest node that waited in the current pass instead of copying its state.
     waiting: Option<usize>,
     /// The node allowed one copy of its state, to break a wait that no consumer will end.
@@ -294,11 +311,16 @@ impl CopyPolicy {
             self.may_copy = None;
             return false;
         }
+        self.defer(i);
+        true
+    }
+
+    /// Node `i` stops for this pass with work left, and runs again in the next one.
+    fn defer(&mut self, i: usize) {
         if self.waiting.is_none_or(|w| i < w) {
             self.waiting = Some(i);
         }
         self.waited.push(i);
-        true
     }
 }
 
@@ -470,6 +492,7 @@ impl FoEngine {
             reduced: vec![0; n],
             copies: CopyPolicy {
                 small: 32,
+                join_budget: JOIN_BUDGET,
                 waiting: None,
                 may_copy: None,
                 waited: Vec::new(),
@@ -479,6 +502,8 @@ impl FoEngine {
             temporal,
             scans: vec![Vec::new(); n],
             same_scan,
+            joined: 0,
+            one_by_one: false,
             pass: 0,
             rerun: vec![0; n],
             changed: vec![0; n],
@@ -494,6 +519,12 @@ impl FoEngine {
     /// default; tests set 0 so that small traces exercise the waiting and reducing paths).
     pub fn set_small_state(&mut self, tuples: usize) {
         self.copies.small = tuples;
+    }
+
+    /// Sets how many tuples a join makes in one update before it lets its consumer take them
+    /// (2^16 by default; tests set 0 so that small traces exercise the deferral).
+    pub fn set_join_budget(&mut self, tuples: usize) {
+        self.copies.join_budget = tuples;
     }
 
     pub fn plan(&self) -> &Plan {
@@ -539,6 +570,8 @@ impl FoEngine {
             temporal: fresh.temporal,
             scans: fresh.scans,
             same_scan: fresh.same_scan,
+            joined: 0,
+            one_by_one: false,
             ..saved
         })
     }
@@ -561,6 +594,24 @@ impl FoEngine {
     /// PERF: every operator then updates once per batch rather than once per time point, and
     /// its per-update overhead (about half of an idle operator's cost) is shared by the batch.
     pub fn step_batch(
+        &mut self,
+        tps: &[TimePoint],
+        interner: &mut Interner,
+        out: &mut Vec<Answer>,
+    ) -> Result<(), Error> {
+        if self.one_by_one {
+            for tp in tps {
+                self.feed(std::slice::from_ref(tp), interner, out)?;
+            }
+            return Ok(());
+        }
+        self.joined = 0;
+        self.feed(tps, interner, out)?;
+        self.one_by_one = self.joined > HEAVY_JOINS * tps.len();
+        Ok(())
+    }
+
+    fn feed(
         &mut self,
         tps: &[TimePoint],
         interner: &mut Interner,
@@ -765,6 +816,7 @@ impl FoEngine {
                 shared,
                 r_new,
             } => {
+                let mut made = 0;
                 while let (Some(a), Some(b)) =
                     (children[*l].get(out.end()), children[*r].get(out.end()))
                 {
@@ -794,7 +846,15 @@ impl FoEngine {
                             Some(v) => v,
                             None => join(a, b, shared, r_new, buf),
                         };
+                        made += v.len();
+                        self.joined += v.len();
                         out.push(v);
+                        // A batch of large joins would be held until the consumer runs:
+                        // past a budget, let it take them first (memory as without batches).
+                        if made > self.copies.join_budget {
+                            self.copies.defer(i);
+                            break;
+                        }
                     }
                 }
                 // Either operand may be the one that waits.
