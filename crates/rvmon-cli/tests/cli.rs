@@ -173,12 +173,12 @@ fn time_field_gives_timestamps() {
     );
 }
 
-/// Online: the verdict of a time point is read back while the input is still open.
-#[test]
-fn verdicts_stream_from_a_pipe() {
-    let spec = file("online", "spec.mtl", "alarm() IMPLIES ONCE[0,10] fault()");
+/// Runs rvmon with `args` and writes `input` to its standard input, which stays open; returns
+/// the first line it prints (which must come within 30 s, while the input is open) and its
+/// exit status once the input is closed.
+fn first_line_online(args: &[&str], input: &str) -> (String, Option<i32>) {
     let mut child = rvmon()
-        .args(["check", spec.to_str().unwrap(), "--format", "jsonl"])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -186,17 +186,7 @@ fn verdicts_stream_from_a_pipe() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    // Without a time field, an event's timestamp is its position: the alarm at position 12 is
-    // 12 after the fault.
-    writeln!(stdin, "{{\"fault\": {{}}}}").unwrap();
-    for _ in 0..11 {
-        writeln!(stdin, "{{\"tick\": {{}}}}").unwrap();
-    }
-    writeln!(
-        stdin,
-        "{{\"name\": \"alarm\", \"fields\": {{\"zone\": 7}}}}"
-    )
-    .unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
     stdin.flush().unwrap();
     let started = Instant::now();
     let mut line = String::new();
@@ -205,10 +195,26 @@ fn verdicts_stream_from_a_pipe() {
         started.elapsed() < Duration::from_secs(30),
         "the verdict came only after a long wait"
     );
-    assert_eq!(line, "violation: time point 12 @12\n");
     // Only now does the input end.
     drop(stdin);
-    assert_eq!(child.wait().unwrap().code(), Some(1));
+    (line, child.wait().unwrap().code())
+}
+
+/// Online: the verdict of a time point is read back while the input is still open.
+#[test]
+fn verdicts_stream_from_a_pipe() {
+    let spec = file("online", "spec.mtl", "alarm() IMPLIES ONCE[0,10] fault()");
+    // Without a time field, an event's timestamp is its position: the alarm at position 12 is
+    // 12 after the fault.
+    let mut input = String::from("{\"fault\": {}}\n");
+    input.push_str(&"{\"tick\": {}}\n".repeat(11));
+    input.push_str("{\"name\": \"alarm\", \"fields\": {\"zone\": 7}}\n");
+    let (line, status) = first_line_online(
+        &["check", spec.to_str().unwrap(), "--format", "jsonl"],
+        &input,
+    );
+    assert_eq!(line, "violation: time point 12 @12\n");
+    assert_eq!(status, Some(1));
 }
 
 /// Online, first-order, with a future operator: the violation comes once the window has
@@ -222,37 +228,23 @@ fn first_order_future_verdicts_stream_from_a_pipe() {
         "req(x) IMPLIES EVENTUALLY[0,5] ack(x)",
     );
     let sig = file("online-fo", "s.sig", "req(int)\nack(int)\ntick()\n");
-    let mut child = rvmon()
-        .args([
+    let mut input = String::from("@0 req(1)\n");
+    for t in 1..10 {
+        input.push_str(&format!("@{t} tick()\n"));
+    }
+    let (line, status) = first_line_online(
+        &[
             "check",
             spec.to_str().unwrap(),
             "--format",
             "monpoly",
             "--sig",
             sig.to_str().unwrap(),
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    writeln!(stdin, "@0 req(1)").unwrap();
-    for t in 1..10 {
-        writeln!(stdin, "@{t} tick()").unwrap();
-    }
-    stdin.flush().unwrap();
-    let started = Instant::now();
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(30),
-        "the verdict came only after a long wait"
+        ],
+        &input,
     );
     assert_eq!(line, "violation: time point 0 @0 (x=1)\n");
-    drop(stdin);
-    assert_eq!(child.wait().unwrap().code(), Some(1));
+    assert_eq!(status, Some(1));
 }
 
 /// First-order: violations come with the values of the free variables.

@@ -106,6 +106,52 @@ fn time_point(i: usize, (ts, evs): &RefFoTimePoint, interner: &mut Interner) -> 
     tp
 }
 
+/// A formula as `rvmon monpoly` compiles it: normalised, with MonPoly's rewriting.
+struct Setup {
+    text: String,
+    f: rvmon_logic::Formula,
+    vars: Vec<String>,
+    analyzed: rvmon_logic::Formula,
+    sig: Signature,
+}
+
+impl Setup {
+    fn new(text: &str) -> Setup {
+        let f = parse_formula("f", text).unwrap();
+        Setup {
+            vars: free_vars(&f),
+            analyzed: analyzed_formula(&f),
+            sig: Signature::parse("sig", SIG).unwrap(),
+            text: text.to_string(),
+            f,
+        }
+    }
+
+    /// The plan, or `None` outside the monitorable fragment.
+    fn plan(&self, interner: &mut Interner) -> Option<rvmon_fo::Plan> {
+        compile(
+            &self.analyzed,
+            &self.vars,
+            &self.sig,
+            interner,
+            "f",
+            &self.text,
+        )
+        .ok()
+    }
+}
+
+/// An engine for `plan`; `wait_always` makes small traces exercise waiting for consumers,
+/// reducing waiting operands and joins deferring their output (tiny states and budgets).
+fn engine_for(plan: rvmon_fo::Plan, wait_always: bool) -> FoEngine {
+    let mut e = FoEngine::new(plan);
+    if wait_always {
+        e.set_small_state(0);
+        e.set_join_budget(0);
+    }
+    e
+}
+
 /// Answers as comparable values: (time point, timestamp, sorted tuples).
 type Answers = Vec<(u64, i64, std::collections::BTreeSet<Vec<OrdValue>>)>;
 
@@ -135,33 +181,24 @@ proptest! {
     fn a_restored_engine_goes_on_as_the_uninterrupted_one(
         text in formula(), tr in trace(), wait_always in any::<bool>()
     ) {
-        let f = parse_formula("f", &text).unwrap();
-        let sig = Signature::parse("sig", SIG).unwrap();
-        let vars = free_vars(&f);
-        let analyzed = analyzed_formula(&f);
+        let setup = Setup::new(&text);
         let mut interner = Interner::new();
-        let Ok(plan) = compile(&analyzed, &vars, &sig, &mut interner, "f", &text) else {
+        let Some(plan) = setup.plan(&mut interner) else {
             return Ok(()); // outside the monitorable fragment
         };
         let has_future = plan.has_future();
-        let fresh = |plan| {
-            let mut e = FoEngine::new(plan);
-            if wait_always {
-                e.set_small_state(0);
-            }
-            e
-        };
-        let (mut whole, mut cut) = (fresh(plan.clone()), fresh(plan));
+        let (mut whole, mut cut) = (engine_for(plan.clone(), wait_always), engine_for(plan, wait_always));
         let (mut expected, mut got) = (Vec::new(), Vec::new());
         for (i, step) in tr.iter().enumerate() {
             let tp = time_point(i, step, &mut interner);
             whole.step(&tp, &mut interner, &mut expected).unwrap();
             cut.step(&tp, &mut interner, &mut got).unwrap();
             let saved = cut.save();
-            let plan = compile(&analyzed, &vars, &sig, &mut interner, "f", &text).unwrap();
+            let plan = setup.plan(&mut interner).unwrap();
             cut = FoEngine::restore(plan, &saved).unwrap();
             if wait_always {
                 cut.set_small_state(0);
+                cut.set_join_budget(0);
             }
         }
         if has_future {
@@ -175,23 +212,14 @@ proptest! {
     fn engine_matches_reference(
         text in formula(), tr in trace(), wait_always in any::<bool>(), batch in 1usize..5
     ) {
-        let f = parse_formula("f", &text).unwrap();
-        let sig = Signature::parse("sig", SIG).unwrap();
-        let vars = free_vars(&f);
-        let analyzed = analyzed_formula(&f);
+        let setup = Setup::new(&text);
         let mut interner = Interner::new();
-        let Ok(plan) = compile(&analyzed, &vars, &sig, &mut interner, "f", &text) else {
+        let Some(plan) = setup.plan(&mut interner) else {
             return Ok(()); // outside the monitorable fragment
         };
         let order = plan.output_order.clone();
         let has_future = plan.has_future();
-        let mut engine = FoEngine::new(plan);
-        if wait_always {
-            // Exercise waiting for consumers and reducing waiting operands on tiny states,
-            // and joins deferring their output to the next pass.
-            engine.set_small_state(0);
-            engine.set_join_budget(0);
-        }
+        let mut engine = engine_for(plan, wait_always);
         let mut answers = Vec::new();
         // Fed in batches of `batch` time points (`step_batch`), which must change nothing.
         let tps: Vec<TimePoint> =
@@ -204,7 +232,7 @@ proptest! {
         }
         let mut closed = tr.clone();
         closed.push((rvmon_fo::engine::CLOSING_TS, vec![]));
-        let expected = evaluate_fo(&f, &closed, &mut interner);
+        let expected = evaluate_fo(&setup.f, &closed, &mut interner);
         prop_assert_eq!(answers.len(), tr.len(), "every time point answered: {}", text);
         for a in answers {
             let got: std::collections::BTreeSet<Vec<OrdValue>> =
