@@ -282,6 +282,8 @@ pub struct FoEngine {
     joined: usize,
     #[serde(skip)]
     one_by_one: bool,
+    #[serde(skip)]
+    heavy_joins: usize,
 }
 
 /// When a temporal operator may update its state in place although its last snapshot is
@@ -504,6 +506,7 @@ impl FoEngine {
             same_scan,
             joined: 0,
             one_by_one: false,
+            heavy_joins: HEAVY_JOINS,
             pass: 0,
             rerun: vec![0; n],
             changed: vec![0; n],
@@ -525,6 +528,12 @@ impl FoEngine {
     /// (2^16 by default; tests set 0 so that small traces exercise the deferral).
     pub fn set_join_budget(&mut self, tuples: usize) {
         self.copies.join_budget = tuples;
+    }
+
+    /// Sets the tuples joined per time point above which batches are given up (4096 by
+    /// default; tests set 0 so that small traces switch to one time point at a time).
+    pub fn set_heavy_joins(&mut self, tuples: usize) {
+        self.heavy_joins = tuples;
     }
 
     pub fn plan(&self) -> &Plan {
@@ -572,6 +581,7 @@ impl FoEngine {
             same_scan: fresh.same_scan,
             joined: 0,
             one_by_one: false,
+            heavy_joins: fresh.heavy_joins,
             ..saved
         })
     }
@@ -607,7 +617,7 @@ impl FoEngine {
         }
         self.joined = 0;
         self.feed(tps, interner, out)?;
-        self.one_by_one = self.joined > HEAVY_JOINS * tps.len();
+        self.one_by_one = self.joined > self.heavy_joins * tps.len();
         Ok(())
     }
 

@@ -148,6 +148,8 @@ fn engine_for(plan: rvmon_fo::Plan, wait_always: bool) -> FoEngine {
     if wait_always {
         e.set_small_state(0);
         e.set_join_budget(0);
+        // And a batch with any join output makes the rest go one time point at a time.
+        e.set_heavy_joins(0);
     }
     e
 }
