@@ -12,11 +12,12 @@ use rvmon_logic::{
     analyze, free_vars, parse_formula, Analysis, Formula, FormulaKind, TemporalClass,
 };
 use rvmon_mtl::{Engine, Program};
-use rvmon_slice::{empty_points_removable, predicates};
+use rvmon_slice::empty_points_removable;
 use rvmon_trace::TraceReader;
 use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
 
 use crate::read_file;
+use crate::relevance::Relevance;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Output {
@@ -489,14 +490,8 @@ fn run_first_order(
     // Paper 04's P3 reads 52 % of the time points of its log, P5 74 %. Not online: a time point
     // that is not fed does not advance the engine's clock, so a verdict waiting for a window to
     // close would wait for the next relevant event.
-    let relevant: Option<Vec<rvmon_core::Sym>> =
-        (!online && empty_points_removable(&analyzed).is_ok()).then(|| {
-            let interner = reader.interner_mut();
-            predicates(&analyzed)
-                .iter()
-                .map(|p| interner.intern(p))
-                .collect()
-        });
+    let relevant = (!online && empty_points_removable(&analyzed).is_ok())
+        .then(|| Relevance::of(&rvmon_fo::expand_lets(&analyzed), reader.interner_mut()));
     let (mut violations, mut time_points) = (0u64, 0u64);
     let mut answers = Vec::new();
     let mut writer = ViolationWriter::new(&vars, args.output);
@@ -553,14 +548,8 @@ fn run_first_order(
             break;
         }
         time_points += 1;
-        if let Some(preds) = &relevant {
-            if !batch[pending]
-                .events
-                .iter()
-                .any(|e| preds.contains(&e.name))
-            {
-                continue;
-            }
+        if relevant.as_ref().is_some_and(|r| !r.any(&batch[pending])) {
+            continue;
         }
         pending += 1;
         if pending == batch_size {

@@ -6,6 +6,7 @@ pub mod gen_cmd;
 pub mod monpoly_cmd;
 pub mod parallel_cmd;
 pub mod param_cmd;
+mod relevance;
 pub mod stream_cmd;
 
 use rvmon_core::Error;

@@ -8,9 +8,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 
-use rvmon_core::{
-    decode_state, encode_state, Error, Interner, Sym, TimePoint, Truth, Value, Verdict,
-};
+use rvmon_core::{decode_state, encode_state, Error, Interner, Sym, TimePoint, Truth, Verdict};
 use rvmon_fo::{expand_lets, FoEngine};
 use rvmon_logic::monitorable::{is_monitorable, is_saferange, is_tsfsaferange};
 use rvmon_logic::monpoly::{analyzed_formula, is_filterable_empty_tp, to_monpoly_string};
@@ -20,6 +18,7 @@ use rvmon_trace::{MonpolyLogReader, Signature, StateCommand, TraceReader};
 use serde::{Deserialize, Serialize};
 
 use crate::read_file;
+use crate::relevance::Relevance;
 
 /// MonPoly's options that rvmon understands.
 #[derive(Debug, Default, Clone)]
@@ -198,14 +197,12 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     let decider: Box<dyn Decider> = if analysis.first_order_at.is_none() {
         let program = Program::compile(&analyzed, reader.interner_mut(), formula_path, &text)?;
         let (engine, timing) = match &saved {
-            Some(s) => s.propositional()?,
-            None => (Engine::new(program.clone()), MonpolyTiming::new(&program)),
+            Some(s) => s.propositional(&program)?,
+            None => {
+                let timing = MonpolyTiming::new(&program);
+                (Engine::new(program), timing)
+            }
         };
-        if engine.program().ops != program.ops {
-            return Err(Error::msg(
-                "the saved monitor state belongs to another formula",
-            ));
-        }
         Box::new(Propositional {
             timing,
             engine,
@@ -492,70 +489,6 @@ impl Decider for FirstOrder {
     }
 }
 
-/// MonPoly's `Filter_rel`: the predicates of the formula, and for argument positions where the
-/// formula only ever has constants, the constants allowed there.
-struct Relevance {
-    preds: Vec<(Sym, Vec<Option<Vec<Value>>>)>,
-}
-
-impl Relevance {
-    fn of(f: &Formula, interner: &mut Interner) -> Relevance {
-        fn collect(
-            f: &Formula,
-            interner: &mut Interner,
-            preds: &mut Vec<(Sym, Vec<Option<Vec<Value>>>)>,
-        ) {
-            if let FormulaKind::Pred { name, args } = &f.kind {
-                let sym = interner.intern(name);
-                let consts: Vec<Option<Value>> = args
-                    .iter()
-                    .map(|a| match a {
-                        rvmon_logic::Term::Var(_) => None,
-                        t => rvmon_logic::eval::eval_term(t, &|_| None, interner).ok(),
-                    })
-                    .collect();
-                match preds
-                    .iter_mut()
-                    .find(|p| p.0 == sym && p.1.len() == consts.len())
-                {
-                    Some((_, positions)) => {
-                        for (slot, c) in positions.iter_mut().zip(consts) {
-                            match (slot.as_mut(), c) {
-                                (Some(vals), Some(c)) => vals.push(c),
-                                _ => *slot = None,
-                            }
-                        }
-                    }
-                    None => preds.push((
-                        sym,
-                        consts.into_iter().map(|c| c.map(|c| vec![c])).collect(),
-                    )),
-                }
-            }
-            for c in f.children() {
-                collect(c, interner, preds);
-            }
-        }
-        let mut preds = Vec::new();
-        collect(f, interner, &mut preds);
-        Relevance { preds }
-    }
-
-    fn any(&self, tp: &TimePoint) -> bool {
-        tp.events.iter().any(|e| {
-            self.preds.iter().any(|(sym, positions)| {
-                *sym == e.name
-                    && positions.len() == e.args_len as usize
-                    && tp
-                        .args_of(e)
-                        .iter()
-                        .zip(positions)
-                        .all(|(v, allowed)| allowed.as_ref().is_none_or(|a| a.contains(v)))
-            })
-        })
-    }
-}
-
 /// Holds answers until MonPoly's timing releases them.
 struct Printer {
     decider: Box<dyn Decider>,
@@ -784,17 +717,18 @@ impl Snapshot {
         reader.resume(0, self.position.next_index, self.position.last_ts);
     }
 
-    fn propositional(&self) -> Result<(Engine, MonpolyTiming), Error> {
-        match &self.engine {
-            SavedEngine::Propositional(bytes) => Ok((
-                decode_state(bytes)
-                    .ok_or_else(|| Error::msg("the saved monitor state is damaged"))?,
-                self.timing.clone(),
-            )),
-            SavedEngine::FirstOrder(_) => Err(Error::msg(
-                "the saved monitor state belongs to another formula",
-            )),
+    /// The saved engine, which must run `program` (compiled again from the same formula).
+    fn propositional(&self, program: &Program) -> Result<(Engine, MonpolyTiming), Error> {
+        let another = || Error::msg("the saved monitor state belongs to another formula");
+        let SavedEngine::Propositional(bytes) = &self.engine else {
+            return Err(another());
+        };
+        let engine: Engine =
+            decode_state(bytes).ok_or_else(|| Error::msg("the saved monitor state is damaged"))?;
+        if engine.program().ops != program.ops {
+            return Err(another());
         }
+        Ok((engine, self.timing.clone()))
     }
 
     fn first_order(&self, plan: rvmon_fo::Plan) -> Result<(FoEngine, MonpolyTiming), Error> {

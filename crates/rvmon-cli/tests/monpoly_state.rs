@@ -35,6 +35,16 @@ fn monpoly(args: &[String]) -> (i32, String, String) {
     )
 }
 
+/// A fresh directory for one test with `files` (name, content) written in it; returns the path
+/// of a file there.
+fn with_files(name: &str, files: &[(&str, &str)]) -> impl Fn(&str) -> String {
+    let d = dir(name);
+    for (file, content) in files {
+        std::fs::write(d.join(file), content).unwrap();
+    }
+    move |file: &str| d.join(file).display().to_string()
+}
+
 fn strs(args: &[&str]) -> Vec<String> {
     args.iter().map(|s| s.to_string()).collect()
 }
@@ -94,10 +104,7 @@ proptest! {
         nonewlastts in any::<bool>(),
         nofilteremptytp in any::<bool>(),
     ) {
-        let d = dir("resume");
-        let path = |name: &str| d.join(name).display().to_string();
-        std::fs::write(path("s.sig"), SIG).unwrap();
-        std::fs::write(path("f.mfotl"), formula).unwrap();
+        let path = with_files("resume", &[("s.sig", SIG), ("f.mfotl", formula)]);
         let cut = cut.index(tps.len() + 1);
         let (head, tail) = (log_text(&tps[..cut]), log_text(&tps[cut..]));
         let mut options = Vec::new();
@@ -142,10 +149,10 @@ proptest! {
 /// MonPoly's own test (test39 in its suite): `>save_state F<` says `Saved state` and goes on.
 #[test]
 fn save_state_says_so_and_goes_on() {
-    let d = dir("says");
-    let path = |name: &str| d.join(name).display().to_string();
-    std::fs::write(path("s.sig"), "P(string)\n").unwrap();
-    std::fs::write(path("f.mfotl"), "ONCE[0,0] P(x)").unwrap();
+    let path = with_files(
+        "says",
+        &[("s.sig", "P(string)\n"), ("f.mfotl", "ONCE[0,0] P(x)")],
+    );
     let state = path("t.state");
     std::fs::write(
         path("t.log"),
@@ -173,11 +180,14 @@ fn save_state_says_so_and_goes_on() {
 /// name is an error at its line.
 #[test]
 fn states_that_cannot_be_resumed_are_refused() {
-    let d = dir("refused");
-    let path = |name: &str| d.join(name).display().to_string();
-    std::fs::write(path("s.sig"), "P(int)\n").unwrap();
-    std::fs::write(path("f.mfotl"), "ONCE[0,2] P(x)").unwrap();
-    std::fs::write(path("g.mfotl"), "ONCE[0,3] P(x)").unwrap();
+    let path = with_files(
+        "refused",
+        &[
+            ("s.sig", "P(int)\n"),
+            ("f.mfotl", "ONCE[0,2] P(x)"),
+            ("g.mfotl", "ONCE[0,3] P(x)"),
+        ],
+    );
     let state = path("s.state");
     std::fs::write(path("t.log"), format!("@0 P(1)\n>save_and_exit {state}<\n")).unwrap();
     let fresh = strs(&[

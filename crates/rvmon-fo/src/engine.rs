@@ -579,8 +579,8 @@ impl FoEngine {
             temporal: fresh.temporal,
             scans: fresh.scans,
             same_scan: fresh.same_scan,
-            joined: 0,
-            one_by_one: false,
+            joined: fresh.joined,
+            one_by_one: fresh.one_by_one,
             heavy_joins: fresh.heavy_joins,
             ..saved
         })
