@@ -3,10 +3,10 @@
 //! `rvmon monpoly -negate` equals MonPoly's recorded output where MonPoly has one.
 //! fifo and the lock-cycle property are not monitorable for MonPoly: the lock-cycle property
 //! runs as DejaVu wrote it (rvmon pushes negations further), fifo in rvmon's formulation
-//! (`examples/dejavu/fifo.mfotl`, which explains why). The data-race property, in rvmon's
-//! lockset formulation (`examples/dejavu/datarace.mfotl`), gives DejaVu's verdict but takes
-//! minutes, so its test is `#[ignore]`d. The file and basic lock properties also run as
-//! parametric properties (`examples/dejavu/file.rvm`, `examples/dejavu/locks.rvm`).
+//! (`examples/dejavu/fifo.mfotl`, which explains why). The data-race property, which MonPoly
+//! cannot monitor either, runs in rvmon's formulation too (`examples/dejavu/datarace.mfotl`:
+//! locksets, races looked for only at accesses). The file and basic lock properties also run
+//! as parametric properties (`examples/dejavu/file.rvm`, `examples/dejavu/locks.rvm`).
 
 use std::path::{Path, PathBuf};
 
@@ -196,10 +196,9 @@ fn parametric_properties_give_dejavus_verdicts() {
     }
 }
 
-/// The data-race property in rvmon's lockset formulation (`examples/dejavu/datarace.mfotl`):
-/// DejaVu's verdict, but about 4 minutes on the 10 k log (see the example's comment).
+/// The data-race property in rvmon's formulation (`examples/dejavu/datarace.mfotl`):
+/// DejaVu's verdict.
 #[test]
-#[ignore = "correct but slow: about 4 minutes (no delta evaluation yet)"]
 fn datarace_property_in_lockset_form() {
     let Some(d) = data() else {
         eprintln!("skipped: ../shared/data/dejavu-fmsd is not present");

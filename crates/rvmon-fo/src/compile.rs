@@ -47,7 +47,57 @@ pub enum Guard {
     Or(Box<Guard>, Box<Guard>),
 }
 
+/// Where a guard can fail: it holds for every tuple whose projection onto `key` is in none of
+/// the `leaves`' relations at that position. A temporal operator then tests only the stored
+/// tuples that such a leaf tuple names (found through an index on `key`), not its whole state
+/// at every time point (PERF: the lockset of DejaVu's data-race property,
+/// `NOT (access(t,x) AND NOT held(t,l)) SINCE …`, can fail only for the current access).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GuardTrigger {
+    pub key: Vec<usize>,
+    pub leaves: Vec<usize>,
+}
+
 impl Guard {
+    /// See [`GuardTrigger`]; `None` when the guard may fail for tuples no leaf names (a
+    /// positive leaf, `x` in `NOT … SINCE`, fails for every tuple it does not hold), or when
+    /// the leaves project the tuple onto different columns.
+    pub fn trigger(&self) -> Option<GuardTrigger> {
+        let exceptions = self.exceptions(true)?;
+        let key = exceptions.first().map(|e| e.1.clone()).unwrap_or_default();
+        if exceptions.iter().any(|e| e.1 != key) {
+            return None;
+        }
+        let mut leaves: Vec<usize> = exceptions.into_iter().map(|e| e.0).collect();
+        leaves.sort_unstable();
+        leaves.dedup();
+        Some(GuardTrigger { key, leaves })
+    }
+
+    /// Leaves (node, key) such that the guard evaluates to `value` on every tuple whose key is
+    /// in none of their relations; `None` if there are none such.
+    fn exceptions(&self, value: bool) -> Option<Vec<(usize, Vec<usize>)>> {
+        let either = |a: Option<Vec<_>>, b: Option<Vec<_>>| match (a, b) {
+            (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        let both = |a: Option<Vec<_>>, b: Option<Vec<_>>| {
+            let mut a = a?;
+            a.extend(b?);
+            Some(a)
+        };
+        match self {
+            Guard::Const(b) => (*b == value).then(Vec::new),
+            // Outside the relation a leaf is false.
+            Guard::Rel { node, key } => (!value).then(|| vec![(*node, key.clone())]),
+            Guard::Not(g) => g.exceptions(!value),
+            Guard::And(a, b) if value => both(a.exceptions(true), b.exceptions(true)),
+            Guard::And(a, b) => either(a.exceptions(false), b.exceptions(false)),
+            Guard::Or(a, b) if value => either(a.exceptions(true), b.exceptions(true)),
+            Guard::Or(a, b) => both(a.exceptions(false), b.exceptions(false)),
+        }
+    }
+
     /// The plan nodes it reads.
     pub fn leaves(&self, out: &mut Vec<usize>) {
         match self {
@@ -1370,4 +1420,67 @@ fn term_vars(t: &Term) -> Vec<String> {
         Default::default(),
     );
     free_vars(&f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Guard, GuardTrigger};
+
+    fn rel(node: usize) -> Guard {
+        Guard::Rel {
+            node,
+            key: vec![0, 1],
+        }
+    }
+
+    fn not(g: Guard) -> Guard {
+        Guard::Not(Box::new(g))
+    }
+
+    fn and(a: Guard, b: Guard) -> Guard {
+        Guard::And(Box::new(a), Box::new(b))
+    }
+
+    fn or(a: Guard, b: Guard) -> Guard {
+        Guard::Or(Box::new(a), Box::new(b))
+    }
+
+    #[test]
+    fn a_lockset_guard_can_fail_only_where_an_access_happens() {
+        // NOT ((read OR write) AND NOT held): false only where read or write holds.
+        let g = not(and(or(rel(1), rel(2)), not(rel(3))));
+        assert_eq!(
+            g.trigger(),
+            Some(GuardTrigger {
+                key: vec![0, 1],
+                leaves: vec![1, 2]
+            })
+        );
+    }
+
+    #[test]
+    fn a_positive_leaf_can_fail_anywhere() {
+        assert_eq!(rel(1).trigger(), None);
+        assert_eq!(and(rel(1), not(rel(2))).trigger(), None);
+        // `x OR NOT y` fails only where y holds.
+        assert_eq!(
+            or(rel(1), not(rel(2))).trigger().map(|t| t.leaves),
+            Some(vec![2])
+        );
+        assert_eq!(
+            and(not(rel(1)), not(rel(2))).trigger().map(|t| t.leaves),
+            Some(vec![1, 2])
+        );
+        assert_eq!(Guard::Const(true).trigger().map(|t| t.leaves), Some(vec![]));
+        assert_eq!(Guard::Const(false).trigger(), None);
+    }
+
+    #[test]
+    fn leaves_over_other_columns_give_no_trigger() {
+        let other = Guard::Rel {
+            node: 2,
+            key: vec![1],
+        };
+        assert_eq!(and(not(rel(1)), not(other)).trigger(), None);
+    }
 }

@@ -12,7 +12,7 @@ use rvmon_logic::eval::eval_term_with;
 use rvmon_logic::reference::compare;
 use rvmon_logic::AggOp;
 
-use crate::compile::{ArgPat, GroupOp, Guard, NodeKind, Plan};
+use crate::compile::{ArgPat, GroupOp, Guard, GuardTrigger, NodeKind, Plan};
 use crate::rel::{project, unit, Rel, Tuple};
 use serde::{Deserialize, Serialize};
 
@@ -79,11 +79,22 @@ struct SinceState {
     absorbed: u64,
     /// The plan nodes it reads (right operand, then left operand or guard leaves).
     inputs: Vec<usize>,
-    /// A secondary index on some columns of `out`, kept in step with it, for a parent join that
-    /// probes this state with a few tuples (e.g. `sleep(t) AND held(t,l)`).
-    index: Option<Index>,
-    /// Changes to `out` since a parent projection last read them (`true` = inserted), when a
-    /// projection over this state maintains itself incrementally.
+    /// What is kept in step with `out`.
+    views: OutViews,
+}
+
+/// Structures kept in step with a SINCE state's output: every insertion and removal updates
+/// each of them that exists.
+#[derive(Default, Debug, Serialize, Deserialize)]
+struct OutViews {
+    /// An index on some columns, for a parent join that probes this state with a few tuples
+    /// (e.g. `sleep(t) AND held(t,l)`).
+    join: Option<Index>,
+    /// An index on the key of the guard's trigger, to find the tuples it may fail for (see
+    /// [`GuardTrigger`]).
+    guard: Option<Index>,
+    /// Changes since a parent projection last read them (`true` = inserted), when a projection
+    /// over this state maintains itself incrementally.
     log: Option<Vec<(bool, Tuple)>>,
 }
 
@@ -97,18 +108,20 @@ struct ProjState {
 
 type Index = (Vec<usize>, FxHashMap<Tuple, FxHashSet<Tuple>>);
 
-/// Records an insertion into a SINCE state's output in its index and change log.
-fn note_insert(index: &mut Option<Index>, log: &mut Option<Vec<(bool, Tuple)>>, t: &Tuple) {
-    idx_insert(index, t);
-    if let Some(log) = log {
+/// Records an insertion into a SINCE state's output in its views.
+fn note_insert(views: &mut OutViews, t: &Tuple) {
+    idx_insert(&mut views.join, t);
+    idx_insert(&mut views.guard, t);
+    if let Some(log) = &mut views.log {
         log.push((true, t.clone()));
     }
 }
 
-/// Records a removal from a SINCE state's output in its index and change log.
-fn note_remove(index: &mut Option<Index>, log: &mut Option<Vec<(bool, Tuple)>>, t: &[Value]) {
-    idx_remove(index, t);
-    if let Some(log) = log {
+/// Records a removal from a SINCE state's output in its views.
+fn note_remove(views: &mut OutViews, t: &[Value]) {
+    idx_remove(&mut views.join, t);
+    idx_remove(&mut views.guard, t);
+    if let Some(log) = &mut views.log {
         log.push((false, t.into()));
     }
 }
@@ -284,6 +297,9 @@ pub struct FoEngine {
     one_by_one: bool,
     #[serde(skip)]
     heavy_joins: usize,
+    /// For each guarded SINCE, by node: where its guard can fail, when that is known.
+    #[serde(skip)]
+    triggers: Vec<Option<GuardTrigger>>,
 }
 
 /// When a temporal operator may update its state in place although its last snapshot is
@@ -345,17 +361,30 @@ impl FoEngine {
                 let r_cols = if r_new.is_empty() { vec![] } else { r_cols };
                 for (side, cols) in [(*r, r_cols), (*l, l_cols)] {
                     let is_since = matches!(plan.nodes[side].kind, NodeKind::Since { .. });
-                    if is_since && since[side].index.is_none() && !cols.is_empty() {
-                        since[side].index = Some((cols, FxHashMap::default()));
+                    if is_since && since[side].views.join.is_none() && !cols.is_empty() {
+                        since[side].views.join = Some((cols, FxHashMap::default()));
                     }
                 }
+            }
+        }
+        let triggers: Vec<Option<GuardTrigger>> = plan
+            .nodes
+            .iter()
+            .map(|node| match &node.kind {
+                NodeKind::Since { guard: Some(g), .. } => g.trigger(),
+                _ => None,
+            })
+            .collect();
+        for (st, trigger) in since.iter_mut().zip(&triggers) {
+            if let Some(trigger) = trigger {
+                st.views.guard = Some((trigger.key.clone(), FxHashMap::default()));
             }
         }
         let mut proj: Vec<Option<ProjState>> = (0..n).map(|_| None).collect();
         for (i, node) in plan.nodes.iter().enumerate() {
             if let NodeKind::Project { c, .. } = &node.kind {
                 if matches!(plan.nodes[*c].kind, NodeKind::Since { .. }) {
-                    since[*c].log = Some(Vec::new());
+                    since[*c].views.log = Some(Vec::new());
                     proj[i] = Some(ProjState::default());
                 }
             }
@@ -507,6 +536,7 @@ impl FoEngine {
             joined: 0,
             one_by_one: false,
             heavy_joins: HEAVY_JOINS,
+            triggers,
             pass: 0,
             rerun: vec![0; n],
             changed: vec![0; n],
@@ -582,6 +612,7 @@ impl FoEngine {
             joined: fresh.joined,
             one_by_one: fresh.one_by_one,
             heavy_joins: fresh.heavy_joins,
+            triggers: fresh.triggers,
             ..saved
         })
     }
@@ -1050,7 +1081,7 @@ impl FoEngine {
                                 break;
                             }
                             let pout = Rc::make_mut(&mut ps.out);
-                            let log = st.log.get_or_insert_with(Vec::new);
+                            let log = st.views.log.get_or_insert_with(Vec::new);
                             if !ps.synced {
                                 ps.counts.clear();
                                 pout.clear();
@@ -1083,7 +1114,7 @@ impl FoEngine {
                         (Some(ps), st) => {
                             // Out of step (the parent lags): recompute from scratch next time.
                             ps.synced = false;
-                            if let Some(log) = &mut st.log {
+                            if let Some(log) = &mut st.views.log {
                                 log.clear();
                             }
                             None
@@ -1177,6 +1208,7 @@ impl FoEngine {
                     }
                 }
                 let consts = &self.consts;
+                let trigger = self.triggers[i].as_ref();
                 let inputs = std::mem::take(&mut st.inputs);
                 let identity = l_key.len() == node.vars.len()
                     && l_key.iter().enumerate().all(|(k, &c)| k == c);
@@ -1198,9 +1230,19 @@ impl FoEngine {
                         None if true_left => Some(consts[*l].as_ref().expect("a constant")),
                         None => Some(children[*l].get(at).expect("checked")),
                     };
+                    // The tuples a guard with a trigger rejects now (the others hold).
+                    let failed = match (guard, trigger) {
+                        (Some(g), Some(trigger)) => {
+                            guard_failures(st, g, trigger, children, at, buf)
+                        }
+                        _ => Vec::new(),
+                    };
                     // Only a step that changes the output must wait for its last snapshot to
                     // be released (most do not: with a batch of positions, the others go on).
                     let changes = match a {
+                        None if trigger.is_some() => {
+                            !failed.is_empty() || since_add_changes_output(st, w, b, t)
+                        }
                         None => true,
                         Some(a) => {
                             since_step_changes_output(a, *negated, l_key)
@@ -1211,6 +1253,12 @@ impl FoEngine {
                         return false;
                     }
                     match (guard, a) {
+                        (Some(g), _) if trigger.is_some() => {
+                            since_remove(st, &failed);
+                            st.young
+                                .retain(|(_, tuple)| eval_guard(g, tuple, children, at, buf));
+                            since_add(st, w, b, t, false, &[], true);
+                        }
                         (Some(g), _) => {
                             since_retain(st, &mut |tuple| eval_guard(g, tuple, children, at, buf));
                             since_add(st, w, b, t, false, &[], true);
@@ -1584,13 +1632,13 @@ fn since_step(
             if identity {
                 if st.ripe.remove(&u[..]).is_some() {
                     out.remove(&u[..]);
-                    note_remove(&mut st.index, &mut st.log, u);
+                    note_remove(&mut st.views, u);
                 }
             } else if let Some(tuples) = st.by_key.remove(&u[..]) {
                 for tuple in tuples {
                     st.ripe.remove(&tuple);
                     if out.remove(&tuple) {
-                        note_remove(&mut st.index, &mut st.log, &tuple);
+                        note_remove(&mut st.views, &tuple);
                     }
                 }
             }
@@ -1602,11 +1650,11 @@ fn since_step(
         let out = Rc::make_mut(&mut st.out);
         st.ripe
             .retain(|tuple, _| contains_key(a, tuple, l_key, buf));
-        let (index, log) = (&mut st.index, &mut st.log);
+        let views = &mut st.views;
         out.retain(|tuple| {
             let kept = st.ripe.contains_key(tuple);
             if !kept {
-                note_remove(index, log, tuple);
+                note_remove(views, tuple);
             }
             kept
         });
@@ -1615,15 +1663,54 @@ fn since_step(
     }
 }
 
+/// The stored tuples that `g` rejects at position `at`, among those its trigger's leaves name
+/// (every other stored tuple satisfies it; the young ones are not indexed, and are tested by
+/// the caller).
+fn guard_failures(
+    st: &SinceState,
+    g: &Guard,
+    trigger: &GuardTrigger,
+    children: &[Stream],
+    at: u64,
+    buf: &mut Vec<Value>,
+) -> Vec<Tuple> {
+    let (_, index) = st.views.guard.as_ref().expect("a trigger has its index");
+    let mut failed = Vec::new();
+    for &leaf in &trigger.leaves {
+        for u in children[leaf].get(at).expect("available").iter() {
+            for tuple in index.get(&u[..]).into_iter().flatten() {
+                if !eval_guard(g, tuple, children, at, buf) {
+                    failed.push(tuple.clone());
+                }
+            }
+        }
+    }
+    failed
+}
+
+/// Drops these witnesses (a tuple listed twice is dropped once).
+fn since_remove(st: &mut SinceState, failed: &[Tuple]) {
+    if failed.is_empty() {
+        return;
+    }
+    let out = Rc::make_mut(&mut st.out);
+    for tuple in failed {
+        if st.ripe.remove(tuple).is_some() {
+            out.remove(tuple);
+            note_remove(&mut st.views, tuple);
+        }
+    }
+}
+
 /// Keeps only the witnesses whose tuple satisfies `keep` (a left operand tested tuple by tuple).
 fn since_retain(st: &mut SinceState, keep: &mut dyn FnMut(&Tuple) -> bool) {
     let out = Rc::make_mut(&mut st.out);
     st.ripe.retain(|tuple, _| keep(tuple));
-    let (index, log) = (&mut st.index, &mut st.log);
+    let views = &mut st.views;
     out.retain(|tuple| {
         let kept = st.ripe.contains_key(tuple);
         if !kept {
-            note_remove(index, log, tuple);
+            note_remove(views, tuple);
         }
         kept
     });
@@ -1672,7 +1759,7 @@ fn since_add(
                     st.by_key.entry(key).or_default().push(tuple.clone());
                 }
                 out.insert(tuple.clone());
-                note_insert(&mut st.index, &mut st.log, tuple);
+                note_insert(&mut st.views, tuple);
                 st.ripe.insert(tuple.clone(), tj);
             }
         }
@@ -1695,7 +1782,7 @@ fn since_add(
             if st.ripe.get(&tuple) == Some(&tj) {
                 st.ripe.remove(&tuple);
                 out.remove(&tuple);
-                note_remove(&mut st.index, &mut st.log, &tuple);
+                note_remove(&mut st.views, &tuple);
                 // `by_key` may keep a stale entry; removing a tuple twice is harmless.
             }
         }
@@ -1765,7 +1852,8 @@ fn indexed_join(
             big.len() > 4 * small.len()
                 && Rc::ptr_eq(big, &st.out)
                 && st
-                    .index
+                    .views
+                    .join
                     .as_ref()
                     .is_some_and(|(c, _)| c.iter().copied().eq(shared.iter().map(side)))
         };
@@ -1779,7 +1867,7 @@ fn indexed_join(
     let (l_cols, r_cols) = join_cols(shared);
     let mut out = Rel::default();
     if use_r {
-        let map = &states.1.index.as_ref().expect("checked").1;
+        let map = &states.1.views.join.as_ref().expect("checked").1;
         let lookup =
             |k: &[Value], g: &mut dyn FnMut(&Tuple)| map.get(k).into_iter().flatten().for_each(g);
         probe(a, &l_cols, buf, lookup, |x, y| {
@@ -1788,7 +1876,7 @@ fn indexed_join(
         return Some(out);
     }
     if use_l {
-        let map = &states.0.index.as_ref().expect("checked").1;
+        let map = &states.0.views.join.as_ref().expect("checked").1;
         let lookup =
             |k: &[Value], g: &mut dyn FnMut(&Tuple)| map.get(k).into_iter().flatten().for_each(g);
         probe(b, &r_cols, buf, lookup, |y, x| {

@@ -23,6 +23,32 @@ fn interval(bounded: bool) -> impl Strategy<Value = String> {
     }
 }
 
+/// A boolean combination of atoms over x and y: as the left operand of a temporal operator
+/// it is usually not monitorable by itself, and becomes a guard tested on the stored tuples
+/// (and, where it can fail only for tuples an atom names, one tested through an index).
+fn guard() -> impl Strategy<Value = String> {
+    let leaf = prop::sample::select(
+        &[
+            "P(x)",
+            "P(y)",
+            "Q(x,y)",
+            "Q(y,x)",
+            "R(x)",
+            "(ONCE P(y))",
+            "TRUE",
+            "FALSE",
+        ][..],
+    )
+    .prop_map(String::from);
+    leaf.prop_recursive(3, 12, 2, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|a| format!("(NOT {a})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} AND {b})")),
+            (inner.clone(), inner).prop_map(|(a, b)| format!("({a} OR {b})")),
+        ]
+    })
+}
+
 fn formula() -> impl Strategy<Value = String> {
     let leaf = prop::sample::select(
         &[
@@ -67,9 +93,13 @@ fn formula() -> impl Strategy<Value = String> {
             (inner.clone(), inner.clone(), interval(false), any::<bool>()).prop_map(
                 |(a, b, i, neg)| format!("({}{a} SINCE{i} {b})", if neg { "NOT " } else { "" })
             ),
-            (inner.clone(), inner, interval(true), any::<bool>()).prop_map(
+            (inner.clone(), inner.clone(), interval(true), any::<bool>()).prop_map(
                 |(a, b, i, neg)| format!("({}{a} UNTIL{i} {b})", if neg { "NOT " } else { "" })
             ),
+            (guard(), inner.clone(), interval(false))
+                .prop_map(|(g, b, i)| format!("({g} SINCE{i} (Q(x,y) AND {b}))")),
+            (guard(), inner, interval(true))
+                .prop_map(|(g, b, i)| format!("({g} UNTIL{i} (Q(x,y) AND {b}))")),
         ]
     })
 }
