@@ -22,6 +22,7 @@ CASES = [
     ("fifo", "property3-fifo", os.path.join(ROOT, "examples", "dejavu", "fifo.mfotl"), "prop3.sig"),
     ("locks-basic", "property4-locks-basic", os.path.join(DATA, "property4-locks-basic", "prop4.mfotl"), "prop4.sig"),
     ("locks-cycles", "property5-locks-cycles", os.path.join(DATA, "property5-locks-cycles", "prop5.mfotl"), "prop5.sig"),
+    ("datarace", "property6-locks-datarace", os.path.join(ROOT, "examples", "dejavu", "datarace.mfotl"), "prop6.sig"),
 ]
 COPIES = {"10k": 1, "100k": 10, "1M": 100}
 

@@ -187,6 +187,23 @@ pub enum NodeKind {
         c: usize,
         keep: Vec<usize>,
     },
+    /// `EXISTS ys. (l AND r AND s)` where `r` binds `ys` (the variables new to `l`) and `s`
+    /// only tests (its variables are bound by `l` and `r`): the tuples of `l` that some tuple
+    /// of `r` extends to one in `s`. The join of `l` and `r` is never built, and the search
+    /// for each tuple of `l` stops at the first witness (PERF: the common-lock test of
+    /// DejaVu's data-race property, `EXISTS l. (… AND lockset(t1,x,l) AND lockset(t2,x,l))`,
+    /// built every (t2, l) pair for each access).
+    ExistsJoin {
+        l: usize,
+        r: usize,
+        /// (column of `l`, column of `r`) pairs on which they join.
+        shared: Vec<(usize, usize)>,
+        /// The columns of `r` new to `l`, in the order they extend `l`'s tuples.
+        r_new: Vec<usize>,
+        s: usize,
+        /// For each column of `s`, its column in `l`'s tuple extended by `r_new`.
+        s_key: Vec<usize>,
+    },
     Prev {
         w: Window,
         c: usize,
@@ -238,6 +255,7 @@ impl NodeKind {
             | NodeKind::Union { l, r, .. }
             | NodeKind::Since { l, r, .. }
             | NodeKind::Until { l, r, .. } => vec![*l, *r],
+            NodeKind::ExistsJoin { l, r, s, .. } => vec![*l, *r, *s],
             NodeKind::Filter { l, .. }
             | NodeKind::StrRel { l, .. }
             | NodeKind::Assign { l, .. } => {
@@ -327,6 +345,9 @@ impl Plan {
                 NodeKind::Assign { .. } => "assign".into(),
                 NodeKind::Union { .. } => "union".into(),
                 NodeKind::Project { .. } => "project (EXISTS)".into(),
+                NodeKind::ExistsJoin { shared, .. } => {
+                    format!("exists-join on {} columns, then test", shared.len())
+                }
                 NodeKind::Agg { op, .. } => format!("aggregate {}", op.keyword()),
                 NodeKind::Prev { w: win, .. } => format!("previous{}", w(win)),
                 NodeKind::Next { w: win, .. } => format!("next{}", w(win)),
@@ -610,6 +631,9 @@ impl Compiler<'_> {
                 vars,
                 body,
             } => {
+                if let Some(node) = self.exists_join(vars, body) {
+                    return Ok(node);
+                }
                 let c = self.compile(body)?;
                 let cv = self.nodes[c].vars.clone();
                 let keep: Vec<usize> = (0..cv.len()).filter(|&i| !vars.contains(&cv[i])).collect();
@@ -917,6 +941,90 @@ impl Compiler<'_> {
                 }
             }
         })
+    }
+
+    /// `EXISTS ys. ((a AND b) AND c)` as one [`NodeKind::ExistsJoin`], when `b` and `c` are
+    /// positive relations (so that the general compilation would join `a` with `b`, semi-join
+    /// the result with `c` and project the join's new variables away: exactly `ys`), and `b` is
+    /// past-only (its timing then adds nothing to MonPoly's). `None`, with nothing compiled,
+    /// otherwise.
+    fn exists_join(&mut self, ys: &[String], body: &Formula) -> Option<usize> {
+        let positive = |f: &Formula| {
+            !matches!(
+                f.kind,
+                FormulaKind::Not(_) | FormulaKind::Cmp { .. } | FormulaKind::StrRel { .. }
+            )
+        };
+        let FormulaKind::Bool2 {
+            op: BoolOp::And,
+            lhs: ab,
+            rhs: c,
+        } = &body.kind
+        else {
+            return None;
+        };
+        let FormulaKind::Bool2 {
+            op: BoolOp::And,
+            lhs: a,
+            rhs: b,
+        } = &ab.kind
+        else {
+            return None;
+        };
+        if !positive(b) || !positive(c) {
+            return None;
+        }
+        let mark = self.nodes.len();
+        let fused = self.try_exists_join(ys, a, b, c);
+        if fused.is_none() {
+            self.nodes.truncate(mark);
+            self.shape.truncate(mark);
+        }
+        fused
+    }
+
+    fn try_exists_join(
+        &mut self,
+        ys: &[String],
+        a: &Formula,
+        b: &Formula,
+        c: &Formula,
+    ) -> Option<usize> {
+        let l = self.compile(a).ok()?;
+        let b_start = self.nodes.len();
+        let r = self.compile(b).ok()?;
+        let past_only = !self.shape[b_start..=r]
+            .iter()
+            .any(|o| matches!(o, Op::Next(..) | Op::Until(..)));
+        let s = self.compile(c).ok()?;
+        let (lv, rv, sv) = (
+            self.nodes[l].vars.clone(),
+            self.nodes[r].vars.clone(),
+            self.nodes[s].vars.clone(),
+        );
+        let r_new: Vec<usize> = (0..rv.len()).filter(|&k| !lv.contains(&rv[k])).collect();
+        let mut joined = lv.clone();
+        joined.extend(r_new.iter().map(|&k| rv[k].clone()));
+        // `ys` are exactly the new variables, and `c` binds nothing new.
+        let exact = r_new.len() == ys.len() && r_new.iter().all(|&k| ys.contains(&rv[k]));
+        if !past_only || !exact || !sv.iter().all(|v| joined.contains(v)) {
+            return None;
+        }
+        let shared = rv
+            .iter()
+            .enumerate()
+            .filter_map(|(k, v)| lv.iter().position(|x| x == v).map(|li| (li, k)))
+            .collect();
+        let s_key = sv.iter().map(|v| col(&joined, v)).collect();
+        let kind = NodeKind::ExistsJoin {
+            l,
+            r,
+            shared,
+            r_new,
+            s,
+            s_key,
+        };
+        Some(self.push(kind, lv, Op::And(l, s)))
     }
 
     /// `AND`: anti-join, filter, assignment or join, as MonPoly's fragment prescribes.

@@ -367,6 +367,16 @@ impl FoEngine {
                 }
             }
         }
+        // An exists-join probes its right operand with each left tuple.
+        for node in &plan.nodes {
+            if let NodeKind::ExistsJoin { r, shared, .. } = &node.kind {
+                let cols: Vec<usize> = shared.iter().map(|p| p.1).collect();
+                let is_since = matches!(plan.nodes[*r].kind, NodeKind::Since { .. });
+                if is_since && since[*r].views.join.is_none() && !cols.is_empty() {
+                    since[*r].views.join = Some((cols, FxHashMap::default()));
+                }
+            }
+        }
         let triggers: Vec<Option<GuardTrigger>> = plan
             .nodes
             .iter()
@@ -907,6 +917,62 @@ impl FoEngine {
                 let e = out.end();
                 children[*l].drop_before(e);
                 children[*r].drop_before(e);
+            }
+            NodeKind::ExistsJoin {
+                l,
+                r,
+                shared,
+                r_new,
+                s,
+                s_key,
+            } => {
+                let (l_cols, r_cols) = join_cols(shared);
+                let mut key = Vec::new();
+                while let (Some(a), Some(b), Some(c)) = (
+                    children[*l].get(out.end()),
+                    children[*r].get(out.end()),
+                    children[*s].get(out.end()),
+                ) {
+                    if a.is_empty() || b.is_empty() || c.is_empty() {
+                        out.push(Rel::default());
+                        continue;
+                    }
+                    // Whether `x` extended by some `y` is in `c`.
+                    let witness = |x: &[Value], y: &Tuple, cand: &mut Vec<Value>| {
+                        cand.clear();
+                        cand.extend(s_key.iter().map(|&k| match k.checked_sub(x.len()) {
+                            None => x[k],
+                            Some(k) => y[r_new[k]],
+                        }));
+                        c.contains(&cand[..])
+                    };
+                    let st = &self.since[*r];
+                    let v = match &st.views.join {
+                        // The right operand is a SINCE state indexed on the shared columns.
+                        Some((cols, map)) if Rc::ptr_eq(b, &st.out) && *cols == r_cols => {
+                            filter_shared(a, |x| {
+                                key.clear();
+                                key.extend(l_cols.iter().map(|&k| x[k]));
+                                map.get(&key[..])
+                                    .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf)))
+                            })
+                        }
+                        _ => {
+                            let map = index_by(b, &r_cols);
+                            filter_shared(a, |x| {
+                                key.clear();
+                                key.extend(l_cols.iter().map(|&k| x[k]));
+                                map.get(&key[..])
+                                    .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf)))
+                            })
+                        }
+                    };
+                    out.vals.push_back(v);
+                }
+                let e = out.end();
+                for n in [*l, *r, *s] {
+                    children[n].drop_before(e);
+                }
             }
             NodeKind::AntiJoin { l, r, key } => {
                 while let (Some(a), Some(b)) =
@@ -1546,6 +1612,7 @@ fn bound_candidates(plan: &Plan, late: usize, early: usize) -> Vec<Bound> {
         let below: &[usize] = match &plan.nodes[x].kind {
             NodeKind::Join { l, r, .. } => &[*l, *r],
             NodeKind::AntiJoin { l, .. }
+            | NodeKind::ExistsJoin { l, .. }
             | NodeKind::Filter { l, .. }
             | NodeKind::StrRel { l, .. }
             | NodeKind::Assign { l, .. } => std::slice::from_ref(l),

@@ -96,6 +96,23 @@ fn formula() -> impl Strategy<Value = String> {
             (inner.clone(), inner.clone(), interval(true), any::<bool>()).prop_map(
                 |(a, b, i, neg)| format!("({}{a} UNTIL{i} {b})", if neg { "NOT " } else { "" })
             ),
+            // `EXISTS y` over a join that binds y and a test of the result: an exists-join
+            // when the shape allows it.
+            (
+                inner.clone(),
+                prop::sample::select(
+                    &[
+                        "Q(x,y)",
+                        "Q(y,x)",
+                        "(ONCE[0,2] Q(x,y))",
+                        "(Q(x,y) OR Q(y,x))"
+                    ][..]
+                ),
+                prop::sample::select(
+                    &["P(y)", "R(y)", "Q(x,y)", "(ONCE R(y))", "(P(y) OR R(x))"][..]
+                ),
+            )
+                .prop_map(|(a, b, c)| format!("(EXISTS y. (({a} AND {b}) AND {c}))")),
             (guard(), inner.clone(), interval(false))
                 .prop_map(|(g, b, i)| format!("({g} SINCE{i} (Q(x,y) AND {b}))")),
             (guard(), inner, interval(true))
