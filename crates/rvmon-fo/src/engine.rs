@@ -81,6 +81,10 @@ struct SinceState {
     inputs: Vec<usize>,
     /// What is kept in step with `out`.
     views: OutViews,
+    /// Set for a state that only grows and that its consumers probe in place (see
+    /// [`FoEngine::probed`]): `ripe` then maps each tuple to the position at which it entered
+    /// the state, and `out` is not kept.
+    versioned: bool,
 }
 
 /// Structures kept in step with a SINCE state's output: every insertion and removal updates
@@ -300,6 +304,15 @@ pub struct FoEngine {
     /// For each guarded SINCE, by node: where its guard can fail, when that is known.
     #[serde(skip)]
     triggers: Vec<Option<GuardTrigger>>,
+    /// By node: a `ONCE` (an unbounded `SINCE` with the left operand `TRUE`, past-only) whose
+    /// every consumer is a semi-join or anti-join that only tests its tuples, with the lag of
+    /// a fused `PREVIOUS` (0 or 1). Such a state only grows, so the state at position p is
+    /// the tuples that entered it by p: the consumers test the live state with that version
+    /// instead of a snapshot per position. (PERF: a snapshot held by a consumer made each
+    /// growing step wait for it, a pass per time point; fifo's five large `ONCE` states grew
+    /// at every time point. Without snapshots, `out` is not kept either.)
+    #[serde(skip)]
+    probed: Vec<Option<u64>>,
 }
 
 /// When a temporal operator may update its state in place although its last snapshot is
@@ -454,6 +467,10 @@ impl FoEngine {
             future[i] = matches!(node.kind, NodeKind::Next { .. } | NodeKind::Until { .. })
                 || plan_reads[i].iter().any(|&c| future[c]);
         }
+        let probed = probed_states(&plan, &plan_reads, &true_left, &future);
+        for (st, p) in since.iter_mut().zip(&probed) {
+            st.versioned = p.is_some();
+        }
         // By join: the bounds of its left operand for its right one, and the other way round.
         // Only an operand with a future operator can be late past the step that fed its
         // position; one that is late only within a step (its operator waits for a consumer to
@@ -547,6 +564,7 @@ impl FoEngine {
             one_by_one: false,
             heavy_joins: HEAVY_JOINS,
             triggers,
+            probed,
             pass: 0,
             rerun: vec![0; n],
             changed: vec![0; n],
@@ -623,6 +641,7 @@ impl FoEngine {
             one_by_one: fresh.one_by_one,
             heavy_joins: fresh.heavy_joins,
             triggers: fresh.triggers,
+            probed: fresh.probed,
             ..saved
         })
     }
@@ -876,6 +895,24 @@ impl FoEngine {
                         self.plan.nodes[*r].vars.len(),
                     );
                     let states = (&self.since[*l], &self.since[*r]);
+                    if let Some(lag) = self.probed[*r] {
+                        // A semi-join with a probed `ONCE`: its state, as it was here.
+                        let probe = Probe::at(&self.since, &self.plan, tl, *r, lag, out.end());
+                        let v = if a.is_empty() || probe.is_empty() {
+                            EMPTY.with(Rc::clone)
+                        } else {
+                            filter_shared(a, |x| {
+                                buf.clear();
+                                buf.resize(arities.1, Value::Int(0));
+                                for &(li, ri) in shared {
+                                    buf[ri] = x[li];
+                                }
+                                probe.contains(&buf[..])
+                            })
+                        };
+                        out.vals.push_back(v);
+                        continue;
+                    }
                     // PERF: most time points have an empty operand (a scan with no event).
                     if a.is_empty() || b.is_empty() {
                         out.push(Rel::default());
@@ -978,7 +1015,19 @@ impl FoEngine {
                 while let (Some(a), Some(b)) =
                     (children[*l].get(out.end()), children[*r].get(out.end()))
                 {
-                    let v = if b.is_empty() {
+                    let v = if let Some(lag) = self.probed[*r] {
+                        // A probed `ONCE`: its state, as it was here.
+                        let probe = Probe::at(&self.since, &self.plan, tl, *r, lag, out.end());
+                        if probe.is_empty() {
+                            Rc::clone(a)
+                        } else {
+                            filter_shared(a, |t| {
+                                buf.clear();
+                                buf.extend(key.iter().map(|&c| t[c]));
+                                !probe.contains(&buf[..])
+                            })
+                        }
+                    } else if b.is_empty() {
                         Rc::clone(a)
                     } else {
                         filter_shared(a, |t| !contains_key(b, t, key, buf))
@@ -1338,10 +1387,20 @@ impl FoEngine {
                     st.absorbed += 1;
                     true
                 };
+                // A probed state hands out no snapshot: its consumers test it in place, and the
+                // stream only says which positions are absorbed.
+                let versioned = st.versioned;
+                let shown = |st: &SinceState| {
+                    if versioned {
+                        EMPTY.with(Rc::clone)
+                    } else {
+                        Rc::clone(&st.out)
+                    }
+                };
                 match lag {
                     None => {
                         while absorb(st, children, buf) {
-                            out.vals.push_back(Rc::clone(&st.out));
+                            out.vals.push_back(shown(st));
                         }
                     }
                     // PREVIOUS fused in: position p shows the state after p-1, and p-1 is
@@ -1355,7 +1414,7 @@ impl FoEngine {
                             break;
                         }
                         let v = if p > 0 && pw.contains(tl.ts(p) - tl.ts(p - 1)) {
-                            Rc::clone(&st.out)
+                            shown(st)
                         } else {
                             EMPTY.with(Rc::clone)
                         };
@@ -1634,6 +1693,80 @@ fn bound_candidates(plan: &Plan, late: usize, early: usize) -> Vec<Bound> {
     out
 }
 
+/// See [`FoEngine::probed`].
+fn probed_states(
+    plan: &Plan,
+    reads: &[Vec<usize>],
+    true_left: &[bool],
+    future: &[bool],
+) -> Vec<Option<u64>> {
+    let mut probed: Vec<Option<u64>> = plan
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| match &node.kind {
+            NodeKind::Since { w, lag, .. } if true_left[i] && w.hi.is_none() && !future[i] => {
+                Some(u64::from(lag.is_some()))
+            }
+            _ => None,
+        })
+        .collect();
+    probed[plan.root()] = None;
+    for (i, node) in plan.nodes.iter().enumerate() {
+        let tests = |x: usize| match &node.kind {
+            NodeKind::Join { l, r, r_new, .. } => *r == x && *l != x && r_new.is_empty(),
+            NodeKind::AntiJoin { l, r, .. } => *r == x && *l != x,
+            _ => false,
+        };
+        for &x in &reads[i] {
+            if !tests(x) {
+                probed[x] = None;
+            }
+        }
+    }
+    probed
+}
+
+/// A probed `ONCE` state as it was at one position (see [`FoEngine::probed`]).
+struct Probe<'a> {
+    ripe: &'a FxHashMap<Tuple, Timestamp>,
+    /// Tuples that entered at or before this position are in; `None`: the state is empty
+    /// there (before the first position, or outside a fused `PREVIOUS`'s interval).
+    upto: Option<u64>,
+}
+
+impl<'a> Probe<'a> {
+    /// The state of probed node `r` at position `pos`, whose lag is `lag`.
+    fn at(
+        engine_since: &'a [SinceState],
+        plan: &Plan,
+        tl: &Timeline,
+        r: usize,
+        lag: u64,
+        pos: u64,
+    ) -> Probe<'a> {
+        let upto = match &plan.nodes[r].kind {
+            NodeKind::Since { lag: Some(pw), .. } if lag == 1 => {
+                (pos > 0 && pw.contains(tl.ts(pos) - tl.ts(pos - 1))).then(|| pos - 1)
+            }
+            _ => Some(pos),
+        };
+        Probe {
+            ripe: &engine_since[r].ripe,
+            upto,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.upto.is_none() || self.ripe.is_empty()
+    }
+
+    fn contains(&self, t: &[Value]) -> bool {
+        self.upto
+            .is_some_and(|upto| self.ripe.get(t).is_some_and(|&at| at as u64 <= upto))
+    }
+}
+
 /// Evaluates a guard on `tuple` with the leaves' relations at position `at`.
 fn eval_guard(
     g: &Guard,
@@ -1810,6 +1943,23 @@ fn since_add(
     // still held.
     if !since_add_changes_output(st, w, b, t) {
         st.young.extend(b.iter().map(|tuple| (t, tuple.clone())));
+        return;
+    }
+    if st.versioned {
+        // Only grows (no upper bound, nothing removed): a tuple keeps the position at which it
+        // first entered.
+        let at = st.absorbed as Timestamp;
+        if w.lo == 0 {
+            for tuple in b {
+                st.ripe.entry(tuple.clone()).or_insert(at);
+            }
+        } else {
+            st.young.extend(b.iter().map(|tuple| (t, tuple.clone())));
+        }
+        while st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo) {
+            let (_, tuple) = st.young.pop_front().expect("checked");
+            st.ripe.entry(tuple).or_insert(at);
+        }
         return;
     }
     let out = Rc::make_mut(&mut st.out);
