@@ -98,6 +98,19 @@ impl Guard {
         }
     }
 
+    /// Renames the plan nodes it reads.
+    fn map_nodes(&mut self, f: &mut impl FnMut(usize) -> usize) {
+        match self {
+            Guard::Const(_) => {}
+            Guard::Rel { node, .. } => *node = f(*node),
+            Guard::Not(g) => g.map_nodes(f),
+            Guard::And(a, b) | Guard::Or(a, b) => {
+                a.map_nodes(f);
+                b.map_nodes(f);
+            }
+        }
+    }
+
     /// The plan nodes it reads.
     pub fn leaves(&self, out: &mut Vec<usize>) {
         match self {
@@ -269,6 +282,39 @@ impl NodeKind {
         }
     }
 
+    /// Renames the nodes it reads (operands and guard leaves).
+    fn map_nodes(&mut self, f: &mut impl FnMut(usize) -> usize) {
+        match self {
+            NodeKind::Pred { .. } | NodeKind::Const(_) => {}
+            NodeKind::Join { l, r, .. }
+            | NodeKind::AntiJoin { l, r, .. }
+            | NodeKind::Union { l, r, .. } => {
+                *l = f(*l);
+                *r = f(*r);
+            }
+            NodeKind::Since { l, r, guard, .. } | NodeKind::Until { l, r, guard, .. } => {
+                *l = f(*l);
+                *r = f(*r);
+                if let Some(g) = guard {
+                    g.map_nodes(f);
+                }
+            }
+            NodeKind::ExistsJoin { l, r, s, .. } => {
+                *l = f(*l);
+                *r = f(*r);
+                *s = f(*s);
+            }
+            NodeKind::Filter { l, .. }
+            | NodeKind::StrRel { l, .. }
+            | NodeKind::Assign { l, .. } => *l = f(*l),
+            NodeKind::Not(c)
+            | NodeKind::Project { c, .. }
+            | NodeKind::Agg { c, .. }
+            | NodeKind::Prev { c, .. }
+            | NodeKind::Next { c, .. } => *c = f(*c),
+        }
+    }
+
     /// Every node whose relations it reads: its operands and its guard's leaves.
     pub fn reads(&self) -> Vec<usize> {
         let mut out = self.operands();
@@ -293,7 +339,9 @@ pub struct Plan {
     pub nodes: Vec<Node>,
     /// For MonPoly's output order: root column of each free variable of the input formula.
     pub output_order: Vec<usize>,
-    /// The shape of the plan as propositional operators, for [`rvmon_mtl::MonpolyTiming`].
+    /// The shape of the formula as propositional operators, for [`rvmon_mtl::MonpolyTiming`]:
+    /// one operator per node as compiled, before common subplans were shared (its indices are
+    /// its own, not node numbers).
     pub shape: Vec<Op>,
     /// Conventions for division by zero and out-of-range conversions (`-verified` picks
     /// VeriMon's).
@@ -1511,11 +1559,49 @@ fn compile_plan(
     let root_vars = &c.nodes[root].vars;
     let output_order = output_vars.iter().map(|v| col(root_vars, v)).collect();
     Ok(Plan {
-        nodes: c.nodes,
+        nodes: share_common_subplans(c.nodes),
         output_order,
         shape: c.shape,
         arithmetic,
     })
+}
+
+/// Common subexpressions: identical nodes over identical operands become one node, which all
+/// their consumers read (a formula often repeats a subformula: fifo's `PREVIOUS ONCE enter(x)`
+/// in two clauses, the data-race property's locksets in both disjuncts; each copy kept the
+/// same state). Nodes are in post-order, so operands are shared before the nodes over them.
+/// Nodes no longer read are dropped; the root stays last. ([`Plan::shape`] keeps the
+/// formula's tree: MonPoly's timing is that of the unshared operators.)
+fn share_common_subplans(mut nodes: Vec<Node>) -> Vec<Node> {
+    let n = nodes.len();
+    let mut same: Vec<usize> = Vec::with_capacity(n);
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for node in &mut nodes {
+        node.kind.map_nodes(&mut |c| same[c]);
+        // The debug form names the operator, its parameters and its (shared) operands.
+        let key = format!("{:?}", (&node.kind, &node.vars));
+        let first = same.len();
+        same.push(*seen.entry(key).or_insert(first));
+    }
+    let mut live = vec![false; n];
+    live[same[n - 1]] = true;
+    for i in (0..n).rev() {
+        if live[i] {
+            for c in nodes[i].kind.reads() {
+                live[c] = true;
+            }
+        }
+    }
+    let mut new_id = vec![usize::MAX; n];
+    let mut kept = Vec::new();
+    for (i, mut node) in nodes.into_iter().enumerate() {
+        if live[i] {
+            new_id[i] = kept.len();
+            node.kind.map_nodes(&mut |c| new_id[c]);
+            kept.push(node);
+        }
+    }
+    kept
 }
 
 fn term_vars(t: &Term) -> Vec<String> {

@@ -26,6 +26,9 @@ struct Stream {
     /// The empty relation this stream shares (a field, not a thread-local: it is pushed at
     /// most time points).
     empty: Rc<Rel>,
+    /// When several nodes read the stream (a shared subplan): each reader, with the position
+    /// below which it has released the stream. Relations are dropped once all have.
+    readers: Vec<(usize, u64)>,
 }
 
 impl Stream {
@@ -54,6 +57,25 @@ impl Stream {
             self.vals.pop_front();
             self.head += 1;
         }
+    }
+
+    /// Reader `reader` no longer needs the relations before `pos`.
+    fn release(&mut self, reader: usize, pos: u64) {
+        if self.readers.is_empty() {
+            return self.drop_before(pos);
+        }
+        for r in &mut self.readers {
+            if r.0 == reader {
+                r.1 = r.1.max(pos);
+            }
+        }
+        let all = self.readers.iter().map(|r| r.1).min().expect("readers");
+        self.drop_before(all);
+    }
+
+    /// Whether more than one node reads it.
+    fn shared(&self) -> bool {
+        !self.readers.is_empty()
     }
 }
 
@@ -403,10 +425,20 @@ impl FoEngine {
                 st.views.guard = Some((trigger.key.clone(), FxHashMap::default()));
             }
         }
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, node) in plan.nodes.iter().enumerate() {
+            for c in node.kind.reads() {
+                if !readers[c].contains(&i) {
+                    readers[c].push(i);
+                }
+            }
+        }
         let mut proj: Vec<Option<ProjState>> = (0..n).map(|_| None).collect();
         for (i, node) in plan.nodes.iter().enumerate() {
             if let NodeKind::Project { c, .. } = &node.kind {
-                if matches!(plan.nodes[*c].kind, NodeKind::Since { .. }) {
+                // A projection kept in step with a SINCE state reads (and clears) its change
+                // log: only when it is the state's only reader.
+                if matches!(plan.nodes[*c].kind, NodeKind::Since { .. }) && readers[*c].len() == 1 {
                     since[*c].views.log = Some(Vec::new());
                     proj[i] = Some(ProjState::default());
                 }
@@ -539,7 +571,17 @@ impl FoEngine {
             since,
             proj,
             plan,
-            streams: (0..n).map(|_| Stream::default()).collect(),
+            streams: readers
+                .iter()
+                .map(|rs| Stream {
+                    readers: if rs.len() > 1 {
+                        rs.iter().map(|&r| (r, 0)).collect()
+                    } else {
+                        Vec::new()
+                    },
+                    ..Stream::default()
+                })
+                .collect(),
             cursors: vec![0; n],
             until: (0..n).map(|_| UntilState::default()).collect(),
             timeline: Timeline::default(),
@@ -878,7 +920,7 @@ impl FoEngine {
                     let v = if r.is_empty() { unit() } else { Rel::default() };
                     out.push(v);
                 }
-                children[*c].drop_before(out.end());
+                children[*c].release(i, out.end());
             }
             NodeKind::Join {
                 l,
@@ -952,8 +994,8 @@ impl FoEngine {
                     reduce_waiting(bounds, children, small, &mut self.reduced[i], late, early);
                 }
                 let e = out.end();
-                children[*l].drop_before(e);
-                children[*r].drop_before(e);
+                children[*l].release(i, e);
+                children[*r].release(i, e);
             }
             NodeKind::ExistsJoin {
                 l,
@@ -1008,7 +1050,7 @@ impl FoEngine {
                 }
                 let e = out.end();
                 for n in [*l, *r, *s] {
-                    children[n].drop_before(e);
+                    children[n].release(i, e);
                 }
             }
             NodeKind::AntiJoin { l, r, key } => {
@@ -1043,8 +1085,8 @@ impl FoEngine {
                     *r,
                 );
                 let e = out.end();
-                children[*l].drop_before(e);
-                children[*r].drop_before(e);
+                children[*l].release(i, e);
+                children[*r].release(i, e);
             }
             NodeKind::Filter {
                 l,
@@ -1071,7 +1113,7 @@ impl FoEngine {
                     out.push(v);
                 }
                 let e = out.end();
-                children[*l].drop_before(e);
+                children[*l].release(i, e);
             }
             NodeKind::StrRel {
                 l,
@@ -1151,7 +1193,7 @@ impl FoEngine {
                     out.push(v);
                 }
                 let e = out.end();
-                children[*l].drop_before(e);
+                children[*l].release(i, e);
             }
             NodeKind::Assign { l, term } => {
                 let lvars = &self.plan.nodes[*l].vars;
@@ -1168,7 +1210,7 @@ impl FoEngine {
                     out.push(v);
                 }
                 let e = out.end();
-                children[*l].drop_before(e);
+                children[*l].release(i, e);
             }
             NodeKind::Union { l, r, r_order } => {
                 while let (Some(a), Some(b)) =
@@ -1179,8 +1221,8 @@ impl FoEngine {
                     out.push(v);
                 }
                 let e = out.end();
-                children[*l].drop_before(e);
-                children[*r].drop_before(e);
+                children[*l].release(i, e);
+                children[*r].release(i, e);
             }
             NodeKind::Project { c, keep } => {
                 while let Some(a) = children[*c].get(out.end()) {
@@ -1245,7 +1287,7 @@ impl FoEngine {
                     }
                 }
                 let e = out.end();
-                children[*c].drop_before(e);
+                children[*c].release(i, e);
             }
             NodeKind::Agg {
                 c,
@@ -1267,7 +1309,7 @@ impl FoEngine {
                     out.push(v);
                 }
                 let e = out.end();
-                children[*c].drop_before(e);
+                children[*c].release(i, e);
             }
             NodeKind::Prev { w, c } => {
                 let next = &mut self.cursors[i];
@@ -1284,7 +1326,7 @@ impl FoEngine {
                     out.vals.push_back(v);
                     *next += 1;
                 }
-                children[*c].drop_before(next.saturating_sub(1));
+                children[*c].release(i, next.saturating_sub(1));
             }
             NodeKind::Next { w, c } => {
                 let next = &mut self.cursors[i];
@@ -1301,7 +1343,7 @@ impl FoEngine {
                     out.vals.push_back(v);
                     *next += 1;
                 }
-                children[*c].drop_before(*next + 1);
+                children[*c].release(i, *next + 1);
             }
             NodeKind::Since {
                 w,
@@ -1423,7 +1465,7 @@ impl FoEngine {
                 }
                 let e = st.absorbed;
                 for &n in &inputs {
-                    children[n].drop_before(e);
+                    children[n].release(i, e);
                 }
                 st.inputs = inputs;
             }
@@ -1532,19 +1574,22 @@ impl FoEngine {
                     st.next += 1;
                 }
                 let e = st.next;
-                children[*l].drop_before(e);
+                children[*l].release(i, e);
                 // PERF: what the window has absorbed is not needed again; keeping it would pin
                 // one snapshot of a changing operand per time point of the window.
-                children[*r].drop_before(if eventually {
-                    e.max(st.window.next_add)
-                } else {
-                    e
-                });
+                children[*r].release(
+                    i,
+                    if eventually {
+                        e.max(st.window.next_add)
+                    } else {
+                        e
+                    },
+                );
                 if let Some(g) = guard {
                     let mut leaves = Vec::new();
                     g.leaves(&mut leaves);
                     for n in leaves {
-                        children[n].drop_before(e);
+                        children[n].release(i, e);
                     }
                 }
             }
@@ -1588,6 +1633,10 @@ fn reduce_waiting_from(
     early: usize,
 ) {
     let end = children[early].end();
+    // A shared operand's relations are read by others too: they are not reduced.
+    if children[early].shared() {
+        return;
+    }
     for p in start..end {
         let rel = children[early].get(p).expect("in range");
         // Small relations cost little to keep.
