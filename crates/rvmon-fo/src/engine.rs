@@ -52,6 +52,7 @@ impl Stream {
         self.head + self.vals.len() as u64
     }
 
+    #[inline(always)]
     fn drop_before(&mut self, pos: u64) {
         while self.head < pos && !self.vals.is_empty() {
             self.vals.pop_front();
@@ -60,10 +61,18 @@ impl Stream {
     }
 
     /// Reader `reader` no longer needs the relations before `pos`.
+    #[inline(always)]
     fn release(&mut self, reader: usize, pos: u64) {
         if self.readers.is_empty() {
-            return self.drop_before(pos);
+            self.drop_before(pos);
+        } else {
+            self.release_shared(reader, pos);
         }
+    }
+
+    /// [`Stream::release`] for a stream that several nodes read.
+    #[cold]
+    fn release_shared(&mut self, reader: usize, pos: u64) {
         for r in &mut self.readers {
             if r.0 == reader {
                 r.1 = r.1.max(pos);
@@ -135,6 +144,7 @@ struct ProjState {
 type Index = (Vec<usize>, FxHashMap<Tuple, FxHashSet<Tuple>>);
 
 /// Records an insertion into a SINCE state's output in its views.
+#[inline]
 fn note_insert(views: &mut OutViews, t: &Tuple) {
     idx_insert(&mut views.join, t);
     idx_insert(&mut views.guard, t);
@@ -144,6 +154,7 @@ fn note_insert(views: &mut OutViews, t: &Tuple) {
 }
 
 /// Records a removal from a SINCE state's output in its views.
+#[inline]
 fn note_remove(views: &mut OutViews, t: &[Value]) {
     idx_remove(&mut views.join, t);
     idx_remove(&mut views.guard, t);
@@ -153,6 +164,7 @@ fn note_remove(views: &mut OutViews, t: &[Value]) {
 }
 
 /// Records `t` in the secondary index.
+#[inline]
 fn idx_insert(index: &mut Option<Index>, t: &Tuple) {
     if let Some((cols, map)) = index {
         let key: Tuple = cols.iter().map(|&c| t[c]).collect();
@@ -161,6 +173,7 @@ fn idx_insert(index: &mut Option<Index>, t: &Tuple) {
 }
 
 /// Forgets `t` in the secondary index.
+#[inline]
 fn idx_remove(index: &mut Option<Index>, t: &[Value]) {
     if let Some((cols, map)) = index {
         let key: Tuple = cols.iter().map(|&c| t[c]).collect();

@@ -150,6 +150,18 @@ struct DomainIndex {
     /// sub-binding is itself one of these t (it contains t and is contained in σ ⊔ t), so only
     /// the states that can take the event need visiting, not every t.
     partial: FxHashMap<u64, StateBuckets>,
+    /// By machine symbol, what creation events make pointless to look up for an event of this
+    /// domain, whatever the trace (see [`live_states`]): `own` when its σ is never a live
+    /// binding (so not even whether σ was seen is looked up); `partial`, the restrictions whose
+    /// entries never hold a binding whose state can take the event.
+    inert: Vec<Inert>,
+}
+
+/// See [`DomainIndex::inert`].
+#[derive(Debug, Default, Clone)]
+struct Inert {
+    own: bool,
+    partial: Vec<u32>,
 }
 
 /// Ids by machine state (`None`: dead); a handful of states per entry.
@@ -161,6 +173,7 @@ impl DomainIndex {
             dom,
             exact: FxHashMap::default(),
             partial: FxHashMap::default(),
+            inert: Vec::new(),
         }
     }
 
@@ -462,6 +475,7 @@ impl ParamMonitor {
             }
             _ => None,
         };
+        let inert = inert_lookups(&patterns, &fsm, &domains);
         let mut m = ParamMonitor {
             patterns,
             fsm,
@@ -471,7 +485,14 @@ impl ParamMonitor {
             events: 0,
             store: Bindings::new(all_parameters.count_ones() as usize),
             all_parameters,
-            index: domains.into_iter().map(DomainIndex::new).collect(),
+            index: domains
+                .into_iter()
+                .zip(inert)
+                .map(|(dom, inert)| DomainIndex {
+                    inert,
+                    ..DomainIndex::new(dom)
+                })
+                .collect(),
             full_scan: false,
             by_value: FxHashMap::default(),
             verdict_without: Vec::new(),
@@ -970,11 +991,13 @@ impl ParamMonitor {
                 };
                 match self.index.iter().find(|ix| ix.dom == dom) {
                     Some(index) => {
+                        let inert = index.inert.get(sym).filter(|_| prune);
                         // The bindings within the domain that σ extends (⊥ among them) all
-                        // give σ.
+                        // give σ. (A σ that is never live is not even looked up.)
                         if skip_own
-                            && self.store.find(sigma).is_none()
-                            && own_dies(self, sigma, &mut sub)
+                            && (inert.is_some_and(|x| x.own)
+                                || (self.store.find(sigma).is_none()
+                                    && own_dies(self, sigma, &mut sub)))
                         {
                             own_skipped = true;
                         } else {
@@ -984,6 +1007,9 @@ impl ParamMonitor {
                             continue;
                         }
                         for s in submasks(dom) {
+                            if s != dom && inert.is_some_and(|x| x.partial.contains(&s)) {
+                                continue;
+                            }
                             restrict_into(sigma, s, &mut sub);
                             if s == dom {
                                 if let Some(ids) = index.exact.get(&hash_key(&sub)) {
@@ -1181,6 +1207,128 @@ fn variable_positions(p: &Pattern) -> Option<Positions> {
     }
     vars.sort_unstable();
     Some(vars)
+}
+
+/// For each pattern domain (in order), by machine symbol: the lookups that creation events make
+/// pointless (see [`DomainIndex::inert`]), from [`live_states`].
+fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> Vec<Vec<Inert>> {
+    let dom_of = |p: &Pattern| {
+        p.args.iter().fold(0u32, |m, t| match t {
+            Term::Var(x) => m | 1 << x,
+            _ => m,
+        })
+    };
+    // The domains of each symbol's events.
+    let sym_domains: Vec<Vec<u32>> = fsm
+        .symbols
+        .iter()
+        .map(|name| {
+            patterns
+                .iter()
+                .filter(|p| p.name == *name)
+                .map(dom_of)
+                .collect()
+        })
+        .collect();
+    let live = live_states(fsm, &sym_domains, domains);
+    let takes = |states: &[bool], sym: usize| {
+        states
+            .iter()
+            .enumerate()
+            .any(|(q, &l)| l && fsm.delta[q][sym].is_some())
+    };
+    domains
+        .iter()
+        .map(|&d| {
+            (0..fsm.symbols.len())
+                .map(|sym| {
+                    // σ starts from the state of a binding seen below it: ⊥ or a smaller mask.
+                    let below_takes = live
+                        .iter()
+                        .any(|(m, st)| m & !d == 0 && *m != d && takes(st, sym));
+                    let ever_live = live.iter().any(|(m, st)| *m == d && st.contains(&true));
+                    let partial = submasks(d)
+                        .filter(|&s| s != d)
+                        .filter(|&s| {
+                            !live
+                                .iter()
+                                .any(|(t, st)| t & d == s && t & !d != 0 && takes(st, sym))
+                        })
+                        .collect();
+                    Inert {
+                        own: !below_takes && !ever_live,
+                        partial,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// With creation events: for each parameter mask a binding can have (⊥'s, and unions of
+/// pattern domains), the machine states a live binding of that mask can be in, as a superset.
+/// ⊥ starts in the start state, and events without parameters move it. A binding of another
+/// mask M is created by an event whose domain lies in M, from the state of its largest
+/// sub-binding seen (⊥, or a live binding of a smaller mask), and only when that state can
+/// take the event; afterwards only events whose domain lies in M reach it. A fixpoint over
+/// masks by size. (PERF: UnsafeMapIterator's `useIter(i)` and
+/// `createIter(c, i)` looked up their own σ and the bindings below it at every event, though
+/// no (i) or (c, i) binding is ever live.)
+fn live_states(fsm: &Fsm, sym_domains: &[Vec<u32>], domains: &[u32]) -> Vec<(u32, Vec<bool>)> {
+    let mut masks: Vec<u32> = domains.to_vec();
+    masks.push(0);
+    let mut k = 0;
+    while k < masks.len() {
+        for j in 0..masks.len() {
+            let u = masks[k] | masks[j];
+            if !masks.contains(&u) {
+                masks.push(u);
+            }
+        }
+        k += 1;
+    }
+    masks.sort_by_key(|m| (m.count_ones(), *m));
+    let n = fsm.states.len();
+    let mut live: Vec<(u32, Vec<bool>)> = Vec::new();
+    for &m in &masks {
+        let reaches = |sym: usize| sym_domains[sym].iter().any(|d| d & !m == 0);
+        let mut from = vec![false; n];
+        for (sub, st) in &live {
+            if sub & !m == 0 {
+                for q in 0..n {
+                    from[q] |= st[q];
+                }
+            }
+        }
+        let mut states = vec![false; n];
+        let mut queue: VecDeque<usize> = VecDeque::new();
+        if m == 0 {
+            states[fsm.start] = true;
+            queue.push_back(fsm.start);
+        }
+        for q in (0..n).filter(|&q| from[q]) {
+            for sym in (0..fsm.symbols.len()).filter(|&s| reaches(s)) {
+                if let Some(t) = fsm.delta[q][sym] {
+                    if !states[t] {
+                        states[t] = true;
+                        queue.push_back(t);
+                    }
+                }
+            }
+        }
+        while let Some(q) = queue.pop_front() {
+            for sym in (0..fsm.symbols.len()).filter(|&s| reaches(s)) {
+                if let Some(t) = fsm.delta[q][sym] {
+                    if !states[t] {
+                        states[t] = true;
+                        queue.push_back(t);
+                    }
+                }
+            }
+        }
+        live.push((m, states));
+    }
+    live
 }
 
 /// For each state: whether a verdict is reachable from it by at least one event among the
