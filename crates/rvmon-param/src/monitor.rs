@@ -101,6 +101,11 @@ pub struct ParamMonitor {
     /// outside an event's domain (it finds the joins an event must keep dead, see
     /// [`ParamMonitor::push_event`]).
     value_index: bool,
+    /// The parameters whose (parameter, value) pairs `by_value` keeps: those of end-of-life
+    /// events, and those through which an event's new binding can make joins it must keep
+    /// dead (see [`inert_lookups`]). (PERF: UnsafeMapIterator kept every binding of a map
+    /// and of a collection in one growing set per object, though only iterators die.)
+    value_params: u32,
     /// Per event name: what it means to this property.
     kinds: FxHashMap<Box<str>, Rc<Kind>>,
     /// Reused buffers.
@@ -475,7 +480,7 @@ impl ParamMonitor {
             }
             _ => None,
         };
-        let inert = inert_lookups(&patterns, &fsm, &domains);
+        let (inert, outside_params) = inert_lookups(&patterns, &fsm, &domains);
         let mut m = ParamMonitor {
             patterns,
             fsm,
@@ -497,6 +502,7 @@ impl ParamMonitor {
             by_value: FxHashMap::default(),
             verdict_without: Vec::new(),
             value_index: false,
+            value_params: outside_params,
             kinds: FxHashMap::default(),
             key: Vec::new(),
             sub: Vec::new(),
@@ -557,8 +563,18 @@ impl ParamMonitor {
             })
             .collect();
         self.kinds.clear();
-        if !self.end_events.is_empty() && !self.value_index {
+        let ended = self
+            .end_events
+            .iter()
+            .flat_map(|p| &p.args)
+            .fold(0u32, |m, t| match t {
+                Term::Var(x) => m | 1 << x,
+                _ => m,
+            });
+        if ended & !self.value_params != 0 || (!self.end_events.is_empty() && !self.value_index) {
+            self.value_params |= ended;
             self.value_index = true;
+            self.by_value.clear();
             for id in self.store.ids() {
                 self.index_values(id);
             }
@@ -654,7 +670,8 @@ impl ParamMonitor {
         let Some(key) = self.store.key(id) else {
             return;
         };
-        for pair in pairs(key) {
+        let indexed = self.value_params;
+        for pair in pairs(key).filter(|p| indexed >> p.0 & 1 == 1) {
             self.by_value
                 .entry(pair)
                 .and_modify(|ids| ids.push(id))
@@ -712,7 +729,8 @@ impl ParamMonitor {
                 restrict_into(&key, index.dom, &mut self.sub);
                 index.remove(&self.sub, id, state);
             }
-            for pair in pairs(&key).filter(|p| *p != (param, value)) {
+            let indexed = self.value_params;
+            for pair in pairs(&key).filter(|p| *p != (param, value) && indexed >> p.0 & 1 == 1) {
                 if let Some(list) = self.by_value.get_mut(&pair) {
                     if list.remove(id) {
                         self.by_value.remove(&pair);
@@ -1210,8 +1228,11 @@ fn variable_positions(p: &Pattern) -> Option<Positions> {
 }
 
 /// For each pattern domain (in order), by machine symbol: the lookups that creation events make
-/// pointless (see [`DomainIndex::inert`]), from [`live_states`].
-fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> Vec<Vec<Inert>> {
+/// pointless (see [`DomainIndex::inert`]), from [`live_states`]. Also the parameters through
+/// which a new live binding can make joins an event must keep dead: when an event of domain D
+/// creates a live binding of mask K ⊋ D (other than the binding of every parameter), its
+/// search goes through the bindings holding its value of K's first parameter outside D.
+fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> (Vec<Vec<Inert>>, u32) {
     let dom_of = |p: &Pattern| {
         p.args.iter().fold(0u32, |m, t| match t {
             Term::Var(x) => m | 1 << x,
@@ -1237,7 +1258,22 @@ fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> Vec<Vec<In
             .enumerate()
             .any(|(q, &l)| l && fsm.delta[q][sym].is_some())
     };
-    domains
+    let all = domains.iter().fold(0, |a, d| a | d);
+    let mut outside = 0u32;
+    for (sym, doms) in sym_domains.iter().enumerate() {
+        for &d in doms {
+            for (k, _) in &live {
+                // Created by this event: from a binding below k whose state can take it.
+                let created = live
+                    .iter()
+                    .any(|(b, st)| b & !k == 0 && b != k && takes(st, sym));
+                if k & d == d && *k != d && *k != all && created {
+                    outside |= 1 << (k & !d).trailing_zeros();
+                }
+            }
+        }
+    }
+    let inert = domains
         .iter()
         .map(|&d| {
             (0..fsm.symbols.len())
@@ -1262,7 +1298,8 @@ fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> Vec<Vec<In
                 })
                 .collect()
         })
-        .collect()
+        .collect();
+    (inert, outside)
 }
 
 /// With creation events: for each parameter mask a binding can have (⊥'s, and unions of
