@@ -562,6 +562,7 @@ fn run_first_order(
         engine.close(reader.interner_mut(), &mut answers)?;
         report(&mut answers, reader.interner(), out)?;
     }
+    crate::release(engine);
     out.flush()?;
     writeln!(
         err,
