@@ -81,14 +81,14 @@ impl Stream {
         let all = self.readers.iter().map(|r| r.1).min().expect("readers");
         self.drop_before(all);
     }
-
-    /// Whether more than one node reads it.
-    fn shared(&self) -> bool {
-        !self.readers.is_empty()
-    }
 }
 
 thread_local! {
+    /// What a probed `ONCE` shows at a position where its state is there to test (the
+    /// relation itself stays in the state; see [`FoEngine::probed`]): a non-empty marker,
+    /// against the empty relation where a fused `PREVIOUS` shows nothing. The readers learn
+    /// from it whether the state counts, without reading the timeline, which may be trimmed.
+    static PRESENT: Rc<Rel> = Rc::new(unit());
     static EMPTY: Rc<Rel> = Rc::new(Rel::default());
 }
 
@@ -434,27 +434,9 @@ impl FoEngine {
             })
             .collect();
         for (st, trigger) in since.iter_mut().zip(&triggers) {
-            if let Some(trigger) = trigger {
+            // A trigger without leaves: the guard never fails, nothing is ever looked up.
+            if let Some(trigger) = trigger.as_ref().filter(|t| !t.leaves.is_empty()) {
                 st.views.guard = Some((trigger.key.clone(), FxHashMap::default()));
-            }
-        }
-        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (i, node) in plan.nodes.iter().enumerate() {
-            for c in node.kind.reads() {
-                if !readers[c].contains(&i) {
-                    readers[c].push(i);
-                }
-            }
-        }
-        let mut proj: Vec<Option<ProjState>> = (0..n).map(|_| None).collect();
-        for (i, node) in plan.nodes.iter().enumerate() {
-            if let NodeKind::Project { c, .. } = &node.kind {
-                // A projection kept in step with a SINCE state reads (and clears) its change
-                // log: only when it is the state's only reader.
-                if matches!(plan.nodes[*c].kind, NodeKind::Since { .. }) && readers[*c].len() == 1 {
-                    since[*c].views.log = Some(Vec::new());
-                    proj[i] = Some(ProjState::default());
-                }
             }
         }
         let consts = plan
@@ -491,14 +473,41 @@ impl FoEngine {
             .enumerate()
             .map(|(i, n)| {
                 let mut reads = n.kind.reads();
-                if let NodeKind::Since { l, r, .. } | NodeKind::Until { l, r, .. } = &n.kind {
-                    if true_left[i] && l != r {
+                if let NodeKind::Since { l, r, guard, .. } | NodeKind::Until { l, r, guard, .. } =
+                    &n.kind
+                {
+                    // A guard replaces the left operand (a `TRUE` constant): not read either.
+                    let guard_reads_l = guard.as_ref().is_some_and(|g| {
+                        let mut leaves = Vec::new();
+                        g.leaves(&mut leaves);
+                        leaves.contains(l)
+                    });
+                    if (true_left[i] || (guard.is_some() && !guard_reads_l)) && l != r {
                         reads.retain(|x| x != l);
                     }
                 }
                 reads
             })
             .collect();
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, node) in plan.nodes.iter().enumerate() {
+            for c in node.kind.reads() {
+                if !readers[c].contains(&i) {
+                    readers[c].push(i);
+                }
+            }
+        }
+        let mut proj: Vec<Option<ProjState>> = (0..n).map(|_| None).collect();
+        for (i, node) in plan.nodes.iter().enumerate() {
+            if let NodeKind::Project { c, .. } = &node.kind {
+                // A projection kept in step with a SINCE state reads (and clears) its change
+                // log: only when it is the state's only reader.
+                if matches!(plan.nodes[*c].kind, NodeKind::Since { .. }) && readers[*c].len() == 1 {
+                    since[*c].views.log = Some(Vec::new());
+                    proj[i] = Some(ProjState::default());
+                }
+            }
+        }
         let mut const_streamed = vec![false; n];
         for reads in &plan_reads {
             for &c in reads {
@@ -521,9 +530,13 @@ impl FoEngine {
         // position; one that is late only within a step (its operator waits for a consumer to
         // release a snapshot, or a batch is halfway through) catches up in the same step, and
         // reducing the other operand's relations meanwhile would be wasted work.
+        // A probed state's stream holds no relations (so it neither bounds nor is reduced),
+        // and a shared operand's relations are read by others too (so it is not reduced).
         let bounds_of = |late: usize, early: usize| {
-            if future[late] {
-                bound_candidates(&plan, late, early)
+            if future[late] && probed[early].is_none() && readers[early].len() <= 1 {
+                let mut b = bound_candidates(&plan, late, early);
+                b.retain(|b| probed[b.node].is_none());
+                b
             } else {
                 Vec::new()
             }
@@ -952,7 +965,7 @@ impl FoEngine {
                     let states = (&self.since[*l], &self.since[*r]);
                     if let Some(lag) = self.probed[*r] {
                         // A semi-join with a probed `ONCE`: its state, as it was here.
-                        let probe = Probe::at(&self.since, &self.plan, tl, *r, lag, out.end());
+                        let probe = Probe::at(&self.since[*r], b, lag, out.end());
                         let v = if a.is_empty() || probe.is_empty() {
                             EMPTY.with(Rc::clone)
                         } else {
@@ -1072,7 +1085,7 @@ impl FoEngine {
                 {
                     let v = if let Some(lag) = self.probed[*r] {
                         // A probed `ONCE`: its state, as it was here.
-                        let probe = Probe::at(&self.since, &self.plan, tl, *r, lag, out.end());
+                        let probe = Probe::at(&self.since[*r], b, lag, out.end());
                         if probe.is_empty() {
                             Rc::clone(a)
                         } else {
@@ -1447,7 +1460,7 @@ impl FoEngine {
                 let versioned = st.versioned;
                 let shown = |st: &SinceState| {
                     if versioned {
-                        EMPTY.with(Rc::clone)
+                        PRESENT.with(Rc::clone)
                     } else {
                         Rc::clone(&st.out)
                     }
@@ -1479,6 +1492,11 @@ impl FoEngine {
                 let e = st.absorbed;
                 for &n in &inputs {
                     children[n].release(i, e);
+                }
+                // A `TRUE` left operand, or the one a guard replaces, is not read; but another
+                // node may read the same (shared) constant, which waits for every reader.
+                if !inputs.contains(l) {
+                    children[*l].release(i, e);
                 }
                 st.inputs = inputs;
             }
@@ -1646,10 +1664,6 @@ fn reduce_waiting_from(
     early: usize,
 ) {
     let end = children[early].end();
-    // A shared operand's relations are read by others too: they are not reduced.
-    if children[early].shared() {
-        return;
-    }
     for p in start..end {
         let rel = children[early].get(p).expect("in range");
         // Small relations cost little to keep.
@@ -1799,23 +1813,12 @@ struct Probe<'a> {
 
 impl<'a> Probe<'a> {
     /// The state of probed node `r` at position `pos`, whose lag is `lag`.
-    fn at(
-        engine_since: &'a [SinceState],
-        plan: &Plan,
-        tl: &Timeline,
-        r: usize,
-        lag: u64,
-        pos: u64,
-    ) -> Probe<'a> {
-        let upto = match &plan.nodes[r].kind {
-            NodeKind::Since { lag: Some(pw), .. } if lag == 1 => {
-                (pos > 0 && pw.contains(tl.ts(pos) - tl.ts(pos - 1))).then(|| pos - 1)
-            }
-            _ => Some(pos),
-        };
+    /// The state `st` of a probed node at position `pos`, whose lag is `lag`, given what its
+    /// stream holds there (see [`PRESENT`]).
+    fn at(st: &'a SinceState, shown: &Rel, lag: u64, pos: u64) -> Probe<'a> {
         Probe {
-            ripe: &engine_since[r].ripe,
-            upto,
+            ripe: &st.ripe,
+            upto: (!shown.is_empty()).then(|| pos - lag),
         }
     }
 
@@ -1936,6 +1939,9 @@ fn guard_failures(
     at: u64,
     buf: &mut Vec<Value>,
 ) -> Vec<Tuple> {
+    if trigger.leaves.is_empty() {
+        return Vec::new();
+    }
     let (_, index) = st.views.guard.as_ref().expect("a trigger has its index");
     let mut failed = Vec::new();
     for &leaf in &trigger.leaves {
@@ -1989,6 +1995,18 @@ fn since_add_changes_output(st: &SinceState, w: &rvmon_mtl::Window, b: &Rel, t: 
     ripens || expires || (w.lo == 0 && !b.is_empty())
 }
 
+/// Queues the right operand's tuples at `t` until they reach the lower bound (a growing state
+/// skips those it already holds for good).
+fn age(st: &mut SinceState, b: &Rel, t: Timestamp) {
+    if st.versioned {
+        for tuple in b.iter().filter(|tuple| !st.ripe.contains_key(*tuple)) {
+            st.young.push_back((t, tuple.clone()));
+        }
+    } else {
+        st.young.extend(b.iter().map(|tuple| (t, tuple.clone())));
+    }
+}
+
 /// The right operand's part of a `SINCE` step: add its tuples, ripen those that reached the
 /// lower bound, expire those past the upper bound.
 fn since_add(
@@ -2004,7 +2022,7 @@ fn since_add(
     // none expires); then the state is not made unique, which would copy it if a snapshot is
     // still held.
     if !since_add_changes_output(st, w, b, t) {
-        st.young.extend(b.iter().map(|tuple| (t, tuple.clone())));
+        age(st, b, t);
         return;
     }
     if st.versioned {
@@ -2016,7 +2034,7 @@ fn since_add(
                 st.ripe.entry(tuple.clone()).or_insert(at);
             }
         } else {
-            st.young.extend(b.iter().map(|tuple| (t, tuple.clone())));
+            age(st, b, t);
         }
         while st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo) {
             let (_, tuple) = st.young.pop_front().expect("checked");

@@ -114,14 +114,29 @@ fn formula() -> impl Strategy<Value = String> {
             )
                 .prop_map(|(a, b, c)| format!("(EXISTS y. (({a} AND {b}) AND {c}))")),
             // A growing `ONCE` that its consumer only tests (probed in place, by version).
+            // Its reader may wait for a future operator, and be joined further with a relation
+            // that waits for it in turn.
             (
-                prop::sample::select(&["P(x)", "Q(x,y)", "Q(x,x)", "(R(x) AND P(y))"][..]),
+                prop::sample::select(
+                    &[
+                        "P(x)",
+                        "Q(x,y)",
+                        "Q(x,x)",
+                        "(R(x) AND P(y))",
+                        "(NEXT P(x))",
+                        "(NEXT NEXT Q(x,y))",
+                        "(EVENTUALLY[0,2] P(x))",
+                    ][..]
+                ),
                 prop::sample::select(&["P(x)", "R(x)", "Q(x,x)", "(P(x) OR R(x))"][..]),
                 prop::sample::select(&["[0,*)", "[1,*)", "[0,2]"][..]),
                 prop::sample::select(&["", "NOT "][..]),
                 prop::sample::select(&["", "PREVIOUS ", "PREVIOUS[1,2] "][..]),
+                prop::sample::select(&["", " AND Q(x,y)"][..]),
             )
-                .prop_map(|(a, b, i, not, prev)| format!("({a} AND {not}{prev}(ONCE{i} {b}))")),
+                .prop_map(|(a, b, i, not, prev, and)| {
+                    format!("(({a} AND {not}{prev}(ONCE{i} {b})){and})")
+                }),
             (guard(), inner.clone(), interval(false))
                 .prop_map(|(g, b, i)| format!("({g} SINCE{i} (Q(x,y) AND {b}))")),
             (guard(), inner, interval(true))
