@@ -1022,6 +1022,16 @@ impl Compiler<'_> {
         if !positive(b) || !positive(c) {
             return None;
         }
+        // The variable conditions, checked on the formulas first: compiling `a` and then
+        // falling back would compile it twice, and nested `EXISTS` of this shape 2^depth times.
+        let (av, bv, cv) = (free_vars(a), free_vars(b), free_vars(c));
+        let new: Vec<&String> = bv.iter().filter(|v| !av.contains(v)).collect();
+        if new.len() != ys.len()
+            || !new.iter().all(|v| ys.contains(v))
+            || !cv.iter().all(|v| av.contains(v) || bv.contains(v))
+        {
+            return None;
+        }
         let mark = self.nodes.len();
         let fused = self.try_exists_join(ys, a, b, c);
         if fused.is_none() {

@@ -56,6 +56,10 @@ pub struct MonpolyTiming {
     /// Timestamps from position `times_head` on (UNTIL nodes read them).
     times: VecDeque<Timestamp>,
     times_head: u64,
+    /// Operators no other operator reads, the root excepted (a first-order plan's shape can
+    /// leave some: the operand an exists-join probes, a guard's leaves). Their streams are
+    /// emptied after each step instead of growing for the whole run.
+    unread: Vec<usize>,
 }
 
 impl MonpolyTiming {
@@ -67,7 +71,20 @@ impl MonpolyTiming {
     /// plans this way: data operators map to the propositional operator with the same timing).
     pub fn from_ops(ops: Vec<Op>) -> MonpolyTiming {
         let n = ops.len();
+        let mut read = vec![false; n];
+        for op in &ops {
+            match *op {
+                Op::Const(_) | Op::Atom(_) => {}
+                Op::Not(c) | Op::Prev(_, c) | Op::Next(_, c) => read[c] = true,
+                Op::And(a, b) | Op::Or(a, b) | Op::Since(_, a, b) | Op::Until(_, a, b) => {
+                    read[a] = true;
+                    read[b] = true;
+                }
+            }
+        }
+        let unread = (0..n.saturating_sub(1)).filter(|&i| !read[i]).collect();
         MonpolyTiming {
+            unread,
             ops,
             streams: vec![ReadyStream::default(); n],
             scan: vec![0; n],
@@ -82,6 +99,10 @@ impl MonpolyTiming {
         let pos = self.times_head + self.times.len() as u64 - 1;
         for i in 0..self.ops.len() {
             self.update(i, pos);
+        }
+        for &i in &self.unread {
+            let end = self.streams[i].end();
+            self.streams[i].drop_before(end);
         }
         // Only UNTIL nodes read timestamps, from their oldest pending position on.
         let needed = (0..self.ops.len())
