@@ -662,6 +662,13 @@ impl FoEngine {
         self.heavy_joins = tuples;
     }
 
+    /// How many time points the engine still keeps (their timestamps): what its temporal
+    /// operators may still read. Bounded for bounded formulas, whatever the trace's length.
+    #[doc(hidden)]
+    pub fn held_time_points(&self) -> usize {
+        self.timeline.points.len()
+    }
+
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
@@ -863,7 +870,13 @@ impl FoEngine {
                 NodeKind::Prev { .. } => self.cursors[i].saturating_sub(1),
                 NodeKind::Next { .. } => self.cursors[i],
                 NodeKind::Since { .. } => self.since[i].absorbed.saturating_sub(1),
-                NodeKind::Until { .. } => self.until[i].next.min(self.until[i].window.next_add),
+                // Only `EVENTUALLY` keeps a window that starts before its next undecided
+                // position (a general `UNTIL` never moves `window.next_add`, which pinned the
+                // whole timeline: 16 bytes per time point).
+                NodeKind::Until { .. } if self.true_left[i] => {
+                    self.until[i].next.min(self.until[i].window.next_add)
+                }
+                NodeKind::Until { .. } => self.until[i].next,
                 _ => continue,
             };
             min = min.min(need);

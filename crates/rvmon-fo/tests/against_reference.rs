@@ -314,3 +314,34 @@ proptest! {
         }
     }
 }
+
+/// Memory that follows what a bounded formula must remember, not the trace's length: the
+/// engine keeps the timestamps of a few time points only, for `UNTIL` as for the other
+/// operators (a general `UNTIL` once kept every timestamp of the run).
+#[test]
+fn bounded_formulas_keep_a_bounded_timeline() {
+    for text in [
+        "(P(x) UNTIL[0,5] Q(x,x))",
+        "(EVENTUALLY[0,3] P(x))",
+        "(P(x) AND NOT (R(x) SINCE[0,4] P(x)))",
+        "(NEXT[0,2] (PREVIOUS P(x)))",
+    ] {
+        let setup = Setup::new(text);
+        let mut interner = Interner::new();
+        let plan = setup.plan(&mut interner).expect("monitorable");
+        let mut engine = FoEngine::new(plan);
+        let mut answers = Vec::new();
+        let mut most = 0;
+        for i in 0..2000usize {
+            let x = Value::Int((i % 3) as i64);
+            let step: RefFoTimePoint = (
+                i as i64,
+                vec![("P".into(), vec![x]), ("Q".into(), vec![x, x])],
+            );
+            let tp = time_point(i, &step, &mut interner);
+            engine.step(&tp, &mut interner, &mut answers).unwrap();
+            most = most.max(engine.held_time_points());
+        }
+        assert!(most < 20, "{text}: {most} time points held");
+    }
+}
