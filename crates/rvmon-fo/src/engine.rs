@@ -1064,27 +1064,29 @@ impl FoEngine {
                         }));
                         c.contains(&cand[..])
                     };
+                    // The right operand's tuples by the shared columns: its SINCE index when it
+                    // is an indexed state, otherwise an index built for this position.
                     let st = &self.since[*r];
-                    let v = match &st.views.join {
-                        // The right operand is a SINCE state indexed on the shared columns.
-                        Some((cols, map)) if Rc::ptr_eq(b, &st.out) && *cols == r_cols => {
-                            filter_shared(a, |x| {
-                                key.clear();
-                                key.extend(l_cols.iter().map(|&k| x[k]));
-                                map.get(&key[..])
-                                    .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf)))
-                            })
-                        }
-                        _ => {
-                            let map = index_by(b, &r_cols);
-                            filter_shared(a, |x| {
-                                key.clear();
-                                key.extend(l_cols.iter().map(|&k| x[k]));
-                                map.get(&key[..])
-                                    .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf)))
-                            })
-                        }
+                    let indexed = match &st.views.join {
+                        Some((cols, map)) if Rc::ptr_eq(b, &st.out) && *cols == r_cols => Some(map),
+                        _ => None,
                     };
+                    let built = match indexed {
+                        Some(_) => FxHashMap::default(),
+                        None => index_by(b, &r_cols),
+                    };
+                    let v = filter_shared(a, |x| {
+                        key.clear();
+                        key.extend(l_cols.iter().map(|&k| x[k]));
+                        match indexed {
+                            Some(map) => map
+                                .get(&key[..])
+                                .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf))),
+                            None => built
+                                .get(&key[..])
+                                .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf))),
+                        }
+                    });
                     out.vals.push_back(v);
                 }
                 let e = out.end();
