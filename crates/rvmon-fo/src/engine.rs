@@ -976,26 +976,9 @@ impl FoEngine {
                         self.plan.nodes[*r].vars.len(),
                     );
                     let states = (&self.since[*l], &self.since[*r]);
-                    if let Some(lag) = self.probed[*r] {
-                        // A semi-join with a probed `ONCE`: its state, as it was here.
-                        let probe = Probe::at(&self.since[*r], b, lag, out.end());
-                        let v = if a.is_empty() || probe.is_empty() {
-                            EMPTY.with(Rc::clone)
-                        } else {
-                            filter_shared(a, |x| {
-                                buf.clear();
-                                buf.resize(arities.1, Value::Int(0));
-                                for &(li, ri) in shared {
-                                    buf[ri] = x[li];
-                                }
-                                probe.contains(&buf[..])
-                            })
-                        };
-                        out.vals.push_back(v);
-                        continue;
-                    }
+                    let tested = Tested::of(b, self.probed[*r], &self.since[*r], out.end());
                     // PERF: most time points have an empty operand (a scan with no event).
-                    if a.is_empty() || b.is_empty() {
+                    if a.is_empty() || tested.is_empty() {
                         out.push(Rel::default());
                     } else if r_new.is_empty() {
                         // A semi-join: the right operand is its own index, probed with each
@@ -1007,7 +990,7 @@ impl FoEngine {
                             for &(li, ri) in shared {
                                 buf[ri] = x[li];
                             }
-                            b.contains(&buf[..])
+                            tested.contains(&buf[..])
                         });
                         out.vals.push_back(v);
                     } else {
@@ -1098,22 +1081,15 @@ impl FoEngine {
                 while let (Some(a), Some(b)) =
                     (children[*l].get(out.end()), children[*r].get(out.end()))
                 {
-                    let v = if let Some(lag) = self.probed[*r] {
-                        // A probed `ONCE`: its state, as it was here.
-                        let probe = Probe::at(&self.since[*r], b, lag, out.end());
-                        if probe.is_empty() {
-                            Rc::clone(a)
-                        } else {
-                            filter_shared(a, |t| {
-                                buf.clear();
-                                buf.extend(key.iter().map(|&c| t[c]));
-                                !probe.contains(&buf[..])
-                            })
-                        }
-                    } else if b.is_empty() {
+                    let tested = Tested::of(b, self.probed[*r], &self.since[*r], out.end());
+                    let v = if tested.is_empty() {
                         Rc::clone(a)
                     } else {
-                        filter_shared(a, |t| !contains_key(b, t, key, buf))
+                        filter_shared(a, |t| {
+                            buf.clear();
+                            buf.extend(key.iter().map(|&c| t[c]));
+                            !tested.contains(&buf[..])
+                        })
                     };
                     out.vals.push_back(v);
                 }
@@ -1818,32 +1794,44 @@ fn probed_states(
     probed
 }
 
-/// A probed `ONCE` state as it was at one position (see [`FoEngine::probed`]).
-struct Probe<'a> {
-    ripe: &'a FxHashMap<Tuple, Timestamp>,
-    /// Tuples that entered at or before this position are in; `None`: the state is empty
-    /// there (before the first position, or outside a fused `PREVIOUS`'s interval).
-    upto: Option<u64>,
+/// The right operand of a semi-join or anti-join as it tests tuples at one position: its
+/// relation there, or, for a probed `ONCE` (see [`FoEngine::probed`]), its state as it was
+/// there.
+enum Tested<'a> {
+    Rel(&'a Rel),
+    Probe {
+        ripe: &'a FxHashMap<Tuple, Timestamp>,
+        /// Tuples that entered at or before this position are in.
+        upto: u64,
+    },
 }
 
-impl<'a> Probe<'a> {
-    /// The state of probed node `r` at position `pos`, whose lag is `lag`.
-    /// The state `st` of a probed node at position `pos`, whose lag is `lag`, given what its
-    /// stream holds there (see [`PRESENT`]).
-    fn at(st: &'a SinceState, shown: &Rel, lag: u64, pos: u64) -> Probe<'a> {
-        Probe {
-            ripe: &st.ripe,
-            upto: (!shown.is_empty()).then(|| pos - lag),
+impl<'a> Tested<'a> {
+    /// Node `r`'s relation `shown` at position `pos`; `probed` is its lag when it is probed
+    /// (its stream then holds a marker, empty where the state does not count: see
+    /// [`PRESENT`]), and `st` its state.
+    fn of(shown: &'a Rel, probed: Option<u64>, st: &'a SinceState, pos: u64) -> Tested<'a> {
+        match probed {
+            Some(lag) if !shown.is_empty() => Tested::Probe {
+                ripe: &st.ripe,
+                upto: pos - lag,
+            },
+            _ => Tested::Rel(shown),
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.upto.is_none() || self.ripe.is_empty()
+        match self {
+            Tested::Rel(rel) => rel.is_empty(),
+            Tested::Probe { ripe, .. } => ripe.is_empty(),
+        }
     }
 
     fn contains(&self, t: &[Value]) -> bool {
-        self.upto
-            .is_some_and(|upto| self.ripe.get(t).is_some_and(|&at| at as u64 <= upto))
+        match self {
+            Tested::Rel(rel) => rel.contains(t),
+            Tested::Probe { ripe, upto } => ripe.get(t).is_some_and(|&at| at as u64 <= *upto),
+        }
     }
 }
 

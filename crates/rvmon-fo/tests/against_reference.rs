@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use rvmon_core::{Interner, TimePoint, Value};
 use rvmon_fo::{compile, FoEngine};
 use rvmon_logic::monpoly::analyzed_formula;
-use rvmon_logic::reference::{evaluate_fo, OrdValue, RefFoTimePoint};
+use rvmon_logic::reference::{evaluate_fo, time_point, OrdValue, RefFoTimePoint};
 use rvmon_logic::{free_vars, parse_formula};
 use rvmon_trace::Signature;
 
@@ -161,20 +161,6 @@ fn trace() -> impl Strategy<Value = Vec<RefFoTimePoint>> {
             })
             .collect()
     })
-}
-
-/// A time point of `tr` for the engine.
-fn time_point(i: usize, (ts, evs): &RefFoTimePoint, interner: &mut Interner) -> TimePoint {
-    let mut tp = TimePoint {
-        index: i as u64,
-        ts: *ts,
-        ..Default::default()
-    };
-    for (name, vals) in evs {
-        let sym = interner.intern(name);
-        tp.push_event(sym, vals);
-    }
-    tp
 }
 
 /// A formula as `rvmon monpoly` compiles it: normalised, with MonPoly's rewriting.

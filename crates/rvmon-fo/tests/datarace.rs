@@ -7,10 +7,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use proptest::prelude::*;
-use rvmon_core::{Interner, TimePoint, Value};
+use rvmon_core::{Interner, Value};
 use rvmon_fo::{compile, FoEngine};
 use rvmon_logic::monpoly::analyzed_formula;
-use rvmon_logic::reference::{evaluate_fo, OrdValue, RefFoTimePoint};
+use rvmon_logic::reference::{evaluate_fo, time_point, OrdValue, RefFoTimePoint};
 use rvmon_logic::{free_vars, parse_formula, Formula, FormulaKind};
 use rvmon_trace::Signature;
 
@@ -35,19 +35,6 @@ fn trace() -> impl Strategy<Value = Vec<RefFoTimePoint>> {
             .map(|(i, evs)| (i as i64, evs))
             .collect()
     })
-}
-
-fn time_point(i: usize, (ts, evs): &RefFoTimePoint, interner: &mut Interner) -> TimePoint {
-    let mut tp = TimePoint {
-        index: i as u64,
-        ts: *ts,
-        ..Default::default()
-    };
-    for (name, vals) in evs {
-        let sym = interner.intern(name);
-        tp.push_event(sym, vals);
-    }
-    tp
 }
 
 /// The example's policy, negated as `rvmon check` negates it: its violations.

@@ -148,6 +148,24 @@ type Binding = (String, Value);
 /// A first-order time point for the reference evaluator: timestamp and events with values.
 pub type RefFoTimePoint = (i64, Vec<(String, Vec<Value>)>);
 
+/// The time point at position `index` of a reference trace, as the engines read it.
+pub fn time_point(
+    index: usize,
+    (ts, evs): &RefFoTimePoint,
+    interner: &mut Interner,
+) -> rvmon_core::TimePoint {
+    let mut tp = rvmon_core::TimePoint {
+        index: index as u64,
+        ts: *ts,
+        ..Default::default()
+    };
+    for (name, vals) in evs {
+        let sym = interner.intern(name);
+        tp.push_event(sym, vals);
+    }
+    tp
+}
+
 /// The satisfying assignments of `f` (over `free_vars(f)`, in that order) at every time point,
 /// by brute force over the active domain (every value of the trace and of the formula), straight
 /// from MFOTL's semantics. Exponential in the number of variables: for tests only.

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use rvmon_core::{Interner, TimePoint, Value};
 use rvmon_fo::{compile, Answer, FoEngine};
 use rvmon_logic::monpoly::analyzed_formula;
-use rvmon_logic::reference::{evaluate_fo, RefFoTimePoint};
+use rvmon_logic::reference::{evaluate_fo, time_point, RefFoTimePoint};
 use rvmon_logic::{free_vars, parse_formula, Formula};
 use rvmon_slice::{empty_points_removable, slicing_variables, DataSlicer, SlicedMonitor};
 use rvmon_trace::{MonpolyLogReader, Signature, TraceReader};
@@ -382,14 +382,7 @@ proptest! {
         let log: Vec<TimePoint> = tr
             .iter()
             .enumerate()
-            .map(|(i, (ts, evs))| {
-                let mut tp = TimePoint { index: i as u64, ts: *ts, ..Default::default() };
-                for (name, vals) in evs {
-                    let sym = interner.intern(name);
-                    tp.push_event(sym, vals);
-                }
-                tp
-            })
+            .map(|(i, step)| time_point(i, step, &mut interner))
             .collect();
         let expected = texts(&unsliced(&f, &vars, &sig, &log, &mut interner), &interner);
         let drop_empty = empty_points_removable(&f).is_ok();
