@@ -304,6 +304,39 @@ proptest! {
     }
 }
 
+type Outcome = (Violations, Result<(), String>);
+
+/// Runs `job` on `processes` processes (threads here) on loopback, each on fresh ports:
+/// process 0's outcome, then the others'.
+fn run_cluster(
+    job: &Job,
+    processes: usize,
+    workers: usize,
+) -> (Violations, Result<(), String>, Vec<Outcome>) {
+    let addresses: Vec<String> = (0..processes)
+        .map(|_| {
+            let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            format!("127.0.0.1:{}", free.local_addr().unwrap().port())
+        })
+        .collect();
+    let cluster = |process_id| Cluster {
+        workers,
+        processes,
+        process_id,
+        addresses: addresses.clone(),
+        connect_timeout: std::time::Duration::from_secs(20),
+    };
+    let others: Vec<_> = (1..processes)
+        .map(|id| {
+            let (job, cluster) = (job.clone(), cluster(id));
+            std::thread::spawn(move || run_on(job, &cluster))
+        })
+        .collect();
+    let (got, end) = run_on(job.clone(), &cluster(0));
+    let others = others.into_iter().map(|o| o.join().unwrap()).collect();
+    (got, end, others)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
@@ -338,28 +371,21 @@ proptest! {
             period_slices,
             ..job_for(&analyzed, &vars, &sig, &policy, &path)
         };
-        let addresses: Vec<String> = (0..processes)
-            .map(|_| {
-                let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-                format!("127.0.0.1:{}", free.local_addr().unwrap().port())
-            })
-            .collect();
-        let cluster = |process_id| Cluster {
-            workers,
-            processes,
-            process_id,
-            addresses: addresses.clone(),
-            connect_timeout: std::time::Duration::from_secs(20),
+        // Ports are picked by binding port 0 and letting go, so another socket (an outgoing
+        // connection's ephemeral port) can take one before its process listens on it. That
+        // shows as "cannot listen" in some process; pick new ports and run again.
+        let mut attempts = 0;
+        let (got, end, others) = loop {
+            attempts += 1;
+            let (got, end, others) = run_cluster(&job, processes, workers);
+            let busy = std::iter::once(&end)
+                .chain(others.iter().map(|(_, end)| end))
+                .any(|e| e.as_ref().is_err_and(|e| e.contains("cannot listen")));
+            if !busy || attempts == 3 {
+                break (got, end, others);
+            }
         };
-        let others: Vec<_> = (1..processes)
-            .map(|id| {
-                let (job, cluster) = (job.clone(), cluster(id));
-                std::thread::spawn(move || run_on(job, &cluster))
-            })
-            .collect();
-        let (got, end) = run_on(job, &cluster(0));
-        for other in others {
-            let (answers, end) = other.join().unwrap();
+        for (answers, end) in others {
             prop_assert_eq!(end, Ok(()));
             prop_assert!(answers.is_empty(), "only process 0 writes answers");
         }
