@@ -226,6 +226,20 @@ fn states_that_cannot_be_resumed_are_refused() {
         err.contains("not a monitor state saved by this version of rvmon"),
         "{err}"
     );
+    // A state of another format version is named as such.
+    let old = rvmon_core::encode_state(&("rvmon monitor state", 1u32));
+    std::fs::write(path("old.state"), old).unwrap();
+    let (status, _, err) = monpoly(&strs(&[
+        "-load",
+        &path("old.state"),
+        "-log",
+        &path("t.log"),
+    ]));
+    assert_eq!(status, 2);
+    assert!(
+        err.contains("saved by another version of rvmon (state format 1; this build reads format"),
+        "{err}"
+    );
     let bytes = std::fs::read(&state).unwrap();
     std::fs::write(path("cut.state"), &bytes[..bytes.len() / 2]).unwrap();
     let (status, _, err) = monpoly(&strs(&[
@@ -245,5 +259,53 @@ fn states_that_cannot_be_resumed_are_refused() {
     assert!(
         err.contains(":2:1") && err.contains("expects one file name"),
         "{err}"
+    );
+}
+
+/// A change to what a saved state holds, or to how an engine lays out its state, must come
+/// with a new `SNAPSHOT_VERSION`, so that a state saved by an older build is refused as such
+/// (and not as "damaged" or "another formula"). The saved states of a fixed run of every sample
+/// formula are pinned here, with the version they belong to. When this fails after a change of
+/// layout: bump `SNAPSHOT_VERSION` in `monpoly_cmd.rs` and record both new values here.
+#[test]
+fn saved_state_layout_is_versioned() {
+    let log: String = (0..12)
+        .map(|i| {
+            let events = match i % 4 {
+                0 => format!("P({}) A()", i % 3),
+                1 => format!("Q({},{}) B()", i % 3, i % 2),
+                2 => format!("P({}) Q(1,{})", i % 2, i % 3),
+                _ => String::new(),
+            };
+            format!("@{} {events}\n", i / 2)
+        })
+        .collect();
+    // FNV-1a, written out: std's hasher may change between Rust releases.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for (k, formula) in FORMULAS.iter().enumerate() {
+        let path = with_files(
+            &format!("layout{k}"),
+            &[("s.sig", SIG), ("f.mfotl", formula)],
+        );
+        let state = path("f.state");
+        std::fs::write(path("t.log"), format!("{log}>save_state {state}<\n")).unwrap();
+        let (status, _, err) = monpoly(&strs(&[
+            "-sig",
+            &path("s.sig"),
+            "-formula",
+            &path("f.mfotl"),
+            "-log",
+            &path("t.log"),
+        ]));
+        assert_eq!(status, 0, "{formula}: {err}");
+        let bytes = rvmon_cli::monpoly_cmd::saved_state_layout(&state).unwrap();
+        for b in bytes {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    assert_eq!(
+        (rvmon_cli::monpoly_cmd::SNAPSHOT_VERSION, hash),
+        (2, 14566341409090972082),
+        "the layout of saved states changed: bump SNAPSHOT_VERSION and record the new pair here"
     );
 }

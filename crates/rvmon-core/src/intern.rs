@@ -57,9 +57,7 @@ impl Interner {
     }
 
     pub fn get(&self, s: &str) -> Option<Sym> {
-        self.ids
-            .find(hash(s), |&id| self.resolve(id) == s)
-            .copied()
+        self.ids.find(hash(s), |&id| self.resolve(id) == s).copied()
     }
 
     pub fn resolve(&self, sym: Sym) -> &str {
