@@ -5,7 +5,9 @@ use std::io::Write;
 use std::path::Path;
 
 use clap::{Args, ValueEnum};
-use rvmon_core::{json_string, Error, Interner, Monitor, TimePoint, Truth, Value, Verdict};
+use rvmon_core::{
+    json_string, Error, Interner, Monitor, StringCollection, TimePoint, Truth, Value, Verdict,
+};
 use rvmon_fo::FoEngine;
 use rvmon_logic::monpoly::candidate_forms;
 use rvmon_logic::{
@@ -101,6 +103,11 @@ pub struct CheckArgs {
     /// them from it instead of running the period again (after a failed run, say).
     #[arg(long)]
     pub state_dir: Option<String>,
+    /// First-order formulas: once this many distinct strings are held, free those that no
+    /// state of the formula holds any more, and again each time their number doubles (logs
+    /// with ever new values, such as request ids, then run in memory that follows the policy).
+    #[arg(long, default_value_t = StringCollection::DEFAULT_FLOOR, hide_short_help = true)]
+    pub collect_strings: usize,
 }
 
 /// How a sliced run slices the log (paper 04's slicers).
@@ -144,6 +151,7 @@ impl CheckArgs {
             connect_timeout: 60,
             readers: None,
             state_dir: None,
+            collect_strings: StringCollection::DEFAULT_FLOOR,
         }
     }
 
@@ -492,6 +500,10 @@ fn run_first_order(
     // close would wait for the next relevant event.
     let relevant = (!online && empty_points_removable(&analyzed).is_ok())
         .then(|| Relevance::of(&rvmon_fo::expand_lets(&analyzed), reader.interner_mut()));
+    // Strings interned so far (the formula's constants, the signature's and the filter's
+    // names) are never freed; values read from now on are, once no state holds them.
+    reader.interner_mut().pin_all();
+    let mut strings = StringCollection::new(args.collect_strings);
     let (mut violations, mut time_points) = (0u64, 0u64);
     let mut answers = Vec::new();
     let mut writer = ViolationWriter::new(&vars, args.output);
@@ -525,6 +537,11 @@ fn run_first_order(
         if let Err(e) = stepped {
             out.flush()?;
             return Err(e);
+        }
+        // Between batches, with the answers written: the engine's state holds every string
+        // still needed (the reader keeps only names, which are pinned).
+        if strings.due(reader.interner()) {
+            strings.collect(reader.interner_mut(), |mark| engine.mark_strings(mark));
         }
         for w in engine.take_warnings() {
             writeln!(err, "rvmon: {w}")?;

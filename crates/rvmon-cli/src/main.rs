@@ -25,7 +25,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check a trace against a specification; report the time points that violate it.
-    Check(check_cmd::CheckArgs),
+    Check(Box<check_cmd::CheckArgs>),
     /// MonPoly's command line: -sig S -formula F -log L [-negate] [-verbose] [-nonewlastts] ...
     #[command(disable_help_flag = true)]
     Monpoly {

@@ -8,7 +8,10 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 
-use rvmon_core::{decode_state, encode_state, Error, Interner, Sym, TimePoint, Truth, Verdict};
+use rvmon_core::{
+    decode_state, encode_state, Error, Interner, SavedStrings, StringCollection, Sym, TimePoint,
+    Truth, Verdict,
+};
 use rvmon_fo::{expand_lets, FoEngine};
 use rvmon_logic::monitorable::{is_monitorable, is_saferange, is_tsfsaferange};
 use rvmon_logic::monpoly::{analyzed_formula, is_filterable_empty_tp, to_monpoly_string};
@@ -35,6 +38,9 @@ pub struct MonpolyArgs {
     pub check: bool,
     /// `-load FILE`: resume from a state saved by `>save_state FILE<`.
     pub load: Option<String>,
+    /// rvmon's own `-collect_strings N`: free the strings no state holds once N are in use
+    /// (as `rvmon check --collect-strings`); by default [`StringCollection::DEFAULT_FLOOR`].
+    pub collect_strings: Option<usize>,
 }
 
 impl MonpolyArgs {
@@ -62,6 +68,12 @@ impl MonpolyArgs {
                 "-verified" => a.verified = true,
                 "-check" => a.check = true,
                 "-load" => a.load = Some(value("-load")?),
+                "-collect_strings" => {
+                    let n = value("-collect_strings")?;
+                    a.collect_strings = Some(n.parse().map_err(|_| {
+                        Error::msg(format!("-collect_strings expects a number, not `{n}`"))
+                    })?);
+                }
                 // Optimisations that do not change the output.
                 "-nofilterrel" => {}
                 "-unfold_let" => {
@@ -247,7 +259,17 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         decided: VecDeque::new(),
         next: 0,
         fed: 0,
+        strings: StringCollection::new(
+            args.collect_strings
+                .unwrap_or(StringCollection::DEFAULT_FLOOR),
+        ),
     };
+    // Strings interned so far (the formula's constants, the signature's and the filter's
+    // names) are never freed; values read from now on are, once no state holds them. (A
+    // resumed run has the saved interner, which says which strings are pinned.)
+    if saved.is_none() {
+        reader.interner_mut().pin_all();
+    }
     let mut tp = TimePoint::default();
     // Where reading starts (after a saved state's time points), and the last time point read.
     let mut read_from = ReadPosition::default();
@@ -353,6 +375,9 @@ trait Decider {
     }
     /// The engine's state and the timing tracker's, for a snapshot.
     fn save(&self) -> (SavedEngine, MonpolyTiming);
+    /// Calls `mark` with every interned string the engine holds (see
+    /// [`FoEngine::mark_strings`]).
+    fn mark_strings(&self, mark: &mut dyn FnMut(Sym));
 }
 
 struct Propositional {
@@ -411,6 +436,9 @@ impl Decider for Propositional {
         let engine = encode_state(&self.engine);
         (SavedEngine::Propositional(engine), self.timing.clone())
     }
+
+    /// Propositional formulas hold no data.
+    fn mark_strings(&self, _: &mut dyn FnMut(Sym)) {}
 }
 
 struct FirstOrder {
@@ -487,6 +515,10 @@ impl Decider for FirstOrder {
             self.timing.clone(),
         )
     }
+
+    fn mark_strings(&self, mark: &mut dyn FnMut(Sym)) {
+        self.engine.mark_strings(mark);
+    }
 }
 
 /// Holds answers until MonPoly's timing releases them.
@@ -498,6 +530,7 @@ struct Printer {
     next: u64,
     /// Positions fed so far.
     fed: u64,
+    strings: StringCollection,
 }
 
 impl Printer {
@@ -513,6 +546,12 @@ impl Printer {
         self.decider.feed(tp, interner, &mut self.decided)?;
         self.decider.timing().step(tp.ts);
         self.fed += 1;
+        // Answers are held as text: the engine's state holds every string still needed.
+        if self.strings.due(interner) {
+            let decider = &self.decider;
+            self.strings
+                .collect(interner, |mark| decider.mark_strings(mark));
+        }
         self.release(out)
     }
 
@@ -598,7 +637,7 @@ struct Snapshot {
     negate: bool,
     no_rw: bool,
     verified: bool,
-    names: Vec<String>,
+    strings: SavedStrings,
     position: ReadPosition,
     decided: VecDeque<Answer>,
     printed: u64,
@@ -611,7 +650,7 @@ const SNAPSHOT_MAGIC: &str = "rvmon monitor state";
 /// Bumped whenever the layout of a snapshot or of an engine's state changes. A test
 /// (`saved_state_layout_is_versioned` in `tests/monpoly_state.rs`) pins the bytes of sample
 /// states to this number, so that a new layout cannot ship under an old number.
-pub const SNAPSHOT_VERSION: u32 = 2;
+pub const SNAPSHOT_VERSION: u32 = 3;
 
 /// The parts of the state saved at `path` whose layout [`SNAPSHOT_VERSION`] names (all but
 /// the file names and texts, which vary with where a test writes them), encoded.
@@ -619,7 +658,7 @@ pub const SNAPSHOT_VERSION: u32 = 2;
 pub fn saved_state_layout(path: &str) -> Result<Vec<u8>, Error> {
     let s = Snapshot::read(path, &MonpolyArgs::default())?;
     Ok(encode_state(&(
-        &s.names,
+        &s.strings,
         &s.position,
         &s.decided,
         s.printed,
@@ -649,9 +688,7 @@ impl Snapshot {
             negate: args.negate,
             no_rw: args.no_rw,
             verified: args.verified,
-            names: (0..interner.len() as u32)
-                .map(|i| interner.resolve(Sym(i)).to_string())
-                .collect(),
+            strings: interner.save(),
             position,
             decided: printer.decided.clone(),
             printed: printer.next,
@@ -732,12 +769,8 @@ impl Snapshot {
     where
         MonpolyLogReader<R>: TraceReader,
     {
-        let interner = reader.interner_mut();
-        debug_assert!(interner.is_empty(), "the saved strings come first");
-        for name in &self.names {
-            interner.intern(name);
-        }
-        debug_assert_eq!(interner.len(), self.names.len(), "saved names are distinct");
+        debug_assert!(reader.interner().is_empty(), "the saved strings come first");
+        *reader.interner_mut() = Interner::restore(&self.strings);
         reader.resume(0, self.position.next_index, self.position.last_ts);
     }
 

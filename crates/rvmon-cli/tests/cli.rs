@@ -292,6 +292,60 @@ fn first_order_violations_carry_their_data() {
     );
 }
 
+/// A log whose values keep coming (a new request id at every time point): strings no state
+/// holds any more are freed and their ids reused (`--collect-strings`, here after every
+/// batch), and the violations, with their data, are those of a run that never frees any.
+#[test]
+fn freeing_unused_strings_changes_no_violation() {
+    let spec = file(
+        "strings",
+        "served.mfotl",
+        "reply(r, u) IMPLIES ONCE[0,3] request(r, u)",
+    );
+    let sig = file(
+        "strings",
+        "sig",
+        "request(r:string,u:string) reply(r:string,u:string)",
+    );
+    let mut log = String::new();
+    for i in 0..3000 {
+        // Request i is answered two time points later, every seventh one too late.
+        let late = if (i - 2) % 7 == 0 { 5 } else { 2 };
+        log.push_str(&format!("@{i} request(\"q{i}\", \"u{}\")", i % 13));
+        if i >= late {
+            log.push_str(&format!(
+                " reply(\"q{}\", \"u{}\")",
+                i - late,
+                (i - late) % 13
+            ));
+        }
+        log.push('\n');
+    }
+    let log = file("strings", "t.log", &log);
+    let check = |floor: &str| {
+        run(&[
+            "check",
+            spec.to_str().unwrap(),
+            log.to_str().unwrap(),
+            "--sig",
+            sig.to_str().unwrap(),
+            "--collect-strings",
+            floor,
+        ])
+    };
+    let (freed, kept) = (check("0"), check("1000000000"));
+    assert_eq!(freed.status, 1, "{}", freed.stderr);
+    assert!(freed.stdout.lines().count() > 300, "{}", freed.stdout);
+    assert!(
+        freed
+            .stdout
+            .contains("violation: time point 9 @9 (r=\"q4\", u=\"u4\")"),
+        "{}",
+        freed.stdout
+    );
+    assert_eq!(freed.stdout, kept.stdout);
+}
+
 /// `--explain` on a first-order formula shows what the plan did: the existential pushed into
 /// the SINCE, PREVIOUS fused into it.
 #[test]

@@ -7,13 +7,15 @@
 mod error;
 mod intern;
 mod json;
+mod live;
 mod state;
 mod timepoint;
 mod verdict;
 
 pub use error::{Error, SourcePos};
-pub use intern::{Interner, Sym};
+pub use intern::{Interner, SavedStrings, StringCollection, Sym};
 pub use json::json_string;
+pub use live::mark_syms;
 pub use state::{decode_state, encode_state};
 pub use timepoint::{EventRef, TimePoint, Timestamp, Value};
 pub use verdict::{Truth, Verdict};

@@ -679,6 +679,14 @@ impl FoEngine {
         rvmon_core::encode_state(self)
     }
 
+    /// Calls `mark` with every interned string the engine holds, so that the caller can free
+    /// the others ([`rvmon_core::Interner::collect`]) between two steps. These are the strings
+    /// of its saved state: what a saved state leaves out (the plan's constants, scratch space,
+    /// the scans of the last batch) is either pinned in the interner or never read again.
+    pub fn mark_strings(&self, mark: &mut dyn FnMut(rvmon_core::Sym)) {
+        rvmon_core::mark_syms(self, mark);
+    }
+
     /// The engine [`FoEngine::save`] saved, for `plan` (compiled again from the same formula).
     pub fn restore(plan: Plan, saved: &[u8]) -> Result<FoEngine, Error> {
         let saved: FoEngine = rvmon_core::decode_state(saved)

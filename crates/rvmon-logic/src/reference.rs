@@ -160,7 +160,7 @@ pub fn time_point(
         ..Default::default()
     };
     for (name, vals) in evs {
-        let sym = interner.intern(name);
+        let sym = interner.intern_name(name);
         tp.push_event(sym, vals);
     }
     tp

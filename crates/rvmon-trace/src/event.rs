@@ -100,7 +100,7 @@ impl EventAssembler {
         tp.index = self.next_index;
         tp.ts = ts;
         self.next_index += 1;
-        let sym = interner.intern(name);
+        let sym = interner.intern_name(name);
         tp.push_event(sym, &self.values);
         Ok(())
     }

@@ -330,7 +330,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
                 (p.sym, p.declared)
             }
             None => {
-                let sym = self.interner.intern(&self.name);
+                let sym = self.interner.intern_name(&self.name);
                 let declared = match &self.sig {
                     Some(sig) => match sig.get(&self.name) {
                         Some(d) => {

@@ -43,7 +43,7 @@ impl<R: BufRead> SignalCsvReader<R> {
             )
         })?;
         let mut interner = Interner::new();
-        let columns = headers.iter().map(|h| interner.intern(h)).collect();
+        let columns = headers.iter().map(|h| interner.intern_name(h)).collect();
         Ok(SignalCsvReader {
             csv,
             file,
