@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use rvmon_core::{Error, Interner, TimePoint, Value};
+use rvmon_core::{Error, Interner, StringCollection, TimePoint, Value};
 use rvmon_param::monitor::{EventKind, ParamMonitor, Report};
 use rvmon_param::slicing::Binding;
 use rvmon_param::spec::{parse_rvm, Property};
@@ -101,6 +101,9 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 .with_end_events(p.end_events.clone())
         })
         .collect();
+    // Names (events, fields) stay; object ids are freed once no live binding holds them.
+    reader.interner_mut().pin_all();
+    let mut strings = StringCollection::new(args.collect_strings);
     let (mut tp, mut reports) = (TimePoint::default(), Vec::new());
     let (mut violations, mut events, mut written) = (0u64, 0u64, 0u64);
     // The properties each event name concerns, by interned name (dense ids): with several
@@ -137,6 +140,12 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
         if online && written > 0 {
             out.flush()?;
+        }
+        // Between two time points, with the reports written.
+        if strings.due(reader.interner()) {
+            strings.collect(reader.interner_mut(), |mark| {
+                monitors.iter().for_each(|m| m.mark_strings(mark))
+            });
         }
     }
     out.flush()?;

@@ -346,6 +346,70 @@ fn freeing_unused_strings_changes_no_violation() {
     assert_eq!(freed.stdout, kept.stdout);
 }
 
+/// The same for parametric properties: object ids are strings that keep coming (iterators
+/// are created and disposed), and those no live binding holds are freed after every time
+/// point (`--collect-strings 0`), with the reports of a run that never frees any.
+#[test]
+fn freeing_unused_object_ids_changes_no_report() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/rvm/");
+    let mut log = String::new();
+    let mut ts = 0;
+    let mut event = |e: String| {
+        log.push_str(&format!("@{ts} {e}\n"));
+        ts += 1;
+    };
+    for i in 0..400 {
+        let (c, it) = (format!("c{}", i % 5), format!("it{i}"));
+        event(format!("create({c},{it})"));
+        if i % 9 != 4 {
+            event(format!("hasnexttrue({it})"));
+        }
+        if i % 11 == 3 {
+            event(format!("update({c})"));
+        }
+        event(format!("next({it})"));
+        event(format!("dispose({it})"));
+    }
+    let log = file("objects", "program.log", &log);
+    let check = |spec: &str, floor: &str| {
+        run(&[
+            "check",
+            spec,
+            log.to_str().unwrap(),
+            "--collect-strings",
+            floor,
+        ])
+    };
+    // HasNext alone too: it keeps one state per object, not bindings, and no other property
+    // holds its objects.
+    let both = format!("{dir}iterators.rvm");
+    let text = std::fs::read_to_string(&both).unwrap();
+    let has_next = file(
+        "objects",
+        "hasnext.rvm",
+        &text[..text.find("// A collection").unwrap()],
+    );
+    let has_next = has_next.to_str().unwrap();
+    let (freed, kept) = (check(has_next, "0"), check(has_next, "1000000000"));
+    assert_eq!(freed.status, 1, "{}", freed.stderr);
+    assert_eq!(freed.stdout, kept.stdout);
+    let (freed, kept) = (check(&both, "0"), check(&both, "1000000000"));
+    assert_eq!(freed.status, 1, "{}", freed.stderr);
+    assert!(
+        freed.stdout.contains(
+            "violation: HasNext (i=it4) at time point 18 @18: next() on iterator it4 without a successful hasNext()"
+        ),
+        "{}",
+        freed.stdout
+    );
+    assert!(
+        freed.stdout.contains("violation: UnsafeIterator"),
+        "{}",
+        freed.stdout
+    );
+    assert_eq!(freed.stdout, kept.stdout);
+}
+
 /// `--explain` on a first-order formula shows what the plan did: the existential pushed into
 /// the SINCE, PREVIOUS fused into it.
 #[test]

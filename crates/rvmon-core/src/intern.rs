@@ -215,7 +215,7 @@ pub struct StringCollection {
 
 impl StringCollection {
     /// Strings in use before the first collection, by default.
-    pub const DEFAULT_FLOOR: usize = 1 << 18;
+    pub const DEFAULT_FLOOR: usize = 1 << 16;
 
     /// A floor of 0 collects at every opportunity (for tests).
     pub fn new(floor: usize) -> StringCollection {

@@ -623,6 +623,30 @@ impl ParamMonitor {
         self
     }
 
+    /// Calls `mark` with every interned string the monitor holds (the objects of its live
+    /// bindings), so that the caller can free the others between two events
+    /// ([`rvmon_core::Interner::collect`]). Freed bindings' slots are skipped: their objects
+    /// are dead unless a live binding holds them too.
+    pub fn mark_strings(&self, mark: &mut dyn FnMut(rvmon_core::Sym)) {
+        let mut value = |v: &Value| {
+            if let Value::Str(s) = v {
+                mark(*s);
+            }
+        };
+        for id in self.store.ids() {
+            // (A key starts with its mask, an integer.)
+            self.store
+                .key(id)
+                .into_iter()
+                .flatten()
+                .for_each(&mut value);
+        }
+        self.by_value.keys().for_each(|(_, v)| value(v));
+        if let Some(one) = &self.one {
+            one.states.keys().for_each(&mut value);
+        }
+    }
+
     /// What events named `name` mean to this monitor (see [`EventKind`]; whether they concern
     /// it at all is [`EventKind::declared`]).
     pub fn event_kind(&mut self, name: &str) -> EventKind {
