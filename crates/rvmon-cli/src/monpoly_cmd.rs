@@ -206,6 +206,7 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         // First, so that the formula's constants get the ids they had when it was saved.
         s.restore_reader(&mut reader);
     }
+    let restored = reader.interner().len();
     let decider: Box<dyn Decider> = if analysis.first_order_at.is_none() {
         let program = Program::compile(&analyzed, reader.interner_mut(), formula_path, &text)?;
         let (engine, timing) = match &saved {
@@ -265,10 +266,13 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         ),
     };
     // Strings interned so far (the formula's constants, the signature's and the filter's
-    // names) are never freed; values read from now on are, once no state holds them. (A
-    // resumed run has the saved interner, which says which strings are pinned.)
-    if saved.is_none() {
-        reader.interner_mut().pin_all();
+    // names) are never freed; values read from now on are, once no state holds them. A
+    // resumed run has the saved interner, which says which strings are pinned; a string the
+    // formula brought that the saved run did not have (another build's compilation, say) is
+    // pinned too.
+    match saved {
+        None => reader.interner_mut().pin_all(),
+        Some(_) => reader.interner_mut().pin_since(restored),
     }
     let mut tp = TimePoint::default();
     // Where reading starts (after a saved state's time points), and the last time point read.
@@ -377,7 +381,7 @@ trait Decider {
     fn save(&self) -> (SavedEngine, MonpolyTiming);
     /// Calls `mark` with every interned string the engine holds (see
     /// [`FoEngine::mark_strings`]).
-    fn mark_strings(&self, mark: &mut dyn FnMut(Sym));
+    fn mark_strings(&self, mark: &mut dyn FnMut(Sym)) -> usize;
 }
 
 struct Propositional {
@@ -438,7 +442,9 @@ impl Decider for Propositional {
     }
 
     /// Propositional formulas hold no data.
-    fn mark_strings(&self, _: &mut dyn FnMut(Sym)) {}
+    fn mark_strings(&self, _: &mut dyn FnMut(Sym)) -> usize {
+        0
+    }
 }
 
 struct FirstOrder {
@@ -516,8 +522,8 @@ impl Decider for FirstOrder {
         )
     }
 
-    fn mark_strings(&self, mark: &mut dyn FnMut(Sym)) {
-        self.engine.mark_strings(mark);
+    fn mark_strings(&self, mark: &mut dyn FnMut(Sym)) -> usize {
+        self.engine.mark_strings(mark)
     }
 }
 

@@ -144,7 +144,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         // Between two time points, with the reports written.
         if strings.due(reader.interner()) {
             strings.collect(reader.interner_mut(), |mark| {
-                monitors.iter().for_each(|m| m.mark_strings(mark))
+                monitors.iter().map(|m| m.mark_strings(mark)).sum()
             });
         }
     }

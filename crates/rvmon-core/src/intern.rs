@@ -105,6 +105,16 @@ impl Interner {
         self.pinned_below = self.spans.len();
     }
 
+    /// The strings interned since there were `len` ids are never freed (a resumed run's
+    /// formula constants that the saved run did not have).
+    pub fn pin_since(&mut self, len: usize) {
+        for i in len.max(self.pinned_below)..self.spans.len() {
+            if !self.free.contains(&Sym(i as u32)) {
+                self.names.insert(Sym(i as u32));
+            }
+        }
+    }
+
     pub fn get(&self, s: &str) -> Option<Sym> {
         self.ids.find(hash(s), |&id| self.resolve(id) == s).copied()
     }
@@ -205,8 +215,10 @@ impl Interner {
 }
 
 /// When to free the strings no one holds ([`Interner::collect`]): once the strings in use reach
-/// a floor, and then each time they have doubled since the last collection. Each collection
-/// walks the monitor's state, so it is paid for by as many new strings as it keeps.
+/// a floor, and then once as many new strings have come as the larger of the floor, the
+/// strings kept, and a quarter of the last walk's size. Each collection walks the monitor's
+/// state, so its cost is paid for by the new strings since the last one: a state of millions
+/// of tuples that holds few strings is not walked every few thousand new values.
 #[derive(Debug, Clone)]
 pub struct StringCollection {
     floor: usize,
@@ -226,17 +238,23 @@ impl StringCollection {
         interner.in_use() >= self.next
     }
 
-    /// Frees every string that `mark` does not name (pinned strings and names stay).
-    pub fn collect(&mut self, interner: &mut Interner, mark: impl FnOnce(&mut dyn FnMut(Sym))) {
+    /// Frees every string that `mark` does not name (pinned strings and names stay); `mark`
+    /// returns the size of its walk.
+    pub fn collect(
+        &mut self,
+        interner: &mut Interner,
+        mark: impl FnOnce(&mut dyn FnMut(Sym)) -> usize,
+    ) {
         let mut live = vec![false; interner.len()];
-        mark(&mut |s| {
+        let walked = mark(&mut |s| {
             if let Some(l) = live.get_mut(s.0 as usize) {
                 *l = true;
             }
         });
         interner.collect(&live);
         if self.floor > 0 {
-            self.next = (2 * interner.in_use()).max(self.floor);
+            let kept = interner.in_use();
+            self.next = kept + self.floor.max(kept).max(walked / 4);
         }
     }
 }
@@ -343,5 +361,46 @@ mod tests {
         assert_eq!(restored.get("constant"), Some(Sym(0)));
         assert_eq!(restored.get("event"), Some(name));
         assert_eq!(restored.in_use(), 2);
+    }
+
+    #[test]
+    fn strings_interned_after_a_restore_can_be_pinned() {
+        let mut interner = Interner::new();
+        interner.pin_all();
+        interner.intern("held value");
+        let saved = interner.save();
+        let mut restored = Interner::restore(&saved);
+        let len = restored.len();
+        let constant = restored.intern("a constant the saved run did not have");
+        restored.pin_since(len);
+        restored.collect(&[]);
+        assert_eq!(
+            restored.get("a constant the saved run did not have"),
+            Some(constant)
+        );
+        assert_eq!(restored.get("held value"), None);
+    }
+
+    #[test]
+    fn a_large_walk_waits_for_more_new_strings() {
+        let mut interner = Interner::new();
+        let mut strings = StringCollection::new(10);
+        for i in 0..10 {
+            interner.intern(&format!("v{i}"));
+        }
+        assert!(strings.due(&interner));
+        // A walk of a million values that holds none of the strings: the next collection
+        // waits for a quarter of a million new strings, not for the floor's ten.
+        strings.collect(&mut interner, |_| 1_000_000);
+        assert_eq!(interner.in_use(), 0);
+        for i in 0..249_999 {
+            interner.intern(&format!("w{i}"));
+        }
+        assert!(!strings.due(&interner));
+        interner.intern("one more");
+        assert!(strings.due(&interner));
+        // A small walk: the floor, or as many as are kept.
+        strings.collect(&mut interner, |_| 0);
+        assert!(!strings.due(&interner));
     }
 }

@@ -13,21 +13,25 @@ use serde::ser::{self, Serialize};
 use crate::Sym;
 
 /// Calls `mark` with every [`Sym`] in `value`'s serialization (values and names alike, and the
-/// same one as often as it occurs).
-pub fn mark_syms<T: Serialize + ?Sized>(value: &T, mark: &mut dyn FnMut(Sym)) {
+/// same one as often as it occurs); returns the number of compound values walked (the cost
+/// of the walk, for [`crate::StringCollection`]).
+pub fn mark_syms<T: Serialize + ?Sized>(value: &T, mark: &mut dyn FnMut(Sym)) -> usize {
     let mut walker = Walker {
         mark,
         in_sym: false,
+        walked: 0,
     };
     value
         .serialize(&mut walker)
         .expect("the walk itself never fails");
+    walker.walked
 }
 
 struct Walker<'a> {
     mark: &'a mut dyn FnMut(Sym),
     /// Set while the content of a `Sym` newtype is serialized: its `u32` is the id.
     in_sym: bool,
+    walked: usize,
 }
 
 /// The walk cannot fail; serde requires an error type all the same.
@@ -95,6 +99,7 @@ impl<'w> ser::Serializer for &mut Walker<'w> {
     }
 
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Never> {
+        self.walked += 1;
         value.serialize(self)
     }
 
@@ -129,10 +134,12 @@ impl<'w> ser::Serializer for &mut Walker<'w> {
     }
 
     fn serialize_seq(self, _: Option<usize>) -> Result<Self, Never> {
+        self.walked += 1;
         Ok(self)
     }
 
     fn serialize_tuple(self, _: usize) -> Result<Self, Never> {
+        self.walked += 1;
         Ok(self)
     }
 
@@ -151,10 +158,12 @@ impl<'w> ser::Serializer for &mut Walker<'w> {
     }
 
     fn serialize_map(self, _: Option<usize>) -> Result<Self, Never> {
+        self.walked += 1;
         Ok(self)
     }
 
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Never> {
+        self.walked += 1;
         Ok(self)
     }
 
@@ -265,7 +274,8 @@ mod tests {
             })),
         };
         let mut found = Vec::new();
-        mark_syms(&state, &mut |s| found.push(s.0));
+        let walked = mark_syms(&state, &mut |s| found.push(s.0));
+        assert!(walked >= 6, "{walked}");
         found.sort();
         assert_eq!(found, vec![7, 9, 11, 12, 14, 16]);
     }

@@ -683,8 +683,9 @@ impl FoEngine {
     /// the others ([`rvmon_core::Interner::collect`]) between two steps. These are the strings
     /// of its saved state: what a saved state leaves out (the plan's constants, scratch space,
     /// the scans of the last batch) is either pinned in the interner or never read again.
-    pub fn mark_strings(&self, mark: &mut dyn FnMut(rvmon_core::Sym)) {
-        rvmon_core::mark_syms(self, mark);
+    /// Returns the size of the walk.
+    pub fn mark_strings(&self, mark: &mut dyn FnMut(rvmon_core::Sym)) -> usize {
+        rvmon_core::mark_syms(self, mark)
     }
 
     /// The engine [`FoEngine::save`] saved, for `plan` (compiled again from the same formula).
@@ -2267,6 +2268,15 @@ fn aggregate(
         _ => 0.0,
     };
     for (g, mut vals) in groups {
+        // Floats are added in the order of their values, not of the hash table's iteration:
+        // that order follows the interned ids of the tuples' strings, which differ between a
+        // run and its resumption, or with string collection, and float addition is not
+        // associative.
+        if matches!(op, AggOp::Sum | AggOp::Avg)
+            && vals.iter().any(|v| matches!(v, Value::Float(_)))
+        {
+            vals.sort_by(|a, b| num(a).total_cmp(&num(b)));
+        }
         let result = match op {
             AggOp::Cnt => Value::Int(vals.len() as i64),
             AggOp::Min => *vals

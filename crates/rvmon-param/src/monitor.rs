@@ -627,8 +627,11 @@ impl ParamMonitor {
     /// bindings), so that the caller can free the others between two events
     /// ([`rvmon_core::Interner::collect`]). Freed bindings' slots are skipped: their objects
     /// are dead unless a live binding holds them too.
-    pub fn mark_strings(&self, mark: &mut dyn FnMut(rvmon_core::Sym)) {
+    /// Returns the size of the walk.
+    pub fn mark_strings(&self, mark: &mut dyn FnMut(rvmon_core::Sym)) -> usize {
+        let mut walked = 0;
         let mut value = |v: &Value| {
+            walked += 1;
             if let Value::Str(s) = v {
                 mark(*s);
             }
@@ -645,6 +648,7 @@ impl ParamMonitor {
         if let Some(one) = &self.one {
             one.states.keys().for_each(&mut value);
         }
+        walked
     }
 
     /// What events named `name` mean to this monitor (see [`EventKind`]; whether they concern
