@@ -230,37 +230,25 @@ fn states_that_cannot_be_resumed_are_refused() {
     assert_eq!(status, 2);
     assert!(err.contains("saved with another option"), "{err}");
 
-    // A log is not a state; neither is a truncated state.
-    let (status, _, err) = monpoly(&strs(&["-load", &path("t.log"), "-log", &path("t.log")]));
-    assert_eq!(status, 2);
-    assert!(
-        err.contains("not a monitor state saved by this version of rvmon"),
-        "{err}"
-    );
-    // A state of another format version is named as such.
-    let old = rvmon_core::encode_state(&("rvmon monitor state", 1u32));
-    std::fs::write(path("old.state"), old).unwrap();
-    let (status, _, err) = monpoly(&strs(&[
-        "-load",
-        &path("old.state"),
-        "-log",
-        &path("t.log"),
-    ]));
-    assert_eq!(status, 2);
-    assert!(
-        err.contains("saved by another version of rvmon (state format 1; this build reads format"),
-        "{err}"
+    // A log is not a state; neither is a truncated state, nor one of another format version.
+    let refused = |file: &str, why: &str| {
+        let (status, _, err) = monpoly(&strs(&["-load", &path(file), "-log", &path("t.log")]));
+        assert_eq!(status, 2, "{file}");
+        assert!(err.contains(why), "{file}: {err}");
+    };
+    refused(
+        "t.log",
+        "not a monitor state saved by this version of rvmon",
     );
     let bytes = std::fs::read(&state).unwrap();
     std::fs::write(path("cut.state"), &bytes[..bytes.len() / 2]).unwrap();
-    let (status, _, err) = monpoly(&strs(&[
-        "-load",
-        &path("cut.state"),
-        "-log",
-        &path("t.log"),
-    ]));
-    assert_eq!(status, 2);
-    assert!(err.contains("cut.state"), "{err}");
+    refused("cut.state", "cut.state");
+    let old = rvmon_core::encode_state(&("rvmon monitor state", 1u32));
+    std::fs::write(path("old.state"), old).unwrap();
+    refused(
+        "old.state",
+        "saved by another version of rvmon (state format 1; this build reads format",
+    );
 
     std::fs::write(path("bad.log"), "@0 P(1)\n>save_state<\n").unwrap();
     let mut args = fresh.clone();
