@@ -53,6 +53,7 @@ fn choose_time(
         periods: None,
         state_dir: None,
         period_slices: 1,
+        collect_strings: rvmon_core::StringCollection::DEFAULT_FLOOR,
     };
     if rvmon_timely::time_horizons(&job).is_err() {
         return false;
@@ -184,6 +185,7 @@ pub fn run(
         periods,
         state_dir: args.state_dir.clone(),
         period_slices,
+        collect_strings: args.collect_strings,
     };
     let cluster = Cluster {
         workers: args.workers,

@@ -73,6 +73,13 @@ impl SliceEngine {
         Ok(())
     }
 
+    /// Calls `mark` with every interned string the engine holds (see
+    /// [`FoEngine::mark_strings`]); returns the size of the walk. Between two steps the
+    /// answers are already handed out.
+    pub fn mark_strings(&self, mark: &mut dyn FnMut(rvmon_core::Sym)) -> usize {
+        self.engine.mark_strings(mark)
+    }
+
     /// The earliest time point fed and not yet answered: every earlier one this slice was
     /// fed is answered.
     pub fn first_undecided(&self) -> Option<u64> {

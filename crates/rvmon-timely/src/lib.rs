@@ -34,7 +34,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rvmon_core::{Error, Interner, Sym, TimePoint};
+use rvmon_core::{Error, Interner, StringCollection, Sym, TimePoint};
 use rvmon_fo::rel::Rel;
 use rvmon_fo::Answer;
 use rvmon_logic::Formula;
@@ -84,6 +84,9 @@ pub struct Job {
     /// Time slicing composed with data slicing: each period is cut into this many data
     /// slices by `var` (1: periods only). Every (period, slice) is a task of its own.
     pub period_slices: usize,
+    /// Each worker (and process 0's output) frees the strings its engines no longer hold once
+    /// this many are in use (see [`rvmon_core::StringCollection`]).
+    pub collect_strings: usize,
 }
 
 impl Job {
@@ -226,6 +229,7 @@ pub fn run(
         fail_fast_when_a_peer_dies();
     }
     let (tx, rx) = mpsc::channel::<Message>();
+    let output_floor = job.collect_strings;
     let job = Arc::new(job);
     let worker_job = Arc::clone(&job);
     let time_plan: Option<Arc<TimePlan>> = match job.periods {
@@ -274,8 +278,10 @@ pub fn run(
         },
     )
     .map_err(|e| Error::msg(format!("cannot start the workers: {e}")))?;
-    // Process 0's worker 0 sends the output; this thread writes it as it comes.
+    // Process 0's worker 0 sends the output; this thread writes it as it comes. (Its strings
+    // are freed once written: nothing here holds them afterwards.)
     let mut interner = Interner::new();
+    let mut strings = StringCollection::new(output_floor);
     let mut first_error: Option<Error> = None;
     for m in rx {
         let result = match m {
@@ -284,7 +290,11 @@ pub fn run(
                     .iter()
                     .map(|r| r.iter().map(|v| v.to_value(&mut interner)).collect())
                     .collect();
-                on(Report::Answer(Answer { tp, ts, rel }), &interner)
+                let written = on(Report::Answer(Answer { tp, ts, rel }), &interner);
+                if strings.due(&interner) {
+                    strings.collect(&mut interner, |_| 0);
+                }
+                written
             }
             Message::Sizes {
                 events,
@@ -520,6 +530,7 @@ fn work(
         let merged = Rc::clone(&merged);
         let slicer = slicer.clone();
         let preds = preds.clone();
+        let collect_strings = job.collect_strings;
         worker.dataflow::<u64, _, _>(|scope| {
             scope
                 .input_from(&mut input)
@@ -530,6 +541,7 @@ fn work(
                         let mut held: Option<Capability<u64>> = Some(initial);
                         let mut stash: BTreeMap<u64, Vec<SliceBatch>> = BTreeMap::new();
                         let mut state = Slices::new(plan, slicer, interner, preds, index);
+                        state.strings = StringCollection::new(collect_strings);
                         move |(input, frontier), output| {
                             input.for_each_stamp(|cap, data| {
                                 let time = *cap.least().expect("a totally ordered time");
@@ -693,6 +705,8 @@ struct Slices {
     values: Vec<rvmon_core::Value>,
     /// This worker.
     index: usize,
+    /// When to free the strings no engine here holds.
+    strings: StringCollection,
 }
 
 impl Slices {
@@ -704,6 +718,8 @@ impl Slices {
         index: usize,
     ) -> Slices {
         let preds = preds.iter().map(|p| interner.intern(p)).collect();
+        // The formula's constants and the slicer's and predicates' names stay.
+        interner.pin_all();
         let engines = BTreeMap::new();
         let batch_size = if plan.may_fail() {
             1
@@ -725,6 +741,7 @@ impl Slices {
             tps: Vec::new(),
             values: Vec::new(),
             index,
+            strings: StringCollection::new(StringCollection::DEFAULT_FLOOR),
         }
     }
 
@@ -768,6 +785,13 @@ impl Slices {
             if self.failed {
                 return;
             }
+        }
+        // The answers went out as rows of owned values: only the engines hold strings.
+        if self.strings.due(&self.interner) {
+            let engines = &self.engines;
+            self.strings.collect(&mut self.interner, |mark| {
+                engines.values().map(|e| e.mark_strings(mark)).sum()
+            });
         }
     }
 

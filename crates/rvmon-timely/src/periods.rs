@@ -356,6 +356,14 @@ impl TaskEngine {
             TaskEngine::Slice { engine, slicer, .. } => engine.close(slicer, interner, out),
         }
     }
+
+    /// See [`FoEngine::mark_strings`].
+    fn mark_strings(&self, mark: &mut dyn FnMut(rvmon_core::Sym)) -> usize {
+        match self {
+            TaskEngine::Whole(e) => e.mark_strings(mark),
+            TaskEngine::Slice { engine, .. } => engine.mark_strings(mark),
+        }
+    }
 }
 
 /// The tasks of a time-sliced run: each period, or each data slice of each period when
@@ -430,6 +438,10 @@ pub(crate) fn run_period(
     } else {
         TaskEngine::Whole(FoEngine::new(compiled))
     };
+    // The formula's constants and the slicer's names stay; values are freed once no state
+    // holds them.
+    reader.interner_mut().pin_all();
+    let mut strings = rvmon_core::StringCollection::new(job.collect_strings);
     let floor = period
         .first_ts
         .saturating_sub(h.past.min(i64::MAX as u64) as i64);
@@ -489,6 +501,10 @@ pub(crate) fn run_period(
                 Err(end) => break end,
             }
             restrict(&mut answers, first_own, own, reader.interner(), &mut report);
+            // The answers went into the report as owned values: only the engine holds strings.
+            if strings.due(reader.interner()) {
+                strings.collect(reader.interner_mut(), |mark| engine.mark_strings(mark));
+            }
         }};
     }
     let end = loop {
