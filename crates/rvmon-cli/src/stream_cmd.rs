@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use rvmon_core::Error;
-use rvmon_core::{TimePoint, Value};
+use rvmon_core::{StringCollection, TimePoint, Value};
 use rvmon_stream::ast::Type;
 use rvmon_stream::bsrv::{Bsrv, NoUniqueModel};
 use rvmon_stream::engine::Event;
@@ -95,11 +95,14 @@ fn open_events(
                 sig: None,
                 time_field: args.time_field.clone(),
             };
+            let mut reader = open_reader(f, input, name, options)?;
+            reader.interner_mut().pin_all();
             Box::new(TraceEvents {
-                reader: open_reader(f, input, name, options)?,
+                reader,
                 inputs: inputs.to_vec(),
                 tp: TimePoint::default(),
                 name: name.to_string(),
+                strings: StringCollection::new(args.collect_strings),
             })
         }
     })
@@ -113,10 +116,17 @@ struct TraceEvents {
     inputs: Vec<(String, Type)>,
     tp: TimePoint,
     name: String,
+    /// The engine holds values as owned strings, so the interner's values are all freed
+    /// (names stay) once enough are in use.
+    strings: StringCollection,
 }
 
 impl EventSource for TraceEvents {
     fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error> {
+        // The last time point's values were converted to owned values: no one holds them.
+        if self.strings.due(self.reader.interner()) {
+            self.strings.collect(self.reader.interner_mut(), |_| 0);
+        }
         if !self.reader.next_time_point(&mut self.tp)? {
             return Ok(false);
         }

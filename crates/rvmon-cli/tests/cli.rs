@@ -879,6 +879,35 @@ fn stream_specifications_read_event_logs() {
     );
 }
 
+/// Stream specifications over an event log whose string values keep coming: the reader's
+/// strings are freed after every time point (`--collect-strings 0`; the engine keeps its
+/// values as owned strings), and the triggers are those of a run that frees none.
+#[test]
+fn stream_specifications_free_the_log_strings() {
+    let spec = file(
+        "lola-strings",
+        "spec.lola",
+        "input user: String\ntrigger user == user.offset(by: -1).defaults(to: \"\") \"the same user twice\"\n",
+    );
+    let log: String = (0..500)
+        .map(|i| format!("@{i} user(u{})\n", if i % 50 == 7 { i - 1 } else { i }))
+        .collect();
+    let log = file("lola-strings", "t.log", &log);
+    let check = |floor: &str| {
+        run(&[
+            "check",
+            spec.to_str().unwrap(),
+            log.to_str().unwrap(),
+            "--collect-strings",
+            floor,
+        ])
+    };
+    let (freed, kept) = (check("0"), check("1000000000"));
+    assert_eq!(freed.status, 1, "{}", freed.stderr);
+    assert_eq!(freed.stdout.lines().count(), 10, "{}", freed.stdout);
+    assert_eq!(freed.stdout, kept.stdout);
+}
+
 #[test]
 fn iterator_workload_has_the_chosen_violations() {
     let out = rvmon()
