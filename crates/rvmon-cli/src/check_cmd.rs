@@ -103,9 +103,9 @@ pub struct CheckArgs {
     /// them from it instead of running the period again (after a failed run, say).
     #[arg(long)]
     pub state_dir: Option<String>,
-    /// First-order formulas: once this many distinct strings are held, free those that no
-    /// state of the formula holds any more, and again each time their number doubles (logs
-    /// with ever new values, such as request ids, then run in memory that follows the policy).
+    /// Once this many distinct strings are held, free those that no state holds any more, and
+    /// again whenever as many new ones have come as were kept (logs with ever new values, such
+    /// as request ids, then run in memory that follows the policy, not the log).
     #[arg(long, default_value_t = StringCollection::DEFAULT_FLOOR, hide_short_help = true)]
     pub collect_strings: usize,
 }
@@ -540,9 +540,7 @@ fn run_first_order(
         }
         // Between batches, with the answers written: the engine's state holds every string
         // still needed (the reader keeps only names, which are pinned).
-        if strings.due(reader.interner()) {
-            strings.collect(reader.interner_mut(), |mark| engine.mark_strings(mark));
-        }
+        strings.collect_if_due(reader.interner_mut(), |mark| engine.mark_strings(mark));
         for w in engine.take_warnings() {
             writeln!(err, "rvmon: {w}")?;
         }

@@ -553,11 +553,9 @@ impl Printer {
         self.decider.timing().step(tp.ts);
         self.fed += 1;
         // Answers are held as text: the engine's state holds every string still needed.
-        if self.strings.due(interner) {
-            let decider = &self.decider;
-            self.strings
-                .collect(interner, |mark| decider.mark_strings(mark));
-        }
+        let decider = &self.decider;
+        self.strings
+            .collect_if_due(interner, |mark| decider.mark_strings(mark));
         self.release(out)
     }
 

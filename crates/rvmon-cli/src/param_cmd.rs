@@ -142,11 +142,9 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
             out.flush()?;
         }
         // Between two time points, with the reports written.
-        if strings.due(reader.interner()) {
-            strings.collect(reader.interner_mut(), |mark| {
-                monitors.iter().map(|m| m.mark_strings(mark)).sum()
-            });
-        }
+        strings.collect_if_due(reader.interner_mut(), |mark| {
+            monitors.iter().map(|m| m.mark_strings(mark)).sum()
+        });
     }
     out.flush()?;
     crate::release(monitors);

@@ -124,9 +124,8 @@ struct TraceEvents {
 impl EventSource for TraceEvents {
     fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error> {
         // The last time point's values were converted to owned values: no one holds them.
-        if self.strings.due(self.reader.interner()) {
-            self.strings.collect(self.reader.interner_mut(), |_| 0);
-        }
+        self.strings
+            .collect_if_due(self.reader.interner_mut(), |_| 0);
         if !self.reader.next_time_point(&mut self.tp)? {
             return Ok(false);
         }

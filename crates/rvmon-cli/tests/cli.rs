@@ -20,6 +20,16 @@ fn file(test: &str, name: &str, content: &str) -> PathBuf {
     p
 }
 
+/// `args` with strings freed at every opportunity (`--collect-strings 0`), then never.
+fn freed_and_kept(args: &[&str]) -> (Run, Run) {
+    let with = |floor: &str| {
+        let mut a = args.to_vec();
+        a.extend(["--collect-strings", floor]);
+        run(&a)
+    };
+    (with("0"), with("1000000000"))
+}
+
 struct Run {
     status: i32,
     stdout: String,
@@ -322,18 +332,13 @@ fn freeing_unused_strings_changes_no_violation() {
         log.push('\n');
     }
     let log = file("strings", "t.log", &log);
-    let check = |floor: &str| {
-        run(&[
-            "check",
-            spec.to_str().unwrap(),
-            log.to_str().unwrap(),
-            "--sig",
-            sig.to_str().unwrap(),
-            "--collect-strings",
-            floor,
-        ])
-    };
-    let (freed, kept) = (check("0"), check("1000000000"));
+    let (freed, kept) = freed_and_kept(&[
+        "check",
+        spec.to_str().unwrap(),
+        log.to_str().unwrap(),
+        "--sig",
+        sig.to_str().unwrap(),
+    ]);
     assert_eq!(freed.status, 1, "{}", freed.stderr);
     assert!(freed.stdout.lines().count() > 300, "{}", freed.stdout);
     assert!(
@@ -371,15 +376,7 @@ fn freeing_unused_object_ids_changes_no_report() {
         event(format!("dispose({it})"));
     }
     let log = file("objects", "program.log", &log);
-    let check = |spec: &str, floor: &str| {
-        run(&[
-            "check",
-            spec,
-            log.to_str().unwrap(),
-            "--collect-strings",
-            floor,
-        ])
-    };
+    let check = |spec: &str| freed_and_kept(&["check", spec, log.to_str().unwrap()]);
     // HasNext alone too: it keeps one state per object, not bindings, and no other property
     // holds its objects.
     let both = format!("{dir}iterators.rvm");
@@ -390,10 +387,10 @@ fn freeing_unused_object_ids_changes_no_report() {
         &text[..text.find("// A collection").unwrap()],
     );
     let has_next = has_next.to_str().unwrap();
-    let (freed, kept) = (check(has_next, "0"), check(has_next, "1000000000"));
+    let (freed, kept) = check(has_next);
     assert_eq!(freed.status, 1, "{}", freed.stderr);
     assert_eq!(freed.stdout, kept.stdout);
-    let (freed, kept) = (check(&both, "0"), check(&both, "1000000000"));
+    let (freed, kept) = check(&both);
     assert_eq!(freed.status, 1, "{}", freed.stderr);
     assert!(
         freed.stdout.contains(
@@ -893,16 +890,7 @@ fn stream_specifications_free_the_log_strings() {
         .map(|i| format!("@{i} user(u{})\n", if i % 50 == 7 { i - 1 } else { i }))
         .collect();
     let log = file("lola-strings", "t.log", &log);
-    let check = |floor: &str| {
-        run(&[
-            "check",
-            spec.to_str().unwrap(),
-            log.to_str().unwrap(),
-            "--collect-strings",
-            floor,
-        ])
-    };
-    let (freed, kept) = (check("0"), check("1000000000"));
+    let (freed, kept) = freed_and_kept(&["check", spec.to_str().unwrap(), log.to_str().unwrap()]);
     assert_eq!(freed.status, 1, "{}", freed.stderr);
     assert_eq!(freed.stdout.lines().count(), 10, "{}", freed.stdout);
     assert_eq!(freed.stdout, kept.stdout);

@@ -45,6 +45,18 @@ fn with_files(name: &str, files: &[(&str, &str)]) -> impl Fn(&str) -> String {
     move |file: &str| d.join(file).display().to_string()
 }
 
+/// `-sig s.sig -formula f.mfotl -log t.log`, in the directory of `path`.
+fn args_for(path: &impl Fn(&str) -> String) -> Vec<String> {
+    strs(&[
+        "-sig",
+        &path("s.sig"),
+        "-formula",
+        &path("f.mfotl"),
+        "-log",
+        &path("t.log"),
+    ])
+}
+
 fn strs(args: &[&str]) -> Vec<String> {
     args.iter().map(|s| s.to_string()).collect()
 }
@@ -170,14 +182,7 @@ fn save_state_says_so_and_goes_on() {
         format!("@0;\n@1 P(a);\n>save_state {state}<\n@2 P(b);\n"),
     )
     .unwrap();
-    let (status, out, _) = monpoly(&strs(&[
-        "-sig",
-        &path("s.sig"),
-        "-formula",
-        &path("f.mfotl"),
-        "-log",
-        &path("t.log"),
-    ]));
+    let (status, out, _) = monpoly(&args_for(&path));
     assert_eq!(status, 0);
     assert_eq!(
         out,
@@ -201,14 +206,7 @@ fn states_that_cannot_be_resumed_are_refused() {
     );
     let state = path("s.state");
     std::fs::write(path("t.log"), format!("@0 P(1)\n>save_and_exit {state}<\n")).unwrap();
-    let fresh = strs(&[
-        "-sig",
-        &path("s.sig"),
-        "-formula",
-        &path("f.mfotl"),
-        "-log",
-        &path("t.log"),
-    ]);
+    let fresh = args_for(&path);
     let (status, out, _) = monpoly(&fresh);
     assert_eq!(
         (status, out.as_str()),
@@ -288,14 +286,7 @@ fn saved_state_layout_is_versioned() {
         );
         let state = path("f.state");
         std::fs::write(path("t.log"), format!("{log}>save_state {state}<\n")).unwrap();
-        let (status, _, err) = monpoly(&strs(&[
-            "-sig",
-            &path("s.sig"),
-            "-formula",
-            &path("f.mfotl"),
-            "-log",
-            &path("t.log"),
-        ]));
+        let (status, _, err) = monpoly(&args_for(&path));
         assert_eq!(status, 0, "{formula}: {err}");
         let mut bytes = rvmon_cli::monpoly_cmd::saved_state_layout(&state).unwrap();
         // The bytes' order follows the iteration order of hash tables, which may change with

@@ -108,11 +108,19 @@ impl Interner {
     /// The strings interned since there were `len` ids are never freed (a resumed run's
     /// formula constants that the saved run did not have).
     pub fn pin_since(&mut self, len: usize) {
-        for i in len.max(self.pinned_below)..self.spans.len() {
-            if !self.free.contains(&Sym(i as u32)) {
-                self.names.insert(Sym(i as u32));
-            }
+        let from = len.max(self.pinned_below);
+        let freed = self.freed();
+        let new = freed.iter().enumerate().skip(from).filter(|(_, &f)| !f);
+        self.names.extend(new.map(|(i, _)| Sym(i as u32)));
+    }
+
+    /// Whether each id is freed.
+    fn freed(&self) -> Vec<bool> {
+        let mut freed = vec![false; self.spans.len()];
+        for f in &self.free {
+            freed[f.0 as usize] = true;
         }
+        freed
     }
 
     pub fn get(&self, s: &str) -> Option<Sym> {
@@ -140,12 +148,12 @@ impl Interner {
     /// The strings by id (`None` for a freed id) and which are never freed, for a saved
     /// monitor state: [`Interner::restore`] gives back the same ids.
     pub fn save(&self) -> SavedStrings {
-        let mut strings: Vec<Option<String>> = (0..self.spans.len())
-            .map(|i| Some(self.resolve(Sym(i as u32)).to_string()))
+        let strings = self
+            .freed()
+            .into_iter()
+            .enumerate()
+            .map(|(i, freed)| (!freed).then(|| self.resolve(Sym(i as u32)).to_string()))
             .collect();
-        for f in &self.free {
-            strings[f.0 as usize] = None;
-        }
         let mut names: Vec<Sym> = self.names.iter().copied().collect();
         names.sort_unstable();
         SavedStrings {
@@ -182,10 +190,7 @@ impl Interner {
     /// beyond it are not live), and compacts the arena. The caller vouches that no one holds
     /// a freed id: it is handed out again for another string.
     pub fn collect(&mut self, live: &[bool]) {
-        let mut freed = vec![false; self.spans.len()];
-        for f in &self.free {
-            freed[f.0 as usize] = true;
-        }
+        let freed = self.freed();
         let mut text = String::with_capacity(self.text.len() / 2);
         let mut ids = HashTable::with_capacity(self.in_use());
         for (i, span) in self.spans.iter_mut().enumerate() {
@@ -238,13 +243,17 @@ impl StringCollection {
         interner.in_use() >= self.next
     }
 
-    /// Frees every string that `mark` does not name (pinned strings and names stay); `mark`
-    /// returns the size of its walk.
-    pub fn collect(
+    /// When [`StringCollection::due`], frees every string that `mark` does not name (pinned
+    /// strings and names stay); `mark` returns the size of its walk. Called between two steps,
+    /// when only the monitor's state holds strings.
+    pub fn collect_if_due(
         &mut self,
         interner: &mut Interner,
         mark: impl FnOnce(&mut dyn FnMut(Sym)) -> usize,
     ) {
+        if !self.due(interner) {
+            return;
+        }
         let mut live = vec![false; interner.len()];
         let walked = mark(&mut |s| {
             if let Some(l) = live.get_mut(s.0 as usize) {
@@ -391,7 +400,7 @@ mod tests {
         assert!(strings.due(&interner));
         // A walk of a million values that holds none of the strings: the next collection
         // waits for a quarter of a million new strings, not for the floor's ten.
-        strings.collect(&mut interner, |_| 1_000_000);
+        strings.collect_if_due(&mut interner, |_| 1_000_000);
         assert_eq!(interner.in_use(), 0);
         for i in 0..249_999 {
             interner.intern(&format!("w{i}"));
@@ -400,7 +409,7 @@ mod tests {
         interner.intern("one more");
         assert!(strings.due(&interner));
         // A small walk: the floor, or as many as are kept.
-        strings.collect(&mut interner, |_| 0);
+        strings.collect_if_due(&mut interner, |_| 0);
         assert!(!strings.due(&interner));
     }
 }

@@ -144,6 +144,7 @@ impl<'w> ser::Serializer for &mut Walker<'w> {
     }
 
     fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, Never> {
+        self.walked += 1;
         Ok(self)
     }
 
@@ -154,6 +155,7 @@ impl<'w> ser::Serializer for &mut Walker<'w> {
         _: &'static str,
         _: usize,
     ) -> Result<Self, Never> {
+        self.walked += 1;
         Ok(self)
     }
 
@@ -174,6 +176,7 @@ impl<'w> ser::Serializer for &mut Walker<'w> {
         _: &'static str,
         _: usize,
     ) -> Result<Self, Never> {
+        self.walked += 1;
         Ok(self)
     }
 }

@@ -5,7 +5,7 @@
 //! those outside the fragment are discarded by the generator.
 
 use proptest::prelude::*;
-use rvmon_core::{Interner, TimePoint, Value};
+use rvmon_core::{Interner, StringCollection, TimePoint, Value};
 use rvmon_fo::{compile, FoEngine};
 use rvmon_logic::monpoly::analyzed_formula;
 use rvmon_logic::reference::{evaluate_fo, time_point, OrdValue, RefFoTimePoint};
@@ -403,11 +403,11 @@ impl OverStrings {
         }
     }
 
-    /// Frees every string the engine does not hold.
+    /// Frees every string the engine does not hold (a floor of 0: at every call).
     fn collect(&mut self) {
-        let mut live = vec![false; self.interner.len()];
-        self.engine.mark_strings(&mut |s| live[s.0 as usize] = true);
-        self.interner.collect(&live);
+        let engine = &self.engine;
+        StringCollection::new(0)
+            .collect_if_due(&mut self.interner, |mark| engine.mark_strings(mark));
     }
 }
 

@@ -291,9 +291,7 @@ pub fn run(
                     .map(|r| r.iter().map(|v| v.to_value(&mut interner)).collect())
                     .collect();
                 let written = on(Report::Answer(Answer { tp, ts, rel }), &interner);
-                if strings.due(&interner) {
-                    strings.collect(&mut interner, |_| 0);
-                }
+                strings.collect_if_due(&mut interner, |_| 0);
                 written
             }
             Message::Sizes {
@@ -540,8 +538,8 @@ fn work(
                     move |initial, _info| {
                         let mut held: Option<Capability<u64>> = Some(initial);
                         let mut stash: BTreeMap<u64, Vec<SliceBatch>> = BTreeMap::new();
-                        let mut state = Slices::new(plan, slicer, interner, preds, index);
-                        state.strings = StringCollection::new(collect_strings);
+                        let mut state =
+                            Slices::new(plan, slicer, interner, preds, index, collect_strings);
                         move |(input, frontier), output| {
                             input.for_each_stamp(|cap, data| {
                                 let time = *cap.least().expect("a totally ordered time");
@@ -716,6 +714,7 @@ impl Slices {
         mut interner: Interner,
         preds: Vec<String>,
         index: usize,
+        collect_strings: usize,
     ) -> Slices {
         let preds = preds.iter().map(|p| interner.intern(p)).collect();
         // The formula's constants and the slicer's and predicates' names stay.
@@ -741,7 +740,7 @@ impl Slices {
             tps: Vec::new(),
             values: Vec::new(),
             index,
-            strings: StringCollection::new(StringCollection::DEFAULT_FLOOR),
+            strings: StringCollection::new(collect_strings),
         }
     }
 
@@ -787,12 +786,10 @@ impl Slices {
             }
         }
         // The answers went out as rows of owned values: only the engines hold strings.
-        if self.strings.due(&self.interner) {
-            let engines = &self.engines;
-            self.strings.collect(&mut self.interner, |mark| {
-                engines.values().map(|e| e.mark_strings(mark)).sum()
-            });
-        }
+        let engines = &self.engines;
+        self.strings.collect_if_due(&mut self.interner, |mark| {
+            engines.values().map(|e| e.mark_strings(mark)).sum()
+        });
     }
 
     fn close(&mut self, reports: &mut Vec<SliceReport>) {

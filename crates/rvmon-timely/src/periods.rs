@@ -502,9 +502,7 @@ pub(crate) fn run_period(
             }
             restrict(&mut answers, first_own, own, reader.interner(), &mut report);
             // The answers went into the report as owned values: only the engine holds strings.
-            if strings.due(reader.interner()) {
-                strings.collect(reader.interner_mut(), |mark| engine.mark_strings(mark));
-            }
+            strings.collect_if_due(reader.interner_mut(), |mark| engine.mark_strings(mark));
         }};
     }
     let end = loop {
