@@ -70,6 +70,82 @@ fn state_files_in_temp(case: &str, log: &Path) -> String {
     copy.display().to_string()
 }
 
+/// Runs one case of the suite (`[sig, formula, log, options]` as in `INDEX.tsv`, then `extra`
+/// options) in-process: the exit status and the output (stdout and stderr interleaved); an
+/// error when the options are not accepted.
+fn run_case(
+    dir: &Path,
+    case: &str,
+    [sig, formula, log, options]: [&str; 4],
+    extra: &[&str],
+) -> Result<(i32, String), String> {
+    let mut args: Vec<String> = vec!["-sig".into(), dir.join(sig).display().to_string()];
+    args.extend(["-formula".into(), dir.join(formula).display().to_string()]);
+    args.extend(["-log".into(), state_files_in_temp(case, &dir.join(log))]);
+    args.extend(options.split_whitespace().map(String::from));
+    args.extend(extra.iter().map(|o| o.to_string()));
+    let buf = Shared::default();
+    let a = MonpolyArgs::parse(&args).map_err(|e| e.to_string())?;
+    let status = match run(&a, &mut buf.clone(), &mut buf.clone()) {
+        Ok(code) => code,
+        Err(e) => {
+            writeln!(buf.clone(), "rvmon: error: {e}").unwrap();
+            2
+        }
+    };
+    let got = String::from_utf8(buf.0.borrow().clone()).unwrap();
+    Ok((status, got))
+}
+
+/// Every case that reproduces MonPoly's output still does when the strings no state holds are
+/// freed at every time point (`-collect_strings 0`; by default only once 2^16 are in use,
+/// which no case of the suite reaches). A string freed while a state still held it would be
+/// read back as another value, or reused for one: a wrong verdict, not a crash.
+#[test]
+fn monpoly_suite_with_strings_freed_at_every_time_point() {
+    let Some(root) = data_dir() else {
+        eprintln!("SKIPPED: ../shared/data/monpoly not found (run with the shared test data beside the repository)");
+        return;
+    };
+    let index = std::fs::read_to_string(root.join("INDEX.tsv")).unwrap();
+    let (mut compared, mut differ) = (0, Vec::new());
+    for line in index.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (case, sig, formula, log, options, exit_code) =
+            (cols[0], cols[3], cols[4], cols[5], cols[6], cols[7]);
+        let dir = root.join(case);
+        if log == "-" || exit_code != "0" || unsupported(&dir, formula, options).is_some() {
+            continue;
+        }
+        let case_args = [sig, formula, log, options];
+        let Ok((status, got)) = run_case(&dir, case, case_args, &["-collect_strings", "0"]) else {
+            continue;
+        };
+        let expected = std::fs::read_to_string(dir.join("expected")).unwrap();
+        if status != 0 || got != expected {
+            // Only a case that reproduces MonPoly without collection counts against it.
+            if run_case(&dir, case, case_args, &[]) == Ok((0, expected.clone())) {
+                differ.push(format!(
+                    "{case} ({options})\n--- got\n{got}--- expected\n{expected}"
+                ));
+            }
+            continue;
+        }
+        compared += 1;
+    }
+    eprintln!("MonPoly suite with strings freed at every time point: {compared} cases identical");
+    for d in &differ {
+        eprintln!("DIFFERS WITH STRINGS FREED: {d}");
+    }
+    assert!(
+        differ.is_empty(),
+        "{} cases differ once strings are freed",
+        differ.len()
+    );
+    // The suite's 723 monitoring cases exit 0 and reproduce MonPoly.
+    assert!(compared >= 723, "only {compared} cases compared");
+}
+
 #[test]
 fn monpoly_suite() {
     let Some(root) = data_dir() else {
@@ -99,25 +175,13 @@ fn monpoly_suite() {
                 continue;
             }
         }
-        let mut args: Vec<String> = vec!["-sig".into(), dir.join(sig).display().to_string()];
-        args.extend(["-formula".into(), dir.join(formula).display().to_string()]);
-        args.extend(["-log".into(), state_files_in_temp(case, &dir.join(log))]);
-        args.extend(options.split_whitespace().map(String::from));
-        let buf = Shared::default();
-        let status = match MonpolyArgs::parse(&args) {
-            Ok(a) => match run(&a, &mut buf.clone(), &mut buf.clone()) {
-                Ok(code) => code,
-                Err(e) => {
-                    writeln!(buf.clone(), "rvmon: error: {e}").unwrap();
-                    2
-                }
-            },
+        let (status, got) = match run_case(&dir, case, [sig, formula, log, options], &[]) {
+            Ok(run) => run,
             Err(e) => {
                 skipped.push((case.to_string(), format!("option: {e}")));
                 continue;
             }
         };
-        let got = String::from_utf8(buf.0.borrow().clone()).unwrap();
         let expected = std::fs::read_to_string(dir.join("expected")).unwrap();
         // Fatal errors: the same exit status, with rvmon's own message naming the problem.
         let same_error = want_status != 0 && status == want_status && got.contains("rvmon: error:");
