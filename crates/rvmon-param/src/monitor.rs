@@ -106,6 +106,12 @@ pub struct ParamMonitor {
     /// dead (see [`inert_lookups`]). (PERF: UnsafeMapIterator kept every binding of a map
     /// and of a collection in one growing set per object, though only iterators die.)
     value_params: u32,
+    /// The parameters p that have a pattern domain {p} of their own: the exact entries of that
+    /// domain's index already list every binding holding a value of p (but the binding {p ↦ v}
+    /// itself, found by key), so `by_value` does not keep them twice (see
+    /// [`ParamMonitor::holders`]). (PERF: UnsafeMapIterator's iterators sat in both, a table
+    /// of 10⁶ entries and an insertion per binding more; a quarter of its memory.)
+    own_domain: u32,
     /// Per event name: what it means to this property.
     kinds: FxHashMap<Box<str>, Rc<Kind>>,
     /// Reused buffers.
@@ -115,6 +121,7 @@ pub struct ParamMonitor {
     updated: Vec<Step>,
     seen_ids: Vec<u32>,
     ended: Vec<(usize, Value)>,
+    holding: Vec<u32>,
     /// Set when every pattern is `name(x)` with the same parameter x (see [`OneObject`]);
     /// then `store` holds only ⊥, and the other bindings live here.
     one: Option<OneObject>,
@@ -503,6 +510,7 @@ impl ParamMonitor {
             verdict_without: Vec::new(),
             value_index: false,
             value_params: outside_params,
+            own_domain: 0,
             kinds: FxHashMap::default(),
             key: Vec::new(),
             sub: Vec::new(),
@@ -510,9 +518,15 @@ impl ParamMonitor {
             updated: Vec::new(),
             seen_ids: Vec::new(),
             ended: Vec::new(),
+            holding: Vec::new(),
             one,
         };
         m.value_index = m.index.len() > 1;
+        m.own_domain = m
+            .index
+            .iter()
+            .filter(|ix| ix.dom.count_ones() == 1)
+            .fold(0, |acc, ix| acc | ix.dom);
         let start = m.fsm.start;
         m.insert(&[Value::Int(0)], Some(start));
         m
@@ -698,12 +712,43 @@ impl ParamMonitor {
         let Some(key) = self.store.key(id) else {
             return;
         };
-        let indexed = self.value_params;
+        let indexed = self.value_params & !self.own_domain;
         for pair in pairs(key).filter(|p| indexed >> p.0 & 1 == 1) {
             self.by_value
                 .entry(pair)
                 .and_modify(|ids| ids.push(id))
                 .or_insert(Ids::One(id));
+        }
+    }
+
+    /// Appends to `out` every binding seen that holds `value` for `param` (a parameter of
+    /// `value_params`): from `by_value`, or, for a parameter with a pattern domain of its own,
+    /// from that domain's index (whose entries are keyed by hash, so each is checked) and the
+    /// binding {param ↦ value} itself.
+    fn holders(&self, param: usize, value: Value, out: &mut Vec<u32>) {
+        if self.own_domain >> param & 1 == 0 {
+            if let Some(ids) = self.by_value.get(&(param, value)) {
+                ids.for_each(|id| out.push(id));
+            }
+            return;
+        }
+        let own = [Value::Int(1 << param), value];
+        out.extend(self.store.find(&own));
+        let index = self
+            .index
+            .iter()
+            .find(|ix| ix.dom == 1 << param)
+            .expect("a domain of its own");
+        if let Some(ids) = index.exact.get(&hash_key(&own)) {
+            ids.for_each(|id| {
+                let holds = self
+                    .store
+                    .key(id)
+                    .is_some_and(|k| pairs(k).any(|pair| pair == (param, value)));
+                if holds {
+                    out.push(id);
+                }
+            });
         }
     }
 
@@ -728,22 +773,19 @@ impl ParamMonitor {
             }
             return;
         }
-        let Some(dead) = self.by_value.get(&(param, value)) else {
+        let mut ids = std::mem::take(&mut self.holding);
+        ids.clear();
+        self.holders(param, value, &mut ids);
+        let needed = self.verdict_without.get(param).is_some_and(|reach| {
+            ids.iter()
+                .any(|&id| self.store.state(id).is_some_and(|q| reach[q]))
+        });
+        if ids.is_empty() || needed {
+            self.holding = ids;
             return;
-        };
-        let mut needed = false;
-        if let Some(reach) = self.verdict_without.get(param) {
-            dead.for_each(|id| {
-                needed |= self.store.state(id).is_some_and(|q| reach[q]);
-            });
         }
-        if needed {
-            return;
-        }
-        let dead = self.by_value.remove(&(param, value)).expect("found above");
-        let mut ids = Vec::new();
-        dead.for_each(|id| ids.push(id));
-        for id in ids {
+        self.by_value.remove(&(param, value));
+        for &id in &ids {
             let Some(k) = self.store.key(id) else {
                 continue;
             };
@@ -757,7 +799,7 @@ impl ParamMonitor {
                 restrict_into(&key, index.dom, &mut self.sub);
                 index.remove(&self.sub, id, state);
             }
-            let indexed = self.value_params;
+            let indexed = self.value_params & !self.own_domain;
             for pair in pairs(&key).filter(|p| *p != (param, value) && indexed >> p.0 & 1 == 1) {
                 if let Some(list) = self.by_value.get_mut(&pair) {
                     if list.remove(id) {
@@ -767,6 +809,7 @@ impl ParamMonitor {
             }
             self.key = key;
         }
+        self.holding = ids;
     }
 
     /// Sets the state of a binding seen, moving it between its indexes' state buckets.
@@ -1125,20 +1168,21 @@ impl ParamMonitor {
                 .or_else(|| sigmas.first().map(Vec::as_slice))
                 .expect("one σ");
             let before = updated.len();
-            for pair in &outside {
-                let Some(ids) = self.by_value.get(pair) else {
-                    continue;
-                };
-                ids.for_each(|t| {
+            let mut holding = std::mem::take(&mut self.holding);
+            for &(param, value) in &outside {
+                holding.clear();
+                self.holders(param, value, &mut holding);
+                for &t in &holding {
                     let Some(tk) = self.store.key(t) else {
-                        return;
+                        continue;
                     };
                     if !join_into(sigma, tk, &mut joined) || self.store.find(&joined).is_some() {
-                        return; // disagrees with σ, or found already (seen joins are exact)
+                        continue; // disagrees with σ, or found already (seen joins are exact)
                     }
                     push_new(&mut updated, &joined, mask_of(tk));
-                });
+                }
             }
+            self.holding = holding;
             self.settle(&mut updated[before..], sym, &mut sub);
             break;
         }
