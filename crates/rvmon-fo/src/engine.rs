@@ -112,10 +112,16 @@ struct SinceState {
     inputs: Vec<usize>,
     /// What is kept in step with `out`.
     views: OutViews,
-    /// Set for a state that only grows and that its consumers probe in place (see
-    /// [`FoEngine::probed`]): `ripe` then maps each tuple to the position at which it entered
-    /// the state, and `out` is not kept.
+    /// Set for a state that its consumers probe in place (see [`FoEngine::probed`]): `ripe`
+    /// then maps each tuple to the position at which it entered the state, tuples removed
+    /// while a consumer may still test an earlier position go to `gone`, and `out` is not kept.
     versioned: bool,
+    /// In a versioned state: tuples removed that a consumer may still test, with the positions
+    /// [entered, left) at which they were in, oldest first (see [`visible`]).
+    gone: FxHashMap<Tuple, Vec<(u64, u64)>>,
+    /// The removals behind `gone`, as (left, tuple) in the order made (`left` never
+    /// decreases), to purge them once every consumer has passed them (see [`purge`]).
+    tombs: VecDeque<(u64, Tuple)>,
 }
 
 /// Structures kept in step with a SINCE state's output: every insertion and removal updates
@@ -160,6 +166,76 @@ fn note_remove(views: &mut OutViews, t: &[Value]) {
     idx_remove(&mut views.guard, t);
     if let Some(log) = &mut views.log {
         log.push((false, t.into()));
+    }
+}
+
+/// Enters `tuple` into a versioned state at position `at` (a tuple already in stays with its
+/// first position). A tuple removed at this same position, and so still in `gone` with
+/// `left == at`, was never out for any reader: its interval goes on.
+fn enter(
+    st: &mut SinceState,
+    tuple: &Tuple,
+    at: u64,
+    negated: bool,
+    l_key: &[usize],
+    identity: bool,
+) {
+    if st.ripe.contains_key(tuple) {
+        return;
+    }
+    let mut entered = at;
+    if let Some(spans) = st.gone.get_mut(tuple) {
+        if spans.last().is_some_and(|&(_, left)| left == at) {
+            entered = spans.pop().expect("checked").0;
+            if spans.is_empty() {
+                st.gone.remove(tuple);
+            }
+        }
+    }
+    if negated && !identity {
+        let key: Tuple = l_key.iter().map(|&c| tuple[c]).collect();
+        st.by_key.entry(key).or_default().push(tuple.clone());
+    }
+    note_insert(&mut st.views, tuple);
+    st.ripe.insert(tuple.clone(), entered as Timestamp);
+}
+
+/// Removes `tuple`, which entered at `entered`, from a versioned state at the position being
+/// absorbed: readers of earlier positions still see it, through `gone`, until [`purge`].
+fn retire(st: &mut SinceState, tuple: Tuple, entered: Timestamp) {
+    let (entered, left) = (entered as u64, st.absorbed);
+    note_remove(&mut st.views, &tuple);
+    if entered < left {
+        st.gone
+            .entry(tuple.clone())
+            .or_default()
+            .push((entered, left));
+        st.tombs.push_back((left, tuple));
+    }
+}
+
+/// Whether a versioned state held `t` at position `upto`.
+#[inline]
+fn visible(st: &SinceState, t: &[Value], upto: u64) -> bool {
+    st.ripe.get(t).is_some_and(|&at| at as u64 <= upto)
+        || (!st.gone.is_empty()
+            && st
+                .gone
+                .get(t)
+                .is_some_and(|spans| spans.iter().any(|&(e, l)| e <= upto && upto < l)))
+}
+
+/// Forgets the removals from a versioned state that no reader can see any more: those made at
+/// or before `floor`, the lowest position a reader may still test.
+fn purge(st: &mut SinceState, floor: u64) {
+    while st.tombs.front().is_some_and(|(left, _)| *left <= floor) {
+        let (_, tuple) = st.tombs.pop_front().expect("checked");
+        if let Some(spans) = st.gone.get_mut(&tuple) {
+            spans.retain(|&(_, left)| left > floor);
+            if spans.is_empty() {
+                st.gone.remove(&tuple);
+            }
+        }
     }
 }
 
@@ -339,13 +415,15 @@ pub struct FoEngine {
     /// For each guarded SINCE, by node: where its guard can fail, when that is known.
     #[serde(skip)]
     triggers: Vec<Option<GuardTrigger>>,
-    /// By node: a `ONCE` (an unbounded `SINCE` with the left operand `TRUE`, past-only) whose
-    /// every consumer is a semi-join or anti-join that only tests its tuples, with the lag of
-    /// a fused `PREVIOUS` (0 or 1). Such a state only grows, so the state at position p is
-    /// the tuples that entered it by p: the consumers test the live state with that version
-    /// instead of a snapshot per position. (PERF: a snapshot held by a consumer made each
-    /// growing step wait for it, a pass per time point; fifo's five large `ONCE` states grew
-    /// at every time point. Without snapshots, `out` is not kept either.)
+    /// By node: an unbounded past-only `SINCE` (`ONCE` among them) whose every consumer is a
+    /// semi-join or anti-join that only tests its tuples, with the lag of a fused `PREVIOUS`
+    /// (0 or 1). Each tuple of such a state carries the position at which it entered, and a
+    /// tuple removed (its left operand failed) keeps the positions at which it was in while a
+    /// consumer may still test them ([`retire`], [`purge`]): the consumers test the live state
+    /// at their position ([`visible`]) instead of a snapshot per position. (PERF: a snapshot
+    /// held by a consumer made each changing step wait for it, a pass per time point: fifo's
+    /// five growing `ONCE` states, and access's `NOT logout(x) SINCE login(x)`, changed at
+    /// almost every time point. Without snapshots, `out` is not kept either.)
     #[serde(skip)]
     probed: Vec<Option<u64>>,
 }
@@ -521,7 +599,7 @@ impl FoEngine {
             future[i] = matches!(node.kind, NodeKind::Next { .. } | NodeKind::Until { .. })
                 || plan_reads[i].iter().any(|&c| future[c]);
         }
-        let probed = probed_states(&plan, &plan_reads, &true_left, &future);
+        let probed = probed_states(&plan, &plan_reads, &future);
         for (st, p) in since.iter_mut().zip(&probed) {
             st.versioned = p.is_some();
         }
@@ -660,6 +738,12 @@ impl FoEngine {
     /// default; tests set 0 so that small traces switch to one time point at a time).
     pub fn set_heavy_joins(&mut self, tuples: usize) {
         self.heavy_joins = tuples;
+    }
+
+    /// How many passes over its operators the engine has made (see [`FoEngine::run_passes`]).
+    #[doc(hidden)]
+    pub fn passes(&self) -> u64 {
+        self.pass
     }
 
     /// How many time points the engine still keeps (their timestamps): what its temporal
@@ -1456,8 +1540,14 @@ impl FoEngine {
                     true
                 };
                 // A probed state hands out no snapshot: its consumers test it in place, and the
-                // stream only says which positions are absorbed.
+                // stream only says which positions are absorbed. Its readers have released the
+                // positions below the stream's head, so removals at or before the head (less a
+                // fused PREVIOUS's lag) are seen by none.
                 let versioned = st.versioned;
+                if versioned && !st.tombs.is_empty() {
+                    let lag = self.probed[i].expect("a versioned state is probed");
+                    purge(st, out.head.saturating_sub(lag));
+                }
                 let shown = |st: &SinceState| {
                     if versioned {
                         PRESENT.with(Rc::clone)
@@ -1770,18 +1860,13 @@ fn bound_candidates(plan: &Plan, late: usize, early: usize) -> Vec<Bound> {
 }
 
 /// See [`FoEngine::probed`].
-fn probed_states(
-    plan: &Plan,
-    reads: &[Vec<usize>],
-    true_left: &[bool],
-    future: &[bool],
-) -> Vec<Option<u64>> {
+fn probed_states(plan: &Plan, reads: &[Vec<usize>], future: &[bool]) -> Vec<Option<u64>> {
     let mut probed: Vec<Option<u64>> = plan
         .nodes
         .iter()
         .enumerate()
         .map(|(i, node)| match &node.kind {
-            NodeKind::Since { w, lag, .. } if true_left[i] && w.hi.is_none() && !future[i] => {
+            NodeKind::Since { w, lag, .. } if w.hi.is_none() && !future[i] => {
                 Some(u64::from(lag.is_some()))
             }
             _ => None,
@@ -1809,8 +1894,8 @@ fn probed_states(
 enum Tested<'a> {
     Rel(&'a Rel),
     Probe {
-        ripe: &'a FxHashMap<Tuple, Timestamp>,
-        /// Tuples that entered at or before this position are in.
+        st: &'a SinceState,
+        /// The state as it was at this position (see [`visible`]).
         upto: u64,
     },
 }
@@ -1822,7 +1907,7 @@ impl<'a> Tested<'a> {
     fn of(shown: &'a Rel, probed: Option<u64>, st: &'a SinceState, pos: u64) -> Tested<'a> {
         match probed {
             Some(lag) if !shown.is_empty() => Tested::Probe {
-                ripe: &st.ripe,
+                st,
                 upto: pos - lag,
             },
             _ => Tested::Rel(shown),
@@ -1832,14 +1917,15 @@ impl<'a> Tested<'a> {
     fn is_empty(&self) -> bool {
         match self {
             Tested::Rel(rel) => rel.is_empty(),
-            Tested::Probe { ripe, .. } => ripe.is_empty(),
+            // (Not empty while a removed tuple may still be visible.)
+            Tested::Probe { st, .. } => st.ripe.is_empty() && st.gone.is_empty(),
         }
     }
 
     fn contains(&self, t: &[Value]) -> bool {
         match self {
             Tested::Rel(rel) => rel.contains(t),
-            Tested::Probe { ripe, upto } => ripe.get(t).is_some_and(|&at| at as u64 <= *upto),
+            Tested::Probe { st, upto } => visible(st, t, *upto),
         }
     }
 }
@@ -1903,6 +1989,9 @@ fn since_step(
     if !since_step_changes_output(a, negated, l_key) {
         return;
     }
+    if st.versioned {
+        return versioned_step(st, a, negated, l_key, identity, buf);
+    }
     if negated {
         let out = Rc::make_mut(&mut st.out);
         for u in a {
@@ -1940,6 +2029,62 @@ fn since_step(
     }
 }
 
+/// [`since_step`] for a versioned state: removed tuples become tombstones ([`retire`]).
+fn versioned_step(
+    st: &mut SinceState,
+    a: &Rel,
+    negated: bool,
+    l_key: &[usize],
+    identity: bool,
+    buf: &mut Vec<Value>,
+) {
+    if negated {
+        for u in a {
+            if identity {
+                if let Some((k, e)) = st.ripe.remove_entry(&u[..]) {
+                    retire(st, k, e);
+                }
+            } else if let Some(tuples) = st.by_key.remove(&u[..]) {
+                // (Entries may be stale: already removed, or listed twice.)
+                for tuple in tuples {
+                    if let Some((k, e)) = st.ripe.remove_entry(&tuple) {
+                        retire(st, k, e);
+                    }
+                }
+            }
+            st.young
+                .retain(|(_, tuple)| !contains_key_eq(tuple, l_key, u));
+        }
+    } else {
+        versioned_retain(
+            st,
+            &mut |tuple, buf| contains_key(a, tuple, l_key, buf),
+            buf,
+        );
+    }
+}
+
+/// Keeps the tuples of a versioned state that satisfy `keep` (ripe and young), retiring the
+/// others.
+fn versioned_retain(
+    st: &mut SinceState,
+    keep: &mut dyn FnMut(&Tuple, &mut Vec<Value>) -> bool,
+    buf: &mut Vec<Value>,
+) {
+    let mut dropped = Vec::new();
+    st.ripe.retain(|tuple, e| {
+        let kept = keep(tuple, buf);
+        if !kept {
+            dropped.push((tuple.clone(), *e));
+        }
+        kept
+    });
+    for (tuple, e) in dropped {
+        retire(st, tuple, e);
+    }
+    st.young.retain(|(_, tuple)| keep(tuple, buf));
+}
+
 /// The stored tuples that `g` rejects at position `at`, among those its trigger's leaves name
 /// (every other stored tuple satisfies it; the young ones are not indexed, and are tested by
 /// the caller).
@@ -1973,6 +2118,14 @@ fn since_remove(st: &mut SinceState, failed: &[Tuple]) {
     if failed.is_empty() {
         return;
     }
+    if st.versioned {
+        for tuple in failed {
+            if let Some((k, e)) = st.ripe.remove_entry(tuple) {
+                retire(st, k, e);
+            }
+        }
+        return;
+    }
     let out = Rc::make_mut(&mut st.out);
     for tuple in failed {
         if st.ripe.remove(tuple).is_some() {
@@ -1984,6 +2137,11 @@ fn since_remove(st: &mut SinceState, failed: &[Tuple]) {
 
 /// Keeps only the witnesses whose tuple satisfies `keep` (a left operand tested tuple by tuple).
 fn since_retain(st: &mut SinceState, keep: &mut dyn FnMut(&Tuple) -> bool) {
+    if st.versioned {
+        versioned_retain(st, &mut |tuple, _| keep(tuple), &mut Vec::new());
+        st.by_key.clear();
+        return;
+    }
     let out = Rc::make_mut(&mut st.out);
     st.ripe.retain(|tuple, _| keep(tuple));
     let views = &mut st.views;
@@ -2007,8 +2165,9 @@ fn since_add_changes_output(st: &SinceState, w: &rvmon_mtl::Window, b: &Rel, t: 
     ripens || expires || (w.lo == 0 && !b.is_empty())
 }
 
-/// Queues the right operand's tuples at `t` until they reach the lower bound (a growing state
-/// skips those it already holds for good).
+/// Queues the right operand's tuples at `t` until they reach the lower bound (a versioned
+/// state skips those it holds already: whatever removes the held tuple later removes its young
+/// copies too, by the same test).
 fn age(st: &mut SinceState, b: &Rel, t: Timestamp) {
     if st.versioned {
         for tuple in b.iter().filter(|tuple| !st.ripe.contains_key(*tuple)) {
@@ -2038,19 +2197,18 @@ fn since_add(
         return;
     }
     if st.versioned {
-        // Only grows (no upper bound, nothing removed): a tuple keeps the position at which it
-        // first entered.
-        let at = st.absorbed as Timestamp;
+        // No upper bound: a tuple keeps the position at which it entered until it is removed.
+        let at = st.absorbed;
         if w.lo == 0 {
             for tuple in b {
-                st.ripe.entry(tuple.clone()).or_insert(at);
+                enter(st, tuple, at, negated, l_key, identity);
             }
         } else {
             age(st, b, t);
         }
         while st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo) {
             let (_, tuple) = st.young.pop_front().expect("checked");
-            st.ripe.entry(tuple).or_insert(at);
+            enter(st, &tuple, at, negated, l_key, identity);
         }
         return;
     }
