@@ -122,6 +122,9 @@ struct SinceState {
     /// The removals behind `gone`, as (left, tuple) in the order made (`left` never
     /// decreases), to purge them once every consumer has passed them (see [`purge`]).
     tombs: VecDeque<(u64, Tuple)>,
+    /// In a versioned state: the latest position at which a tuple entered it. A reader at or
+    /// after it, with nothing in `gone`, sees every tuple the state holds.
+    newest: u64,
 }
 
 /// Structures kept in step with a SINCE state's output: every insertion and removal updates
@@ -180,9 +183,10 @@ fn enter(
     l_key: &[usize],
     identity: bool,
 ) {
-    if st.ripe.contains_key(tuple) {
+    // PERF: one lookup of the live state (most tuples offered are in it already).
+    let std::collections::hash_map::Entry::Vacant(slot) = st.ripe.entry(tuple.clone()) else {
         return;
-    }
+    };
     let mut entered = at;
     if let Some(spans) = st.gone.get_mut(tuple) {
         if spans.last().is_some_and(|&(_, left)| left == at) {
@@ -192,25 +196,30 @@ fn enter(
             }
         }
     }
+    slot.insert(entered as Timestamp);
+    st.newest = st.newest.max(entered);
     if negated && !identity {
         let key: Tuple = l_key.iter().map(|&c| tuple[c]).collect();
         st.by_key.entry(key).or_default().push(tuple.clone());
     }
     note_insert(&mut st.views, tuple);
-    st.ripe.insert(tuple.clone(), entered as Timestamp);
 }
 
 /// Removes `tuple`, which entered at `entered`, from a versioned state at the position being
 /// absorbed: readers of earlier positions still see it, through `gone`, until [`purge`].
 fn retire(st: &mut SinceState, tuple: Tuple, entered: Timestamp) {
     let (entered, left) = (entered as u64, st.absorbed);
-    note_remove(&mut st.views, &tuple);
+    // The join index still finds it for readers of earlier positions (see [`purge`]); the
+    // guard's index lists only the live tuples the guard may fail for.
+    idx_remove(&mut st.views.guard, &tuple);
     if entered < left {
         st.gone
             .entry(tuple.clone())
             .or_default()
             .push((entered, left));
         st.tombs.push_back((left, tuple));
+    } else {
+        idx_remove(&mut st.views.join, &tuple);
     }
 }
 
@@ -225,6 +234,14 @@ fn visible(st: &SinceState, t: &[Value], upto: u64) -> bool {
                 .is_some_and(|spans| spans.iter().any(|&(e, l)| e <= upto && upto < l)))
 }
 
+/// Whether a versioned state held at position `upto` every tuple its indexes list: it has no
+/// removals to show, and no tuple entered after `upto`. (PERF: then a probe through its join
+/// index keeps every tuple found without looking each one up.)
+#[inline]
+fn holds_all(st: &SinceState, upto: u64) -> bool {
+    st.gone.is_empty() && st.newest <= upto
+}
+
 /// Forgets the removals from a versioned state that no reader can see any more: those made at
 /// or before `floor`, the lowest position a reader may still test.
 fn purge(st: &mut SinceState, floor: u64) {
@@ -235,6 +252,9 @@ fn purge(st: &mut SinceState, floor: u64) {
             if spans.is_empty() {
                 st.gone.remove(&tuple);
             }
+        }
+        if !st.ripe.contains_key(&tuple) && !st.gone.contains_key(&tuple) {
+            idx_remove(&mut st.views.join, &tuple);
         }
     }
 }
@@ -599,7 +619,7 @@ impl FoEngine {
             future[i] = matches!(node.kind, NodeKind::Next { .. } | NodeKind::Until { .. })
                 || plan_reads[i].iter().any(|&c| future[c]);
         }
-        let probed = probed_states(&plan, &plan_reads, &future);
+        let probed = probed_states(&plan, &plan_reads, &future, &since);
         for (st, p) in since.iter_mut().zip(&probed) {
             st.versioned = p.is_some();
         }
@@ -1069,10 +1089,22 @@ impl FoEngine {
                         self.plan.nodes[*r].vars.len(),
                     );
                     let states = (&self.since[*l], &self.since[*r]);
-                    let tested = Tested::of(b, self.probed[*r], &self.since[*r], out.end());
+                    let pos = out.end();
+                    let left = Tested::of(a, self.probed[*l], states.0, pos);
+                    let tested = Tested::of(b, self.probed[*r], states.1, pos);
                     // PERF: most time points have an empty operand (a scan with no event).
-                    if a.is_empty() || tested.is_empty() {
+                    if left.is_empty() || tested.is_empty() {
                         out.push(Rel::default());
+                    } else if let Some(v) =
+                        probe_versioned(a, b, shared, r_new, &left, &tested, buf)
+                    {
+                        made += v.len();
+                        self.joined += v.len();
+                        out.push(v);
+                        if made > self.copies.join_budget {
+                            self.copies.defer(i);
+                            break;
+                        }
                     } else if r_new.is_empty() {
                         // A semi-join: the right operand is its own index, probed with each
                         // left tuple (`enter(x) AND PREVIOUS ONCE enter(x)` costs the size of
@@ -1860,7 +1892,12 @@ fn bound_candidates(plan: &Plan, late: usize, early: usize) -> Vec<Bound> {
 }
 
 /// See [`FoEngine::probed`].
-fn probed_states(plan: &Plan, reads: &[Vec<usize>], future: &[bool]) -> Vec<Option<u64>> {
+fn probed_states(
+    plan: &Plan,
+    reads: &[Vec<usize>],
+    future: &[bool],
+    since: &[SinceState],
+) -> Vec<Option<u64>> {
     let mut probed: Vec<Option<u64>> = plan
         .nodes
         .iter()
@@ -1873,15 +1910,46 @@ fn probed_states(plan: &Plan, reads: &[Vec<usize>], future: &[bool]) -> Vec<Opti
         })
         .collect();
     probed[plan.root()] = None;
+    // Whether state `x` keeps an index on exactly these columns.
+    let indexed_on = |x: usize, cols: &[usize]| {
+        !cols.is_empty()
+            && since[x]
+                .views
+                .join
+                .as_ref()
+                .is_some_and(|(c, _)| c[..] == *cols)
+    };
     for (i, node) in plan.nodes.iter().enumerate() {
         let tests = |x: usize| match &node.kind {
-            NodeKind::Join { l, r, r_new, .. } => *r == x && *l != x && r_new.is_empty(),
+            // A semi-join tests its right operand; a join that adds columns probes either
+            // operand through its index on the shared columns ([`probe_versioned`]).
+            NodeKind::Join {
+                l,
+                r,
+                shared,
+                r_new,
+            } if l != r => {
+                let cols: Vec<usize> = if x == *r {
+                    shared.iter().map(|p| p.1).collect()
+                } else {
+                    shared.iter().map(|p| p.0).collect()
+                };
+                (x == *r && r_new.is_empty()) || indexed_on(x, &cols)
+            }
             NodeKind::AntiJoin { l, r, .. } => *r == x && *l != x,
             _ => false,
         };
         for &x in &reads[i] {
             if !tests(x) {
                 probed[x] = None;
+            }
+        }
+    }
+    // A join probes one versioned operand, walking the other.
+    for node in &plan.nodes {
+        if let NodeKind::Join { l, r, .. } = &node.kind {
+            if probed[*l].is_some() && probed[*r].is_some() {
+                probed[*l] = None;
             }
         }
     }
@@ -2301,6 +2369,54 @@ fn index_by<'a>(rel: &'a Rel, cols: &[usize]) -> FxHashMap<Tuple, Vec<&'a Tuple>
         index.entry(project(t, cols)).or_default().push(t);
     }
     index
+}
+
+/// A join with a versioned operand (see [`FoEngine::probed`]) that adds columns, or whose left
+/// operand is the versioned one: the other operand is walked, and each of its tuples probes
+/// the state's index on the shared columns, keeping the tuples the state held at that
+/// position. `None` when neither operand is probed this way (a semi-join tests its versioned
+/// right operand directly).
+fn probe_versioned(
+    a: &Rel,
+    b: &Rel,
+    shared: &[(usize, usize)],
+    r_new: &[usize],
+    left: &Tested,
+    right: &Tested,
+    buf: &mut Vec<Value>,
+) -> Option<Rel> {
+    fn index(st: &SinceState) -> &FxHashMap<Tuple, FxHashSet<Tuple>> {
+        &st.views.join.as_ref().expect("probed by its index").1
+    }
+    let mut out = Rel::default();
+    match (left, right) {
+        (_, Tested::Probe { st, upto }) if !r_new.is_empty() => {
+            let (map, l_cols) = (index(st), join_cols(shared).0);
+            let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
+                map.get(k).into_iter().flatten().for_each(g)
+            };
+            let all = holds_all(st, *upto);
+            probe(a, &l_cols, buf, lookup, |x, y| {
+                if all || visible(st, y, *upto) {
+                    out.insert(joined(x, y, r_new));
+                }
+            });
+        }
+        (Tested::Probe { st, upto }, _) => {
+            let (map, r_cols) = (index(st), join_cols(shared).1);
+            let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
+                map.get(k).into_iter().flatten().for_each(g)
+            };
+            let all = holds_all(st, *upto);
+            probe(b, &r_cols, buf, lookup, |y, x| {
+                if all || visible(st, x, *upto) {
+                    out.insert(joined(x, y, r_new));
+                }
+            });
+        }
+        _ => return None,
+    }
+    Some(out)
 }
 
 /// A join that walks the small operand and probes the large one's SINCE index, when the large

@@ -151,7 +151,9 @@ fn formula() -> impl Strategy<Value = String> {
 /// an earlier position (removed and re-entered within a batch, with values 1..3 and
 /// up to 4 events per time point). Read once or twice, after a future operator,
 /// through a fused PREVIOUS; identity keys, keys through `by_key`, a permuted key,
-/// and positive left operands.
+/// and positive left operands. Also read by joins that add its columns (`P(x) AND (… SINCE
+/// Q(x,y))`), or that add the other operand's (the state on the left, `FLIP`): those probe
+/// it through its index on the shared columns.
 fn versioned_since() -> impl Strategy<Value = String> {
     (
         prop::sample::select(
@@ -172,18 +174,23 @@ fn versioned_since() -> impl Strategy<Value = String> {
                 "NOT Q(x,x)",
                 "NOT (EXISTS y. Q(x,y))",
                 "NOT Q(y,x)",
+                "NOT R(y)",
             ][..],
         ),
         prop::sample::select(&["P(x)", "R(x)", "Q(x,x)", "(P(x) OR R(x))", "Q(x,y)"][..]),
         prop::sample::select(&["[0,*)", "[1,*)"][..]),
-        prop::sample::select(&["", "NOT "][..]),
+        prop::sample::select(&["", "NOT ", "FLIP"][..]),
         prop::sample::select(&["", "PREVIOUS ", "PREVIOUS[1,2] "][..]),
         prop::sample::select(&["", " AND Q(x,y)", " OR (R(x) AND S)"][..]),
     )
         .prop_map(|(a, l, b, i, not, prev, and)| {
             let since = format!("({l} SINCE{i} {b})");
             let and = and.replace('S', &format!("NOT {since}"));
-            format!("(({a} AND {not}{prev}{since}){and})")
+            if not == "FLIP" {
+                format!("(({prev}{since} AND {a}){and})")
+            } else {
+                format!("(({a} AND {not}{prev}{since}){and})")
+            }
         })
 }
 
@@ -402,6 +409,9 @@ fn a_tested_since_state_that_changes_costs_no_pass_per_time_point() {
         "(Q(x,y) AND NOT ((NOT R(x)) SINCE P(x)))",
         "(Q(x,y) AND ((NOT R(x)) SINCE P(x)))",
         "(Q(x,y) AND NOT PREVIOUS ((NOT R(x)) SINCE P(x)))",
+        // Joins that add the state's columns, or whose left operand it is.
+        "(P(x) AND ((NOT R(x)) SINCE Q(x,y)))",
+        "(((NOT R(x)) SINCE Q(x,y)) AND P(x))",
     ] {
         let setup = Setup::new(text);
         let mut interner = Interner::new();
