@@ -175,6 +175,7 @@ fn note_remove(views: &mut OutViews, t: &[Value]) {
 /// Enters `tuple` into a versioned state at position `at` (a tuple already in stays with its
 /// first position). A tuple removed at this same position, and so still in `gone` with
 /// `left == at`, was never out for any reader: its interval goes on.
+#[inline]
 fn enter(
     st: &mut SinceState,
     tuple: &Tuple,
