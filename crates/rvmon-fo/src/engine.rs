@@ -122,9 +122,6 @@ struct SinceState {
     /// The removals behind `gone`, as (left, tuple) in the order made (`left` never
     /// decreases), to purge them once every consumer has passed them (see [`purge`]).
     tombs: VecDeque<(u64, Tuple)>,
-    /// In a versioned state: the latest position at which a tuple entered it. A reader at or
-    /// after it, with nothing in `gone`, sees every tuple the state holds.
-    newest: u64,
 }
 
 /// Structures kept in step with a SINCE state's output: every insertion and removal updates
@@ -150,13 +147,25 @@ struct ProjState {
     synced: bool,
 }
 
-type Index = (Vec<usize>, FxHashMap<Tuple, FxHashSet<Tuple>>);
+/// A state's tuples by some of their columns, each with the position at which it entered a
+/// versioned state ([`SinceState::versioned`]; 0 in others), or [`REMOVED`].
+type Index = (Vec<usize>, FxHashMap<Tuple, FxHashMap<Tuple, u64>>);
+
+/// In a versioned state's index: a tuple removed, kept while a reader of an earlier position
+/// may still find it (see [`retire`]).
+const REMOVED: u64 = u64::MAX;
 
 /// Records an insertion into a SINCE state's output in its views.
 #[inline]
 fn note_insert(views: &mut OutViews, t: &Tuple) {
-    idx_insert(&mut views.join, t);
-    idx_insert(&mut views.guard, t);
+    note_insert_at(views, t, 0);
+}
+
+/// [`note_insert`] of a tuple that entered a versioned state at `at`.
+#[inline]
+fn note_insert_at(views: &mut OutViews, t: &Tuple, at: u64) {
+    idx_insert(&mut views.join, t, at);
+    idx_insert(&mut views.guard, t, at);
     if let Some(log) = &mut views.log {
         log.push((true, t.clone()));
     }
@@ -198,12 +207,11 @@ fn enter(
         }
     }
     slot.insert(entered as Timestamp);
-    st.newest = st.newest.max(entered);
     if negated && !identity {
         let key: Tuple = l_key.iter().map(|&c| tuple[c]).collect();
         st.by_key.entry(key).or_default().push(tuple.clone());
     }
-    note_insert(&mut st.views, tuple);
+    note_insert_at(&mut st.views, tuple, entered);
 }
 
 /// Removes `tuple`, which entered at `entered`, from a versioned state at the position being
@@ -214,6 +222,7 @@ fn retire(st: &mut SinceState, tuple: Tuple, entered: Timestamp) {
     // guard's index lists only the live tuples the guard may fail for.
     idx_remove(&mut st.views.guard, &tuple);
     if entered < left {
+        idx_mark_removed(&mut st.views.join, &tuple);
         st.gone
             .entry(tuple.clone())
             .or_default()
@@ -227,20 +236,19 @@ fn retire(st: &mut SinceState, tuple: Tuple, entered: Timestamp) {
 /// Whether a versioned state held `t` at position `upto`.
 #[inline]
 fn visible(st: &SinceState, t: &[Value], upto: u64) -> bool {
-    st.ripe.get(t).is_some_and(|&at| at as u64 <= upto)
+    let entered = st.ripe.get(t).map_or(REMOVED, |&at| at as u64);
+    visible_from(st, t, entered, upto)
+}
+
+/// [`visible`] for a tuple whose entry position (or [`REMOVED`]) is known, from an index.
+#[inline]
+fn visible_from(st: &SinceState, t: &[Value], entered: u64, upto: u64) -> bool {
+    entered <= upto
         || (!st.gone.is_empty()
             && st
                 .gone
                 .get(t)
                 .is_some_and(|spans| spans.iter().any(|&(e, l)| e <= upto && upto < l)))
-}
-
-/// Whether a versioned state held at position `upto` every tuple its indexes list: it has no
-/// removals to show, and no tuple entered after `upto`. (PERF: then a probe through its join
-/// index keeps every tuple found without looking each one up.)
-#[inline]
-fn holds_all(st: &SinceState, upto: u64) -> bool {
-    st.gone.is_empty() && st.newest <= upto
 }
 
 /// Forgets the removals from a versioned state that no reader can see any more: those made at
@@ -262,10 +270,21 @@ fn purge(st: &mut SinceState, floor: u64) {
 
 /// Records `t` in the secondary index.
 #[inline]
-fn idx_insert(index: &mut Option<Index>, t: &Tuple) {
+fn idx_insert(index: &mut Option<Index>, t: &Tuple, at: u64) {
     if let Some((cols, map)) = index {
         let key: Tuple = cols.iter().map(|&c| t[c]).collect();
-        map.entry(key).or_default().insert(t.clone());
+        map.entry(key).or_default().insert(t.clone(), at);
+    }
+}
+
+/// Marks `t` [`REMOVED`] in the secondary index.
+#[inline]
+fn idx_mark_removed(index: &mut Option<Index>, t: &[Value]) {
+    if let Some((cols, map)) = index {
+        let key: Tuple = cols.iter().map(|&c| t[c]).collect();
+        if let Some(at) = map.get_mut(&key).and_then(|m| m.get_mut(t)) {
+            *at = REMOVED;
+        }
     }
 }
 
@@ -620,7 +639,7 @@ impl FoEngine {
             future[i] = matches!(node.kind, NodeKind::Next { .. } | NodeKind::Until { .. })
                 || plan_reads[i].iter().any(|&c| future[c]);
         }
-        let probed = probed_states(&plan, &plan_reads, &future, &since, &true_left);
+        let probed = probed_states(&plan, &plan_reads, &future, &since);
         for (st, p) in since.iter_mut().zip(&probed) {
             st.versioned = p.is_some();
         }
@@ -1190,7 +1209,7 @@ impl FoEngine {
                         match indexed {
                             Some(map) => map
                                 .get(&key[..])
-                                .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf))),
+                                .is_some_and(|ys| ys.keys().any(|y| witness(x, y, buf))),
                             None => built
                                 .get(&key[..])
                                 .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf))),
@@ -1898,7 +1917,6 @@ fn probed_states(
     reads: &[Vec<usize>],
     future: &[bool],
     since: &[SinceState],
-    true_left: &[bool],
 ) -> Vec<Option<u64>> {
     let mut probed: Vec<Option<u64>> = plan
         .nodes
@@ -1924,12 +1942,10 @@ fn probed_states(
     for (i, node) in plan.nodes.iter().enumerate() {
         let tests = |x: usize| match &node.kind {
             // A semi-join tests its right operand; a join that adds columns probes either
-            // operand through its index on the shared columns ([`probe_versioned`]), but for
-            // a growing `ONCE`. (PERF: such a state changes at most positions, so its probes
-            // test each candidate's entry position with a lookup; with the data race's `ONCE
-            // write(t2,x)`, read with 25 writers per access, its 100 k log took 3 % more
-            // instructions than through the snapshot's index. The lock properties' shrinking
-            // states, probed this way, took locks-cycles from 1,103 M to 944 M.)
+            // operand through its index on the shared columns ([`probe_versioned`]), which
+            // holds each tuple's entry position. (PERF: locks-cycles 1,103 M -> 895 M
+            // instructions on its 100 k log, the data race 5.37 G -> 5.28 G; with a lookup of
+            // each candidate's position in the state instead, the data race took 5.61 G.)
             NodeKind::Join {
                 l,
                 r,
@@ -1941,7 +1957,7 @@ fn probed_states(
                 } else {
                     shared.iter().map(|p| p.0).collect()
                 };
-                (x == *r && r_new.is_empty()) || (indexed_on(x, &cols) && !true_left[x])
+                (x == *r && r_new.is_empty()) || indexed_on(x, &cols)
             }
             NodeKind::AntiJoin { l, r, .. } => *r == x && *l != x,
             _ => false,
@@ -2178,7 +2194,7 @@ fn guard_failures(
     let mut failed = Vec::new();
     for &leaf in &trigger.leaves {
         for u in children[leaf].get(at).expect("available").iter() {
-            for tuple in index.get(&u[..]).into_iter().flatten() {
+            for tuple in index.get(&u[..]).into_iter().flat_map(|m| m.keys()) {
                 if !eval_guard(g, tuple, children, at, buf) {
                     failed.push(tuple.clone());
                 }
@@ -2392,33 +2408,37 @@ fn probe_versioned(
     right: &Tested,
     buf: &mut Vec<Value>,
 ) -> Option<Rel> {
-    fn index(st: &SinceState) -> &FxHashMap<Tuple, FxHashSet<Tuple>> {
-        &st.views.join.as_ref().expect("probed by its index").1
+    // Walks `walk`, finds each tuple's partners in `st`'s index by `walk_cols`, and passes
+    // those `st` held at `upto` to `f` (their entry positions are in the index: no lookup).
+    fn each(
+        walk: &Rel,
+        walk_cols: &[usize],
+        st: &SinceState,
+        upto: u64,
+        buf: &mut Vec<Value>,
+        mut f: impl FnMut(&Tuple, &Tuple),
+    ) {
+        let map = &st.views.join.as_ref().expect("probed by its index").1;
+        for w in walk {
+            buf.clear();
+            buf.extend(walk_cols.iter().map(|&c| w[c]));
+            for (m, &entered) in map.get(&buf[..]).into_iter().flatten() {
+                if visible_from(st, m, entered, upto) {
+                    f(w, m);
+                }
+            }
+        }
     }
     let mut out = Rel::default();
     match (left, right) {
         (_, Tested::Probe { st, upto }) if !r_new.is_empty() => {
-            let (map, l_cols) = (index(st), join_cols(shared).0);
-            let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
-                map.get(k).into_iter().flatten().for_each(g)
-            };
-            let all = holds_all(st, *upto);
-            probe(a, &l_cols, buf, lookup, |x, y| {
-                if all || visible(st, y, *upto) {
-                    out.insert(joined(x, y, r_new));
-                }
+            each(a, &join_cols(shared).0, st, *upto, buf, |x, y| {
+                out.insert(joined(x, y, r_new));
             });
         }
         (Tested::Probe { st, upto }, _) => {
-            let (map, r_cols) = (index(st), join_cols(shared).1);
-            let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
-                map.get(k).into_iter().flatten().for_each(g)
-            };
-            let all = holds_all(st, *upto);
-            probe(b, &r_cols, buf, lookup, |y, x| {
-                if all || visible(st, x, *upto) {
-                    out.insert(joined(x, y, r_new));
-                }
+            each(b, &join_cols(shared).1, st, *upto, buf, |y, x| {
+                out.insert(joined(x, y, r_new));
             });
         }
         _ => return None,
@@ -2458,8 +2478,9 @@ fn indexed_join(
     let mut out = Rel::default();
     if use_r {
         let map = &states.1.views.join.as_ref().expect("checked").1;
-        let lookup =
-            |k: &[Value], g: &mut dyn FnMut(&Tuple)| map.get(k).into_iter().flatten().for_each(g);
+        let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
+            map.get(k).into_iter().flat_map(|m| m.keys()).for_each(g)
+        };
         probe(a, &l_cols, buf, lookup, |x, y| {
             out.insert(joined(x, y, r_new));
         });
@@ -2467,8 +2488,9 @@ fn indexed_join(
     }
     if use_l {
         let map = &states.0.views.join.as_ref().expect("checked").1;
-        let lookup =
-            |k: &[Value], g: &mut dyn FnMut(&Tuple)| map.get(k).into_iter().flatten().for_each(g);
+        let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
+            map.get(k).into_iter().flat_map(|m| m.keys()).for_each(g)
+        };
         probe(b, &r_cols, buf, lookup, |y, x| {
             out.insert(joined(x, y, r_new));
         });
