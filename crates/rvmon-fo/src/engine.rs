@@ -1179,7 +1179,11 @@ impl FoEngine {
                     children[*r].get(out.end()),
                     children[*s].get(out.end()),
                 ) {
-                    if a.is_empty() || b.is_empty() || c.is_empty() {
+                    let pos = out.end();
+                    let st = &self.since[*r];
+                    let right = Tested::of(b, self.probed[*r], st, pos);
+                    let tested = Tested::of(c, self.probed[*s], &self.since[*s], pos);
+                    if a.is_empty() || right.is_empty() || tested.is_empty() {
                         out.push(Rel::default());
                         continue;
                     }
@@ -1190,26 +1194,36 @@ impl FoEngine {
                             None => x[k],
                             Some(k) => y[r_new[k]],
                         }));
-                        c.contains(&cand[..])
+                        tested.contains(&cand[..])
                     };
                     // The right operand's tuples by the shared columns: its SINCE index when it
-                    // is an indexed state, otherwise an index built for this position.
-                    let st = &self.since[*r];
-                    let indexed = match &st.views.join {
-                        Some((cols, map)) if Rc::ptr_eq(b, &st.out) && *cols == r_cols => Some(map),
+                    // is an indexed state (a versioned one's holds each tuple's entry
+                    // position), otherwise an index built for this position.
+                    let indexed = match (&st.views.join, &right) {
+                        (Some((cols, map)), Tested::Probe { upto, .. }) => {
+                            debug_assert!(*cols == r_cols);
+                            Some((map, *upto))
+                        }
+                        (Some((cols, map)), _) if Rc::ptr_eq(b, &st.out) && *cols == r_cols => {
+                            Some((map, REMOVED - 1))
+                        }
                         _ => None,
                     };
                     let built = match indexed {
                         Some(_) => FxHashMap::default(),
                         None => index_by(b, &r_cols),
                     };
+                    let versioned = matches!(right, Tested::Probe { .. });
                     let v = filter_shared(a, |x| {
                         key.clear();
                         key.extend(l_cols.iter().map(|&k| x[k]));
                         match indexed {
-                            Some(map) => map
-                                .get(&key[..])
-                                .is_some_and(|ys| ys.keys().any(|y| witness(x, y, buf))),
+                            Some((map, upto)) => map.get(&key[..]).is_some_and(|ys| {
+                                ys.iter().any(|(y, &entered)| {
+                                    (!versioned || visible_from(st, y, entered, upto))
+                                        && witness(x, y, buf)
+                                })
+                            }),
                             None => built
                                 .get(&key[..])
                                 .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf))),
@@ -1960,6 +1974,13 @@ fn probed_states(
                 (x == *r && r_new.is_empty()) || indexed_on(x, &cols)
             }
             NodeKind::AntiJoin { l, r, .. } => *r == x && *l != x,
+            // An existential join tests `s`, and probes `r` through its index.
+            NodeKind::ExistsJoin {
+                l, r, s, shared, ..
+            } if x != *l => {
+                let cols: Vec<usize> = shared.iter().map(|p| p.1).collect();
+                x == *s && x != *r || x == *r && x != *s && indexed_on(x, &cols)
+            }
             _ => false,
         };
         for &x in &reads[i] {

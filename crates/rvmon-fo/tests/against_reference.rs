@@ -105,11 +105,21 @@ fn formula() -> impl Strategy<Value = String> {
                         "Q(x,y)",
                         "Q(y,x)",
                         "(ONCE[0,2] Q(x,y))",
-                        "(Q(x,y) OR Q(y,x))"
+                        "(Q(x,y) OR Q(y,x))",
+                        "((NOT R(x)) SINCE Q(x,y))",
+                        "((NOT P(y)) SINCE Q(x,y))",
                     ][..]
                 ),
                 prop::sample::select(
-                    &["P(y)", "R(y)", "Q(x,y)", "(ONCE R(y))", "(P(y) OR R(x))"][..]
+                    &[
+                        "P(y)",
+                        "R(y)",
+                        "Q(x,y)",
+                        "(ONCE R(y))",
+                        "(P(y) OR R(x))",
+                        "((NOT P(y)) SINCE R(y))",
+                        "((NOT R(x)) SINCE Q(x,y))",
+                    ][..]
                 ),
             )
                 .prop_map(|(a, b, c)| format!("(EXISTS y. (({a} AND {b}) AND {c}))")),
@@ -192,6 +202,24 @@ fn versioned_since() -> impl Strategy<Value = String> {
                 format!("(({a} AND {not}{prev}{since}){and})")
             }
         })
+}
+
+/// Existential joins over versioned states: `b` (binding y) probed through its index, `c`
+/// tested, either one shrinking.
+fn versioned_exists() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(&["P(x)", "R(x)", "(NEXT P(x))"][..]),
+        prop::sample::select(
+            &[
+                "((NOT R(y)) SINCE Q(x,y))",
+                "((NOT P(x)) SINCE Q(x,y))",
+                "(R(y) SINCE Q(x,y))",
+                "Q(x,y)",
+            ][..],
+        ),
+        prop::sample::select(&["P(y)", "R(y)", "((NOT P(y)) SINCE R(y))", "(ONCE R(y))"][..]),
+    )
+        .prop_map(|(a, b, c)| format!("(EXISTS y. (({a} AND {b}) AND {c}))"))
 }
 
 fn trace() -> impl Strategy<Value = Vec<RefFoTimePoint>> {
@@ -337,7 +365,9 @@ proptest! {
     /// visible (see `versioned_since`).
     #[test]
     fn versioned_states_match_reference(
-        text in versioned_since(), tr in trace_of(30), batch in 1usize..12
+        text in prop_oneof![versioned_since(), versioned_exists()],
+        tr in trace_of(30),
+        batch in 1usize..12
     ) {
         matches_reference(&text, &tr, false, batch)?;
     }
