@@ -1115,17 +1115,7 @@ impl FoEngine {
                     // PERF: most time points have an empty operand (a scan with no event).
                     if left.is_empty() || tested.is_empty() {
                         out.push(Rel::default());
-                    } else if let Some(v) =
-                        probe_versioned(a, b, shared, r_new, &left, &tested, buf)
-                    {
-                        made += v.len();
-                        self.joined += v.len();
-                        out.push(v);
-                        if made > self.copies.join_budget {
-                            self.copies.defer(i);
-                            break;
-                        }
-                    } else if r_new.is_empty() {
+                    } else if r_new.is_empty() && !matches!(left, Tested::Probe { .. }) {
                         // A semi-join: the right operand is its own index, probed with each
                         // left tuple (`enter(x) AND PREVIOUS ONCE enter(x)` costs the size of
                         // `enter`, not of the history).
@@ -1139,10 +1129,9 @@ impl FoEngine {
                         });
                         out.vals.push_back(v);
                     } else {
-                        let v = match indexed_join(a, b, shared, r_new, states, buf) {
-                            Some(v) => v,
-                            None => join(a, b, shared, r_new, buf),
-                        };
+                        let v = probe_versioned(a, b, shared, r_new, &left, &tested, buf)
+                            .or_else(|| indexed_join(a, b, shared, r_new, states, buf))
+                            .unwrap_or_else(|| join(a, b, shared, r_new, buf));
                         made += v.len();
                         self.joined += v.len();
                         out.push(v);
