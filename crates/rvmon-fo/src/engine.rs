@@ -228,6 +228,9 @@ fn retire(st: &mut SinceState, tuple: Tuple, entered: Timestamp) {
             .or_default()
             .push((entered, left));
         st.tombs.push_back((left, tuple));
+    } else if st.gone.contains_key(&tuple) {
+        // Never in at this position, but earlier intervals are still visible through it.
+        idx_mark_removed(&mut st.views.join, &tuple);
     } else {
         idx_remove(&mut st.views.join, &tuple);
     }
