@@ -458,9 +458,10 @@ pub struct FoEngine {
     /// For each guarded SINCE, by node: where its guard can fail, when that is known.
     #[serde(skip)]
     triggers: Vec<Option<GuardTrigger>>,
-    /// By node: an unbounded past-only `SINCE` (`ONCE` among them) whose every consumer is a
-    /// semi-join or anti-join that only tests its tuples, with the lag of a fused `PREVIOUS`
-    /// (0 or 1). Each tuple of such a state carries the position at which it entered, and a
+    /// By node: an unbounded past-only `SINCE` (`ONCE` among them) whose every consumer only
+    /// tests its tuples (a semi-join or anti-join, a join or existential join that probes it
+    /// through its index on the shared columns; see [`probed_states`]), with the lag of a
+    /// fused `PREVIOUS` (0 or 1). Each tuple of such a state carries the position at which it entered, and a
     /// tuple removed (its left operand failed) keeps the positions at which it was in while a
     /// consumer may still test them ([`retire`], [`purge`]): the consumers test the live state
     /// at their position ([`visible`]) instead of a snapshot per position. (PERF: a snapshot
@@ -1191,28 +1192,30 @@ impl FoEngine {
                     // The right operand's tuples by the shared columns: its SINCE index when it
                     // is an indexed state (a versioned one's holds each tuple's entry
                     // position), otherwise an index built for this position.
-                    let indexed = match (&st.views.join, &right) {
-                        (Some((cols, map)), Tested::Probe { upto, .. }) => {
+                    // A versioned state's tuples are tested at this position (`upto`).
+                    let upto = match right {
+                        Tested::Probe { upto, .. } => Some(upto),
+                        Tested::Rel(_) => None,
+                    };
+                    let indexed = match &st.views.join {
+                        Some((cols, map)) if upto.is_some() => {
                             debug_assert!(*cols == r_cols);
-                            Some((map, *upto))
+                            Some(map)
                         }
-                        (Some((cols, map)), _) if Rc::ptr_eq(b, &st.out) && *cols == r_cols => {
-                            Some((map, REMOVED - 1))
-                        }
+                        Some((cols, map)) if Rc::ptr_eq(b, &st.out) && *cols == r_cols => Some(map),
                         _ => None,
                     };
                     let built = match indexed {
                         Some(_) => FxHashMap::default(),
                         None => index_by(b, &r_cols),
                     };
-                    let versioned = matches!(right, Tested::Probe { .. });
                     let v = filter_shared(a, |x| {
                         key.clear();
                         key.extend(l_cols.iter().map(|&k| x[k]));
                         match indexed {
-                            Some((map, upto)) => map.get(&key[..]).is_some_and(|ys| {
+                            Some(map) => map.get(&key[..]).is_some_and(|ys| {
                                 ys.iter().any(|(y, &entered)| {
-                                    (!versioned || visible_from(st, y, entered, upto))
+                                    upto.is_none_or(|v| visible_from(st, y, entered, v))
                                         && witness(x, y, buf)
                                 })
                             }),
