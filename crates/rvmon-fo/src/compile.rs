@@ -701,13 +701,20 @@ impl Compiler<'_> {
                         let past_only = !self.shape[..=c]
                             .iter()
                             .any(|o| matches!(o, Op::Next(..) | Op::Until(..)));
+                        // So is PREVIOUS over a projection of one (`PREVIOUS EXISTS s. (NOT
+                        // rel(s,l) SINCE acq(s,l))`, as `push_exists` leaves it), which is the
+                        // projection of the fused state: PREVIOUS commutes with EXISTS.
+                        let fused = match self.nodes[c].kind {
+                            NodeKind::Project { c: below, .. } => below,
+                            _ => c,
+                        };
                         if let (
                             UnaryTemporal::Previous,
                             NodeKind::Since {
                                 lag: lag @ None, ..
                             },
                             true,
-                        ) = (op, &mut self.nodes[c].kind, past_only)
+                        ) = (op, &mut self.nodes[fused].kind, past_only)
                         {
                             *lag = Some(w);
                             c

@@ -470,6 +470,16 @@ pub struct FoEngine {
     /// almost every time point. Without snapshots, `out` is not kept either.)
     #[serde(skip)]
     probed: Vec<Option<u64>>,
+    /// By node: a projection `EXISTS ys. φ` of such a probed state whose every reader only
+    /// tests it (an anti-join, a semi-join, an existential join's test): the state's node.
+    /// The state is then indexed on the projection's columns, the projection forwards the
+    /// state's markers, and its readers test a tuple by looking for a tuple of the state with
+    /// those columns that was there at their position ([`Tested::Through`]). (PERF: an
+    /// incremental projection kept a projected relation that its reader held as a snapshot,
+    /// so a changing state waited for it, a pass per time point: locks-basic's
+    /// `acq(t,l) IMPLIES NOT EXISTS s. PREVIOUS (NOT rel(s,l) SINCE acq(s,l))`.)
+    #[serde(skip)]
+    through: Vec<Option<usize>>,
 }
 
 /// When a temporal operator may update its state in place although its last snapshot is
@@ -643,9 +653,45 @@ impl FoEngine {
             future[i] = matches!(node.kind, NodeKind::Next { .. } | NodeKind::Until { .. })
                 || plan_reads[i].iter().any(|&c| future[c]);
         }
-        let probed = probed_states(&plan, &plan_reads, &future, &since);
+        // Projections that may be tested through their state (see `through`): decided with the
+        // states' versioning, as such a projection is what tests its state.
+        let mut through: Vec<Option<usize>> = plan
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, node)| match &node.kind {
+                NodeKind::Project { c, keep }
+                    if !keep.is_empty()
+                        && i != plan.root()
+                        && readers[*c] == [i]
+                        && matches!(plan.nodes[*c].kind, NodeKind::Since { .. })
+                        && since[*c].views.join.is_none()
+                        && !readers[i].is_empty()
+                        && readers[i]
+                            .iter()
+                            .all(|&x| tests_through(&plan.nodes[x].kind, i)) =>
+                {
+                    Some(*c)
+                }
+                _ => None,
+            })
+            .collect();
+        let probed = probed_states(&plan, &plan_reads, &future, &since, &through);
         for (st, p) in since.iter_mut().zip(&probed) {
             st.versioned = p.is_some();
+        }
+        for (i, via) in through.iter_mut().enumerate() {
+            let Some(c) = *via else { continue };
+            let NodeKind::Project { keep, .. } = &plan.nodes[i].kind else {
+                unreachable!("a projection")
+            };
+            if probed[c].is_some() {
+                since[c].views.join = Some((keep.clone(), FxHashMap::default()));
+                since[c].views.log = None;
+                proj[i] = None;
+            } else {
+                *via = None;
+            }
         }
         // By join: the bounds of its left operand for its right one, and the other way round.
         // Only an operand with a future operator can be late past the step that fed its
@@ -655,9 +701,10 @@ impl FoEngine {
         // A probed state's stream holds no relations (so it neither bounds nor is reduced),
         // and a shared operand's relations are read by others too (so it is not reduced).
         let bounds_of = |late: usize, early: usize| {
-            if future[late] && probed[early].is_none() && readers[early].len() <= 1 {
+            let marked = |x: usize| probed[x].is_some() || through[x].is_some();
+            if future[late] && !marked(early) && readers[early].len() <= 1 {
                 let mut b = bound_candidates(&plan, late, early);
-                b.retain(|b| probed[b.node].is_none());
+                b.retain(|b| !marked(b.node));
                 b
             } else {
                 Vec::new()
@@ -755,6 +802,7 @@ impl FoEngine {
             heavy_joins: HEAVY_JOINS,
             triggers,
             probed,
+            through,
             pass: 0,
             rerun: vec![0; n],
             changed: vec![0; n],
@@ -854,6 +902,7 @@ impl FoEngine {
             heavy_joins: fresh.heavy_joins,
             triggers: fresh.triggers,
             probed: fresh.probed,
+            through: fresh.through,
             ..saved
         })
     }
@@ -1114,8 +1163,9 @@ impl FoEngine {
                     );
                     let states = (&self.since[*l], &self.since[*r]);
                     let pos = out.end();
-                    let left = Tested::of(a, self.probed[*l], states.0, pos);
-                    let tested = Tested::of(b, self.probed[*r], states.1, pos);
+                    let (probed, through) = (&self.probed, &self.through);
+                    let left = Tested::of(a, *l, pos, probed, through, &self.since);
+                    let tested = Tested::of(b, *r, pos, probed, through, &self.since);
                     // PERF: most time points have an empty operand (a scan with no event).
                     if left.is_empty() || tested.is_empty() {
                         out.push(Rel::default());
@@ -1174,8 +1224,9 @@ impl FoEngine {
                 ) {
                     let pos = out.end();
                     let st = &self.since[*r];
-                    let right = Tested::of(b, self.probed[*r], st, pos);
-                    let tested = Tested::of(c, self.probed[*s], &self.since[*s], pos);
+                    let (probed, through) = (&self.probed, &self.through);
+                    let right = Tested::of(b, *r, pos, probed, through, &self.since);
+                    let tested = Tested::of(c, *s, pos, probed, through, &self.since);
                     if a.is_empty() || right.is_empty() || tested.is_empty() {
                         out.push(Rel::default());
                         continue;
@@ -1196,6 +1247,7 @@ impl FoEngine {
                     let upto = match right {
                         Tested::Probe { upto, .. } => Some(upto),
                         Tested::Rel(_) => None,
+                        Tested::Through { .. } => unreachable!("walked, not tested"),
                     };
                     let indexed = match &st.views.join {
                         Some((cols, map)) if upto.is_some() => {
@@ -1235,7 +1287,8 @@ impl FoEngine {
                 while let (Some(a), Some(b)) =
                     (children[*l].get(out.end()), children[*r].get(out.end()))
                 {
-                    let tested = Tested::of(b, self.probed[*r], &self.since[*r], out.end());
+                    let (probed, through) = (&self.probed, &self.through);
+                    let tested = Tested::of(b, *r, out.end(), probed, through, &self.since);
                     let v = if tested.is_empty() {
                         Rc::clone(a)
                     } else {
@@ -1394,6 +1447,15 @@ impl FoEngine {
                 let e = out.end();
                 children[*l].release(i, e);
                 children[*r].release(i, e);
+            }
+            NodeKind::Project { c, .. } if self.through[i].is_some() => {
+                // Its readers test the state itself: only its markers pass. The state's
+                // removals stay visible until this projection's readers have passed them
+                // (see [`purge`]), so it is released only as far as they released this one.
+                while let Some(a) = children[*c].get(out.end()) {
+                    out.vals.push_back(Rc::clone(a));
+                }
+                children[*c].release(i, out.head);
             }
             NodeKind::Project { c, keep } => {
                 while let Some(a) = children[*c].get(out.end()) {
@@ -1926,6 +1988,7 @@ fn probed_states(
     reads: &[Vec<usize>],
     future: &[bool],
     since: &[SinceState],
+    through: &[Option<usize>],
 ) -> Vec<Option<u64>> {
     let mut probed: Vec<Option<u64>> = plan
         .nodes
@@ -1950,6 +2013,8 @@ fn probed_states(
     };
     for (i, node) in plan.nodes.iter().enumerate() {
         let tests = |x: usize| match &node.kind {
+            // A projection tested through its state's index (see [`FoEngine::through`]).
+            NodeKind::Project { .. } => through[i] == Some(x),
             // A semi-join tests its right operand; a join that adds columns probes either
             // operand through its index on the shared columns ([`probe_versioned`]), which
             // holds each tuple's entry position. (PERF: locks-cycles 1,103 M -> 895 M
@@ -1984,15 +2049,28 @@ fn probed_states(
             }
         }
     }
-    // A join probes one versioned operand, walking the other.
+    // A join probes one versioned operand, walking the other; a semi-join whose right operand
+    // is tested through its state walks its left one.
     for node in &plan.nodes {
         if let NodeKind::Join { l, r, .. } = &node.kind {
-            if probed[*l].is_some() && probed[*r].is_some() {
+            let r_probed = probed[*r].is_some() || through[*r].is_some_and(|c| probed[c].is_some());
+            if probed[*l].is_some() && r_probed {
                 probed[*l] = None;
             }
         }
     }
     probed
+}
+
+/// Whether node `reader` only tests the tuples of its operand `p`, so that `p` may be a
+/// projection tested through its state (see [`FoEngine::through`]).
+fn tests_through(reader: &NodeKind, p: usize) -> bool {
+    match reader {
+        NodeKind::AntiJoin { l, r, .. } => *r == p && *l != p,
+        NodeKind::Join { l, r, r_new, .. } => *r == p && *l != p && r_new.is_empty(),
+        NodeKind::ExistsJoin { l, r, s, .. } => *s == p && *l != p && *r != p,
+        _ => false,
+    }
 }
 
 /// The right operand of a semi-join or anti-join as it tests tuples at one position: its
@@ -2005,19 +2083,39 @@ enum Tested<'a> {
         /// The state as it was at this position (see [`visible`]).
         upto: u64,
     },
+    /// A projection of a probed state, tested through the state's index on the projected
+    /// columns (see [`FoEngine::through`]).
+    Through {
+        st: &'a SinceState,
+        upto: u64,
+    },
 }
 
 impl<'a> Tested<'a> {
-    /// Node `r`'s relation `shown` at position `pos`; `probed` is its lag when it is probed
-    /// (its stream then holds a marker, empty where the state does not count: see
-    /// [`PRESENT`]), and `st` its state.
-    fn of(shown: &'a Rel, probed: Option<u64>, st: &'a SinceState, pos: u64) -> Tested<'a> {
-        match probed {
-            Some(lag) if !shown.is_empty() => Tested::Probe {
-                st,
+    /// Node `node`'s relation `shown` at position `pos`. A probed state's stream holds a
+    /// marker, empty where the state does not count (see [`PRESENT`]), and so does that of a
+    /// projection tested through one; `probed` holds their lags, `since` the states.
+    fn of(
+        shown: &'a Rel,
+        node: usize,
+        pos: u64,
+        probed: &[Option<u64>],
+        through: &[Option<usize>],
+        since: &'a [SinceState],
+    ) -> Tested<'a> {
+        if shown.is_empty() {
+            return Tested::Rel(shown);
+        }
+        match (probed[node], through[node]) {
+            (Some(lag), _) => Tested::Probe {
+                st: &since[node],
                 upto: pos - lag,
             },
-            _ => Tested::Rel(shown),
+            (None, Some(c)) => Tested::Through {
+                st: &since[c],
+                upto: pos - probed[c].expect("tested through a probed state"),
+            },
+            (None, None) => Tested::Rel(shown),
         }
     }
 
@@ -2025,7 +2123,9 @@ impl<'a> Tested<'a> {
         match self {
             Tested::Rel(rel) => rel.is_empty(),
             // (Not empty while a removed tuple may still be visible.)
-            Tested::Probe { st, .. } => st.ripe.is_empty() && st.gone.is_empty(),
+            Tested::Probe { st, .. } | Tested::Through { st, .. } => {
+                st.ripe.is_empty() && st.gone.is_empty()
+            }
         }
     }
 
@@ -2033,6 +2133,13 @@ impl<'a> Tested<'a> {
         match self {
             Tested::Rel(rel) => rel.contains(t),
             Tested::Probe { st, upto } => visible(st, t, *upto),
+            Tested::Through { st, upto } => {
+                let index = &st.views.join.as_ref().expect("indexed on the projection").1;
+                index.get(t).is_some_and(|ys| {
+                    ys.iter()
+                        .any(|(y, &entered)| visible_from(st, y, entered, *upto))
+                })
+            }
         }
     }
 }

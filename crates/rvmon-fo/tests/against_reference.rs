@@ -222,6 +222,42 @@ fn versioned_exists() -> impl Strategy<Value = String> {
         .prop_map(|(a, b, c)| format!("(EXISTS y. (({a} AND {b}) AND {c}))"))
 }
 
+/// Projections of versioned states that their readers test through the state's index: an
+/// anti-join, a semi-join or an existential join's test, with or without a `PREVIOUS` (which
+/// `push_exists` leaves above the projection), the state shrinking or growing, the reader
+/// behind a future operator or not.
+fn versioned_projection() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(
+            &[
+                "P(x)",
+                "R(x)",
+                "(NEXT P(x))",
+                "(EVENTUALLY[0,2] P(x))",
+                "(P(x) AND R(z))",
+            ][..],
+        ),
+        prop::sample::select(&["NOT R(y)", "NOT P(x)", "R(y)", "NOT Q(x,y)", "TRUE"][..]),
+        prop::sample::select(&["Q(x,y)", "Q(y,x)", "(Q(x,y) AND R(y))", "(P(x) AND R(y))"][..]),
+        prop::sample::select(&["", "PREVIOUS ", "PREVIOUS[1,2] "][..]),
+        prop::sample::select(&["[0,*)", "[1,*)"][..]),
+        prop::sample::select(&["AND NOT", "AND", "EXISTS"][..]),
+    )
+        .prop_map(|(a, l, b, prev, i, how)| {
+            let since = if l == "TRUE" {
+                format!("(ONCE{i} {b})")
+            } else {
+                format!("(({l}) SINCE{i} {b})")
+            };
+            let projected = format!("(EXISTS y. {prev}{since})");
+            match how {
+                // The projection as the test of an existential join over `Q(x,z)`.
+                "EXISTS" => format!("(EXISTS z. (({a} AND Q(x,z)) AND {projected}))"),
+                _ => format!("({a} {how} {projected})"),
+            }
+        })
+}
+
 fn trace() -> impl Strategy<Value = Vec<RefFoTimePoint>> {
     trace_of(10)
 }
@@ -365,7 +401,7 @@ proptest! {
     /// visible (see `versioned_since`).
     #[test]
     fn versioned_states_match_reference(
-        text in prop_oneof![versioned_since(), versioned_exists()],
+        text in prop_oneof![versioned_since(), versioned_exists(), versioned_projection()],
         tr in trace_of(30),
         batch in 1usize..12
     ) {
@@ -442,6 +478,9 @@ fn a_tested_since_state_that_changes_costs_no_pass_per_time_point() {
         // Joins that add the state's columns, or whose left operand it is.
         "(P(x) AND ((NOT R(x)) SINCE Q(x,y)))",
         "(((NOT R(x)) SINCE Q(x,y)) AND P(x))",
+        // Projections of the state, tested through its index (with `PREVIOUS` fused in).
+        "(P(x) AND NOT EXISTS y. PREVIOUS ((NOT R(y)) SINCE Q(x,y)))",
+        "(P(x) AND EXISTS y. ((NOT R(y)) SINCE Q(x,y)))",
     ] {
         let setup = Setup::new(text);
         let mut interner = Interner::new();
