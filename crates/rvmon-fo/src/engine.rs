@@ -460,7 +460,8 @@ pub struct FoEngine {
     triggers: Vec<Option<GuardTrigger>>,
     /// By node: an unbounded past-only `SINCE` (`ONCE` among them) whose every consumer only
     /// tests its tuples (a semi-join or anti-join, a join or existential join that probes it
-    /// through its index on the shared columns; see [`probed_states`]), with the lag of a
+    /// through its index on the shared columns, a projection tested through it (`through`), a
+    /// past operator's guard; see [`probed_states`]), with the lag of a
     /// fused `PREVIOUS` (0 or 1). Each tuple of such a state carries the position at which it entered, and a
     /// tuple removed (its left operand failed) keeps the positions at which it was in while a
     /// consumer may still test them ([`retire`], [`purge`]): the consumers test the live state
@@ -676,7 +677,7 @@ impl FoEngine {
                 _ => None,
             })
             .collect();
-        let probed = probed_states(&plan, &plan_reads, &future, &since, &through);
+        let probed = probed_states(&plan, &plan_reads, &future, &since, &through, &triggers);
         for (st, p) in since.iter_mut().zip(&probed) {
             st.versioned = p.is_some();
         }
@@ -1587,7 +1588,10 @@ impl FoEngine {
                 guard,
                 lag,
             } => {
-                let st = &mut self.since[i];
+                // A guard may test the states of the nodes below (its leaves) in place.
+                let (below, here) = self.since.split_at_mut(i);
+                let st = &mut here[0];
+                let (probed, through) = (&self.probed, &self.through);
                 let true_left = self.true_left[i];
                 if st.inputs.is_empty() {
                     st.inputs.push(*r);
@@ -1614,6 +1618,12 @@ impl FoEngine {
                         return false;
                     }
                     let t = tl.ts(at);
+                    let leaves = Leaves {
+                        streams: children,
+                        probed,
+                        through,
+                        since: below,
+                    };
                     let b = children[*r].get(at).expect("checked");
                     let a = match guard {
                         Some(_) => None,
@@ -1623,7 +1633,7 @@ impl FoEngine {
                     // The tuples a guard with a trigger rejects now (the others hold).
                     let failed = match (guard, trigger) {
                         (Some(g), Some(trigger)) => {
-                            guard_failures(st, g, trigger, children, at, buf)
+                            guard_failures(st, g, trigger, &leaves, at, buf)
                         }
                         _ => Vec::new(),
                     };
@@ -1646,11 +1656,11 @@ impl FoEngine {
                         (Some(g), _) if trigger.is_some() => {
                             since_remove(st, &failed);
                             st.young
-                                .retain(|(_, tuple)| eval_guard(g, tuple, children, at, buf));
+                                .retain(|(_, tuple)| eval_guard(g, tuple, &leaves, at, buf));
                             since_add(st, w, b, t, false, &[], true);
                         }
                         (Some(g), _) => {
-                            since_retain(st, &mut |tuple| eval_guard(g, tuple, children, at, buf));
+                            since_retain(st, &mut |tuple| eval_guard(g, tuple, &leaves, at, buf));
                             since_add(st, w, b, t, false, &[], true);
                         }
                         (None, a) => {
@@ -1804,7 +1814,15 @@ impl FoEngine {
                     let mut acc = Rel::default();
                     for j in (n..q).rev() {
                         match guard {
-                            Some(g) => acc.retain(|tuple| eval_guard(g, tuple, children, j, buf)),
+                            Some(g) => {
+                                let guard_leaves = Leaves {
+                                    streams: children,
+                                    probed: &self.probed,
+                                    through: &self.through,
+                                    since: &self.since,
+                                };
+                                acc.retain(|tuple| eval_guard(g, tuple, &guard_leaves, j, buf));
+                            }
                             None => {
                                 let a = children[*l].get(j).expect("checked");
                                 acc.retain(|tuple| contains_key(a, tuple, l_key, buf) != *negated);
@@ -1989,6 +2007,7 @@ fn probed_states(
     future: &[bool],
     since: &[SinceState],
     through: &[Option<usize>],
+    triggers: &[Option<GuardTrigger>],
 ) -> Vec<Option<u64>> {
     let mut probed: Vec<Option<u64>> = plan
         .nodes
@@ -2015,6 +2034,17 @@ fn probed_states(
         let tests = |x: usize| match &node.kind {
             // A projection tested through its state's index (see [`FoEngine::through`]).
             NodeKind::Project { .. } => through[i] == Some(x),
+            // A past operator's guard tests its leaves ([`eval_guard`]), but walks those of
+            // its trigger ([`guard_failures`]).
+            NodeKind::Since {
+                r, guard: Some(g), ..
+            } => {
+                let mut leaves = Vec::new();
+                g.leaves(&mut leaves);
+                x != *r
+                    && leaves.contains(&x)
+                    && !triggers[i].as_ref().is_some_and(|t| t.leaves.contains(&x))
+            }
             // A semi-join tests its right operand; a join that adds columns probes either
             // operand through its index on the shared columns ([`probe_versioned`]), which
             // holds each tuple's entry position. (PERF: locks-cycles 1,103 M -> 895 M
@@ -2144,25 +2174,40 @@ impl<'a> Tested<'a> {
     }
 }
 
+/// What a guard reads its leaves from: their streams and, for a leaf that is a probed state
+/// (see [`FoEngine::probed`]), the state itself (`since` holds at least the states of the
+/// nodes below the guard's operator).
+struct Leaves<'a> {
+    streams: &'a [Stream],
+    probed: &'a [Option<u64>],
+    through: &'a [Option<usize>],
+    since: &'a [SinceState],
+}
+
 /// Evaluates a guard on `tuple` with the leaves' relations at position `at`.
-fn eval_guard(
-    g: &Guard,
-    tuple: &[Value],
-    streams: &[Stream],
-    at: u64,
-    buf: &mut Vec<Value>,
-) -> bool {
+fn eval_guard(g: &Guard, tuple: &[Value], leaves: &Leaves, at: u64, buf: &mut Vec<Value>) -> bool {
     match g {
         Guard::Const(b) => *b,
         Guard::Rel { node, key } => {
-            contains_key(streams[*node].get(at).expect("available"), tuple, key, buf)
+            let shown = leaves.streams[*node].get(at).expect("available");
+            let tested = Tested::of(
+                shown,
+                *node,
+                at,
+                leaves.probed,
+                leaves.through,
+                leaves.since,
+            );
+            buf.clear();
+            buf.extend(key.iter().map(|&c| tuple[c]));
+            tested.contains(&buf[..])
         }
-        Guard::Not(h) => !eval_guard(h, tuple, streams, at, buf),
+        Guard::Not(h) => !eval_guard(h, tuple, leaves, at, buf),
         Guard::And(a, b) => {
-            eval_guard(a, tuple, streams, at, buf) && eval_guard(b, tuple, streams, at, buf)
+            eval_guard(a, tuple, leaves, at, buf) && eval_guard(b, tuple, leaves, at, buf)
         }
         Guard::Or(a, b) => {
-            eval_guard(a, tuple, streams, at, buf) || eval_guard(b, tuple, streams, at, buf)
+            eval_guard(a, tuple, leaves, at, buf) || eval_guard(b, tuple, leaves, at, buf)
         }
     }
 }
@@ -2306,7 +2351,7 @@ fn guard_failures(
     st: &SinceState,
     g: &Guard,
     trigger: &GuardTrigger,
-    children: &[Stream],
+    leaves: &Leaves,
     at: u64,
     buf: &mut Vec<Value>,
 ) -> Vec<Tuple> {
@@ -2316,9 +2361,9 @@ fn guard_failures(
     let (_, index) = st.views.guard.as_ref().expect("a trigger has its index");
     let mut failed = Vec::new();
     for &leaf in &trigger.leaves {
-        for u in children[leaf].get(at).expect("available").iter() {
+        for u in leaves.streams[leaf].get(at).expect("available").iter() {
             for tuple in index.get(&u[..]).into_iter().flat_map(|m| m.keys()) {
-                if !eval_guard(g, tuple, children, at, buf) {
+                if !eval_guard(g, tuple, leaves, at, buf) {
                     failed.push(tuple.clone());
                 }
             }

@@ -258,6 +258,44 @@ fn versioned_projection() -> impl Strategy<Value = String> {
         })
 }
 
+/// Versioned states that a past operator's guard tests (its left operand, not monitorable
+/// alone, tested on the right operand's tuples, as in DejaVu's data-race lockset): the leaf
+/// `h` shrinking or growing, tested positively or negatively, beside a trigger leaf.
+fn versioned_guard() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(
+            &[
+                "((NOT R(y)) SINCE Q(x,y))",
+                "((NOT R(x)) SINCE Q(x,y))",
+                "(ONCE Q(y,x))",
+                "(PREVIOUS ((NOT P(y)) SINCE Q(x,y)))",
+            ][..],
+        ),
+        prop::sample::select(
+            &[
+                "NOT (P(x) AND NOT H)",
+                "NOT (P(y) AND H)",
+                "(NOT R(x) OR H)",
+                "NOT (P(x) AND NOT H) AND NOT R(y)",
+                // `h` as the trigger's leaf, walked: not versioned for this reader.
+                "NOT (H AND NOT (P(y) OR R(x)))",
+            ][..],
+        ),
+        prop::sample::select(&["Q(x,y)", "(Q(x,y) AND H)", "(P(x) AND H)"][..]),
+        prop::sample::select(&["[0,*)", "[1,*)", "[0,2]"][..]),
+        // (Not `Q(x,y) AND S`: `S` holds wherever `Q(x,y)` does, whatever its guard did.)
+        prop::sample::select(&["(P(x) AND S)", "(R(y) AND NOT S)", "(ONCE S)"][..]),
+    )
+        .prop_map(|(h, left, right, i, reader)| {
+            let since = format!(
+                "(({}) SINCE{i} {})",
+                left.replace('H', h),
+                right.replace('H', h)
+            );
+            reader.replace('S', &since)
+        })
+}
+
 fn trace() -> impl Strategy<Value = Vec<RefFoTimePoint>> {
     trace_of(10)
 }
@@ -401,7 +439,12 @@ proptest! {
     /// visible (see `versioned_since`).
     #[test]
     fn versioned_states_match_reference(
-        text in prop_oneof![versioned_since(), versioned_exists(), versioned_projection()],
+        text in prop_oneof![
+            versioned_since(),
+            versioned_exists(),
+            versioned_projection(),
+            versioned_guard()
+        ],
         tr in trace_of(30),
         batch in 1usize..12
     ) {
@@ -481,6 +524,8 @@ fn a_tested_since_state_that_changes_costs_no_pass_per_time_point() {
         // Projections of the state, tested through its index (with `PREVIOUS` fused in).
         "(P(x) AND NOT EXISTS y. PREVIOUS ((NOT R(y)) SINCE Q(x,y)))",
         "(P(x) AND EXISTS y. ((NOT R(y)) SINCE Q(x,y)))",
+        // A state that a guard tests.
+        "(Q(x,y) AND ((NOT (P(x) AND NOT ((NOT R(y)) SINCE Q(x,y)))) SINCE Q(x,y)))",
     ] {
         let setup = Setup::new(text);
         let mut interner = Interner::new();
