@@ -2125,6 +2125,7 @@ impl<'a> Tested<'a> {
     /// Node `node`'s relation `shown` at position `pos`. A probed state's stream holds a
     /// marker, empty where the state does not count (see [`PRESENT`]), and so does that of a
     /// projection tested through one; `probed` holds their lags, `since` the states.
+    #[inline(always)]
     fn of(
         shown: &'a Rel,
         node: usize,
