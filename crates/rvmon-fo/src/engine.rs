@@ -3,6 +3,7 @@
 //! arrives; `UNTIL` when its window has passed (MonPoly's timing — the eager per-tuple version
 //! of the propositional engine is future work).
 
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -12,6 +13,7 @@ use rvmon_logic::eval::eval_term_with;
 use rvmon_logic::reference::compare;
 use rvmon_logic::AggOp;
 
+use crate::bucket::Bucket;
 use crate::compile::{ArgPat, GroupOp, Guard, GuardTrigger, NodeKind, Plan};
 use crate::rel::{project, unit, Rel, Tuple};
 use serde::{Deserialize, Serialize};
@@ -118,7 +120,9 @@ struct SinceState {
     versioned: bool,
     /// In a versioned state: tuples removed that a consumer may still test, with the positions
     /// [entered, left) at which they were in, oldest first (see [`visible`]).
-    gone: FxHashMap<Tuple, Vec<(u64, u64)>>,
+    /// (Inline: a tuple is rarely removed twice before its purge, and a `Vec` per removal
+    /// was an allocation per lock released.)
+    gone: FxHashMap<Tuple, SmallVec<[(u64, u64); 1]>>,
     /// The removals behind `gone`, as (left, tuple) in the order made (`left` never
     /// decreases), to purge them once every consumer has passed them (see [`purge`]).
     tombs: VecDeque<(u64, Tuple)>,
@@ -149,7 +153,7 @@ struct ProjState {
 
 /// A state's tuples by some of their columns, each with the position at which it entered a
 /// versioned state ([`SinceState::versioned`]; 0 in others), or [`REMOVED`].
-type Index = (Vec<usize>, FxHashMap<Tuple, FxHashMap<Tuple, u64>>);
+type Index = (Vec<usize>, FxHashMap<Tuple, Bucket>);
 
 /// In a versioned state's index: a tuple removed, kept while a reader of an earlier position
 /// may still find it (see [`retire`]).
@@ -259,33 +263,82 @@ fn visible_from(st: &SinceState, t: &[Value], entered: u64, upto: u64) -> bool {
 fn purge(st: &mut SinceState, floor: u64) {
     while st.tombs.front().is_some_and(|(left, _)| *left <= floor) {
         let (_, tuple) = st.tombs.pop_front().expect("checked");
-        if let Some(spans) = st.gone.get_mut(&tuple) {
-            spans.retain(|&(_, left)| left > floor);
-            if spans.is_empty() {
-                st.gone.remove(&tuple);
+        // (One lookup of `gone`: PERF.)
+        let still_gone = match st.gone.entry(tuple) {
+            std::collections::hash_map::Entry::Occupied(mut spans) => {
+                spans.get_mut().retain(|&mut (_, left)| left > floor);
+                if spans.get().is_empty() {
+                    let (tuple, _) = spans.remove_entry();
+                    Err(tuple)
+                } else {
+                    Ok(())
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => Err(slot.into_key()),
+        };
+        if let Err(tuple) = still_gone {
+            if st.views.join.is_some() && !st.ripe.contains_key(&tuple) {
+                idx_remove(&mut st.views.join, &tuple);
             }
         }
-        if !st.ripe.contains_key(&tuple) && !st.gone.contains_key(&tuple) {
-            idx_remove(&mut st.views.join, &tuple);
-        }
     }
+}
+
+/// `t`'s key in an index on `cols`, on the stack (PERF: an index is updated at every entry
+/// and removal; a key allocated for each cost locks-cycles about 4 % of its instructions).
+#[inline]
+fn idx_key(cols: &[usize], t: &[Value]) -> ([Value; 4], usize) {
+    let mut key = [Value::Int(0); 4];
+    for (k, &c) in key.iter_mut().zip(cols) {
+        *k = t[c];
+    }
+    (key, cols.len())
 }
 
 /// Records `t` in the secondary index.
 #[inline]
 fn idx_insert(index: &mut Option<Index>, t: &Tuple, at: u64) {
     if let Some((cols, map)) = index {
-        let key: Tuple = cols.iter().map(|&c| t[c]).collect();
-        map.entry(key).or_default().insert(t.clone(), at);
+        if cols.len() > 4 {
+            let key: Tuple = cols.iter().map(|&c| t[c]).collect();
+            match map.get_mut(&key) {
+                Some(m) => m.insert(t.clone(), at),
+                None => {
+                    map.insert(key, Bucket::one(t.clone(), at));
+                }
+            }
+            return;
+        }
+        let (key, n) = idx_key(cols, t);
+        match map.get_mut(&key[..n]) {
+            Some(m) => m.insert(t.clone(), at),
+            None => {
+                map.insert(key[..n].into(), Bucket::one(t.clone(), at));
+            }
+        }
     }
+}
+
+/// The tuples of `t`'s key in an index on `cols`.
+#[inline]
+fn idx_bucket<'a>(
+    cols: &[usize],
+    map: &'a mut FxHashMap<Tuple, Bucket>,
+    t: &[Value],
+) -> Option<&'a mut Bucket> {
+    if cols.len() > 4 {
+        let key: Tuple = cols.iter().map(|&c| t[c]).collect();
+        return map.get_mut(&key);
+    }
+    let (key, n) = idx_key(cols, t);
+    map.get_mut(&key[..n])
 }
 
 /// Marks `t` [`REMOVED`] in the secondary index.
 #[inline]
 fn idx_mark_removed(index: &mut Option<Index>, t: &[Value]) {
     if let Some((cols, map)) = index {
-        let key: Tuple = cols.iter().map(|&c| t[c]).collect();
-        if let Some(at) = map.get_mut(&key).and_then(|m| m.get_mut(t)) {
+        if let Some(at) = idx_bucket(cols, map, t).and_then(|m| m.get_mut(t)) {
             *at = REMOVED;
         }
     }
@@ -295,11 +348,11 @@ fn idx_mark_removed(index: &mut Option<Index>, t: &[Value]) {
 #[inline]
 fn idx_remove(index: &mut Option<Index>, t: &[Value]) {
     if let Some((cols, map)) = index {
-        let key: Tuple = cols.iter().map(|&c| t[c]).collect();
-        if let Some(set) = map.get_mut(&key) {
+        if let Some(set) = idx_bucket(cols, map, t) {
             set.remove(t);
             if set.is_empty() {
-                map.remove(&key);
+                let key: Vec<Value> = cols.iter().map(|&c| t[c]).collect();
+                map.remove(&key[..]);
             }
         }
     }
@@ -2591,7 +2644,7 @@ fn probe_versioned(
         for w in walk {
             buf.clear();
             buf.extend(walk_cols.iter().map(|&c| w[c]));
-            for (m, &entered) in map.get(&buf[..]).into_iter().flatten() {
+            for (m, &entered) in map.get(&buf[..]).into_iter().flat_map(Bucket::iter) {
                 if visible_from(st, m, entered, upto) {
                     f(w, m);
                 }

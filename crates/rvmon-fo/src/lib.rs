@@ -3,6 +3,7 @@
 //! filters, projects and aggregates them, and temporal operators keep sliding-window state
 //! trimmed as time advances.
 
+mod bucket;
 pub mod compile;
 pub mod engine;
 pub mod rel;
