@@ -686,6 +686,28 @@ impl Compiler<'_> {
                 let cv = self.nodes[c].vars.clone();
                 let keep: Vec<usize> = (0..cv.len()).filter(|&i| !vars.contains(&cv[i])).collect();
                 let out = keep.iter().map(|&i| cv[i].clone()).collect();
+                // `EXISTS x. EXISTS y. φ` (as `push_exists` leaves the quantifiers of a closed
+                // formula's violations) is one projection of `φ`, not one relation per
+                // quantifier. The projection below was just compiled, so nothing else reads it.
+                // (PERF: the data race projected its pairs three times at every access.)
+                if let (
+                    true,
+                    NodeKind::Project {
+                        c: below,
+                        keep: inner,
+                    },
+                ) = (c + 1 == self.nodes.len(), &self.nodes[c].kind)
+                {
+                    let below = *below;
+                    let keep = keep.iter().map(|&i| inner[i]).collect();
+                    self.nodes.pop();
+                    self.shape.pop();
+                    return Ok(self.push(
+                        NodeKind::Project { c: below, keep },
+                        out,
+                        Op::Not(below),
+                    ));
+                }
                 self.push(NodeKind::Project { c, keep }, out, Op::Not(c))
             }
             FormulaKind::Quant {

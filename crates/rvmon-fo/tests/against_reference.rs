@@ -296,6 +296,21 @@ fn versioned_guard() -> impl Strategy<Value = String> {
         })
 }
 
+/// Nested quantifiers, compiled as one projection of the body (its kept columns composed).
+fn nested_exists() -> impl Strategy<Value = String> {
+    prop::sample::select(
+        &[
+            "(EXISTS y. EXISTS z. (Q(x,y) AND Q(y,z)))",
+            "(EXISTS z. EXISTS x. (Q(x,y) AND Q(y,z)))",
+            "(EXISTS x. EXISTS y. (Q(x,y) AND Q(y,z)))",
+            "(P(x) AND NOT (EXISTS y. EXISTS z. (Q(x,y) AND Q(y,z))))",
+            "(EXISTS y. EXISTS z. PREVIOUS (Q(x,y) AND ONCE Q(y,z)))",
+            "(R(y) AND EXISTS x. EXISTS z. ((NOT P(z)) SINCE (Q(x,y) AND Q(y,z))))",
+        ][..],
+    )
+    .prop_map(str::to_string)
+}
+
 fn trace() -> impl Strategy<Value = Vec<RefFoTimePoint>> {
     trace_of(10)
 }
@@ -443,7 +458,8 @@ proptest! {
             versioned_since(),
             versioned_exists(),
             versioned_projection(),
-            versioned_guard()
+            versioned_guard(),
+            nested_exists()
         ],
         tr in trace_of(30),
         batch in 1usize..12
