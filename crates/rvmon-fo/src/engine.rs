@@ -1567,8 +1567,25 @@ impl FoEngine {
                     };
                     match incremental {
                         Some(v) => out.vals.push_back(v),
+                        // PERF: a tuple is allocated only for a new projected tuple (most
+                        // projections fold many tuples into few), and a projection onto no
+                        // column is an emptiness test (a closed formula's violations).
+                        None if keep.is_empty() => {
+                            out.vals.push_back(if a.is_empty() {
+                                Rc::clone(&out.empty)
+                            } else {
+                                PRESENT.with(Rc::clone)
+                            });
+                        }
                         None => {
-                            let v = a.iter().map(|t| project(t, keep)).collect();
+                            let mut v = Rel::default();
+                            for t in a.iter() {
+                                buf.clear();
+                                buf.extend(keep.iter().map(|&c| t[c]));
+                                if !v.contains(&buf[..]) {
+                                    v.insert(buf.as_slice().into());
+                                }
+                            }
                             out.push(v);
                         }
                     }
