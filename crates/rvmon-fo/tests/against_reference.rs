@@ -291,7 +291,7 @@ fn versioned_guard() -> impl Strategy<Value = String> {
         prop::sample::select(&["Q(x,y)", "(Q(x,y) AND H)", "(P(x) AND H)"][..]),
         prop::sample::select(&["[0,*)", "[1,*)", "[0,2]"][..]),
         // (Not `Q(x,y) AND S`: `S` holds wherever `Q(x,y)` does, whatever its guard did.)
-        prop::sample::select(&["(P(x) AND S)", "(R(y) AND NOT S)", "(ONCE S)"][..]),
+        prop::sample::select(&["(P(x) AND S)", "((P(x) AND R(y)) AND NOT S)", "(ONCE S)"][..]),
     )
         .prop_map(|(h, left, right, i, reader)| {
             let since = format!(
