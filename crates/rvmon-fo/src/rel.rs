@@ -1,9 +1,12 @@
 //! Tuples and relations: the values of first-order subformulas at a time point.
 
+use std::borrow::Borrow;
+use std::hash::Hash;
 use std::rc::Rc;
 
 use rustc_hash::FxHashSet;
 use rvmon_core::{Interner, Value};
+use smallvec::SmallVec;
 
 /// An assignment of values to a node's variables, in the node's column order. Shared (`Rc`):
 /// a tuple is stored in several places at once (a temporal state's output, its witness table,
@@ -11,8 +14,253 @@ use rvmon_core::{Interner, Value};
 /// must not allocate.
 pub type Tuple = Rc<[Value]>;
 
-/// A finite relation. FxHash: tuples are short and hashed constantly.
-pub type Rel = FxHashSet<Tuple>;
+/// A finite relation: a set of tuples.
+///
+/// PERF: most relations of a run are small: one predicate's events at one time point, or what
+/// a join of those makes, usually zero to two tuples. A hash set allocates a table and hashes
+/// each tuple (about 240 instructions for a relation's first tuple, on paper 04's logs), so up
+/// to [`FEW_MAX`] tuples are kept in a small vector, inline up to two, searched linearly; past
+/// that they move to a hash set (FxHash: tuples are short and hashed constantly). Iteration
+/// order is unspecified in both forms, as for a hash set.
+#[derive(Clone, Default)]
+pub struct Rel(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Few(SmallVec<[Tuple; 2]>),
+    Many(FxHashSet<Tuple>),
+}
+
+impl Default for Repr {
+    fn default() -> Repr {
+        Repr::Few(SmallVec::new())
+    }
+}
+
+/// The most tuples a relation keeps in its small form. Past about eight, comparing each new
+/// tuple with every stored one costs more than hashing it.
+pub const FEW_MAX: usize = 8;
+
+impl Rel {
+    /// An empty relation with room for `n` tuples.
+    pub fn with_capacity(n: usize) -> Rel {
+        if n <= FEW_MAX {
+            Rel::default()
+        } else {
+            Rel(Repr::Many(FxHashSet::with_capacity_and_hasher(
+                n,
+                Default::default(),
+            )))
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Few(few) => few.len(),
+            Repr::Many(set) => set.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Adds `t`; false if it was already there.
+    pub fn insert(&mut self, t: Tuple) -> bool {
+        match &mut self.0 {
+            Repr::Few(few) => {
+                if few.contains(&t) {
+                    return false;
+                }
+                if few.len() < FEW_MAX {
+                    few.push(t);
+                } else {
+                    let mut set: FxHashSet<Tuple> =
+                        FxHashSet::with_capacity_and_hasher(2 * FEW_MAX, Default::default());
+                    set.extend(few.drain(..));
+                    set.insert(t);
+                    self.0 = Repr::Many(set);
+                }
+                true
+            }
+            Repr::Many(set) => set.insert(t),
+        }
+    }
+
+    pub fn contains<Q>(&self, q: &Q) -> bool
+    where
+        Tuple: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        match &self.0 {
+            Repr::Few(few) => few.iter().any(|u| u.borrow() == q),
+            Repr::Many(set) => set.contains(q),
+        }
+    }
+
+    /// Removes the tuple equal to `q`; false if there was none.
+    pub fn remove<Q>(&mut self, q: &Q) -> bool
+    where
+        Tuple: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        match &mut self.0 {
+            Repr::Few(few) => match few.iter().position(|u| u.borrow() == q) {
+                Some(i) => {
+                    few.swap_remove(i);
+                    true
+                }
+                None => false,
+            },
+            Repr::Many(set) => set.remove(q),
+        }
+    }
+
+    /// Keeps the tuples for which `keep` holds.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Tuple) -> bool) {
+        match &mut self.0 {
+            Repr::Few(few) => few.retain(|t| keep(t)),
+            Repr::Many(set) => set.retain(keep),
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.0 = Repr::default();
+    }
+
+    pub fn iter(&self) -> Iter<'_> {
+        match &self.0 {
+            Repr::Few(few) => Iter::Few(few.iter()),
+            Repr::Many(set) => Iter::Many(set.iter()),
+        }
+    }
+}
+
+/// The tuples of a [`Rel`], by reference.
+pub enum Iter<'a> {
+    Few(std::slice::Iter<'a, Tuple>),
+    Many(std::collections::hash_set::Iter<'a, Tuple>),
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a Tuple;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a Tuple> {
+        match self {
+            Iter::Few(it) => it.next(),
+            Iter::Many(it) => it.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Iter::Few(it) => it.size_hint(),
+            Iter::Many(it) => it.size_hint(),
+        }
+    }
+
+    // Folds (and so `for_each`, `any` through `try_fold` is not covered) run each form's own
+    // loop, without a branch per tuple.
+    fn fold<B, F: FnMut(B, &'a Tuple) -> B>(self, init: B, f: F) -> B {
+        match self {
+            Iter::Few(it) => it.fold(init, f),
+            Iter::Many(it) => it.fold(init, f),
+        }
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+/// The tuples of a [`Rel`], by value.
+pub enum IntoIter {
+    Few(smallvec::IntoIter<[Tuple; 2]>),
+    Many(std::collections::hash_set::IntoIter<Tuple>),
+}
+
+impl Iterator for IntoIter {
+    type Item = Tuple;
+
+    #[inline]
+    fn next(&mut self) -> Option<Tuple> {
+        match self {
+            IntoIter::Few(it) => it.next(),
+            IntoIter::Many(it) => it.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            IntoIter::Few(it) => it.size_hint(),
+            IntoIter::Many(it) => it.size_hint(),
+        }
+    }
+}
+
+impl IntoIterator for Rel {
+    type Item = Tuple;
+    type IntoIter = IntoIter;
+
+    fn into_iter(self) -> IntoIter {
+        match self.0 {
+            Repr::Few(few) => IntoIter::Few(few.into_iter()),
+            Repr::Many(set) => IntoIter::Many(set.into_iter()),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Rel {
+    type Item = &'a Tuple;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl Extend<Tuple> for Rel {
+    fn extend<I: IntoIterator<Item = Tuple>>(&mut self, tuples: I) {
+        for t in tuples {
+            self.insert(t);
+        }
+    }
+}
+
+impl FromIterator<Tuple> for Rel {
+    fn from_iter<I: IntoIterator<Item = Tuple>>(tuples: I) -> Rel {
+        let mut rel = Rel::default();
+        rel.extend(tuples);
+        rel
+    }
+}
+
+/// Set equality, whatever the forms.
+impl PartialEq for Rel {
+    fn eq(&self, other: &Rel) -> bool {
+        self.len() == other.len() && self.iter().all(|t| other.contains(t))
+    }
+}
+
+impl Eq for Rel {}
+
+impl std::fmt::Debug for Rel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// A sequence of tuples, as a hash set is saved.
+impl serde::Serialize for Rel {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Rel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Rel, D::Error> {
+        Ok(Vec::<Tuple>::deserialize(d)?.into_iter().collect())
+    }
+}
 
 /// `{()}`: the relation of a closed formula that holds.
 pub fn unit() -> Rel {
