@@ -10,6 +10,7 @@ use rvmon_core::{
 };
 use rvmon_fo::FoEngine;
 use rvmon_logic::monpoly::candidate_forms;
+use rvmon_logic::order::order_conjuncts;
 use rvmon_logic::{
     analyze, free_vars, parse_formula, Analysis, Formula, FormulaKind, TemporalClass,
 };
@@ -450,24 +451,35 @@ fn run_first_order(
 ) -> Result<i32, Error> {
     let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
     let vars = free_vars(f);
-    // The first candidate form the engine can compile; otherwise the first one's error.
+    // The first candidate form the engine can compile, its conjuncts ordered for the engine
+    // (`order_conjuncts`) or else as they are; otherwise the first one's error.
     let mut first_error = None;
     let mut chosen = None;
-    for candidate in candidate_forms(&negated) {
-        match rvmon_fo::compile(
-            &candidate,
-            &vars,
-            sig,
-            reader.interner_mut(),
-            &args.spec,
-            text,
-        ) {
-            Ok(plan) => {
-                chosen = Some((candidate, plan));
-                break;
-            }
-            Err(e) => {
-                first_error.get_or_insert(e);
+    'forms: for form in candidate_forms(&negated) {
+        let ordered = order_conjuncts(&form);
+        // An error names a subformula as the user wrote it, so it is the unordered form's.
+        let tries = if ordered == form {
+            vec![(form, true)]
+        } else {
+            vec![(ordered, false), (form, true)]
+        };
+        for (candidate, as_written) in tries {
+            match rvmon_fo::compile(
+                &candidate,
+                &vars,
+                sig,
+                reader.interner_mut(),
+                &args.spec,
+                text,
+            ) {
+                Ok(plan) => {
+                    chosen = Some((candidate, plan));
+                    break 'forms;
+                }
+                Err(e) if as_written => {
+                    first_error.get_or_insert(e);
+                }
+                Err(_) => {}
             }
         }
     }

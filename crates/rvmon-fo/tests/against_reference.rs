@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use rvmon_core::{Interner, StringCollection, TimePoint, Value};
 use rvmon_fo::{compile, FoEngine};
 use rvmon_logic::monpoly::analyzed_formula;
+use rvmon_logic::order::order_conjuncts;
 use rvmon_logic::reference::{evaluate_fo, time_point, OrdValue, RefFoTimePoint};
 use rvmon_logic::{free_vars, parse_formula};
 use rvmon_trace::Signature;
@@ -366,15 +367,16 @@ impl Setup {
 
     /// The plan, or `None` outside the monitorable fragment.
     fn plan(&self, interner: &mut Interner) -> Option<rvmon_fo::Plan> {
-        compile(
-            &self.analyzed,
-            &self.vars,
-            &self.sig,
-            interner,
-            "f",
-            &self.text,
-        )
-        .ok()
+        self.plan_of(&self.analyzed, interner)
+    }
+
+    /// The plan of `analyzed` (the analysed formula, or a rewriting of it).
+    fn plan_of(
+        &self,
+        analyzed: &rvmon_logic::Formula,
+        interner: &mut Interner,
+    ) -> Option<rvmon_fo::Plan> {
+        compile(analyzed, &self.vars, &self.sig, interner, "f", &self.text).ok()
     }
 }
 
@@ -457,7 +459,16 @@ proptest! {
     fn engine_matches_reference(
         text in formula(), tr in trace(), wait_always in any::<bool>(), batch in 1usize..5
     ) {
-        matches_reference(&text, &tr, wait_always, batch)?;
+        matches_reference(&text, &tr, wait_always, batch, false)?;
+    }
+
+    /// `rvmon check` compiles the formula with conjuncts decided at once joined before
+    /// conjuncts that wait for the future (`order_conjuncts`); the answers are the same.
+    #[test]
+    fn ordered_conjuncts_match_reference(
+        text in formula(), tr in trace(), wait_always in any::<bool>(), batch in 1usize..5
+    ) {
+        matches_reference(&text, &tr, wait_always, batch, true)?;
     }
 }
 
@@ -479,20 +490,34 @@ proptest! {
         tr in trace_of(30),
         batch in 1usize..12
     ) {
-        matches_reference(&text, &tr, false, batch)?;
+        matches_reference(&text, &tr, false, batch, false)?;
     }
 }
 
-/// The engine fed `tr` in batches of `batch` time points answers as the reference evaluator.
+/// The engine fed `tr` in batches of `batch` time points answers as the reference evaluator
+/// (with the analysed formula's conjuncts reordered as `rvmon check` does when `ordered`).
 fn matches_reference(
     text: &str,
     tr: &[RefFoTimePoint],
     wait_always: bool,
     batch: usize,
+    ordered: bool,
 ) -> Result<(), TestCaseError> {
     let setup = Setup::new(text);
     let mut interner = Interner::new();
-    let Some(plan) = setup.plan(&mut interner) else {
+    let analyzed = if ordered {
+        order_conjuncts(&setup.analyzed)
+    } else {
+        setup.analyzed.clone()
+    };
+    let Some(plan) = setup.plan_of(&analyzed, &mut interner) else {
+        // Ordering moves only conjuncts whose variables are bound already, so it keeps a
+        // monitorable formula monitorable.
+        prop_assert!(
+            setup.plan(&mut interner).is_none(),
+            "ordered, no longer compiles: {}",
+            text
+        );
         return Ok(()); // outside the monitorable fragment
     };
     let order = plan.output_order.clone();

@@ -12,6 +12,7 @@ pub mod eval;
 mod lexer;
 pub mod monitorable;
 pub mod monpoly;
+pub mod order;
 mod parser;
 pub mod reference;
 pub mod rewrite;

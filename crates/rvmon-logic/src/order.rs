@@ -1,0 +1,193 @@
+//! Conjunct order for a relational engine: conjuncts that are decided at once go before
+//! conjuncts that wait for the future, when that cannot make a relation larger.
+//!
+//! A relational engine evaluates `a AND b` as a join once both sides are known at a position.
+//! When `b` waits for the future (`EVENTUALLY[10m,20m] net(c)`), everything joined after it
+//! waits too: in paper 04's P4,
+//! `net(c) AND EVENTUALLY[10m,20m] net(c) AND ONCE[1d,2d] alive(c) AND NOT …`, the
+//! `ONCE[1d,2d]` window's state is held for each of the 20 minutes of positions the first join
+//! waits for, and has to be cut down to the tuples `net(c)` can meet. Joined first, the window
+//! meets `net(c)` at once and what waits is a tuple or none.
+//!
+//! Only conjuncts whose free variables the conjuncts before them already bind are moved (a
+//! semi-join, an anti-join or a filter of what is there), so no move makes an intermediate
+//! relation larger, and every conjunct still follows the conjuncts it followed in the formula
+//! that bind its variables, so a monitorable formula stays monitorable. Semantics are
+//! unchanged: `AND` commutes. `rvmon monpoly` does not use this: MonPoly's verdict timing
+//! follows the formula as written.
+
+use crate::ast::*;
+use crate::free_vars;
+use crate::monpoly::map_children;
+
+/// `f` with each conjunction's conjuncts reordered as the module explains.
+pub fn order_conjuncts(f: &Formula) -> Formula {
+    if !matches!(
+        f.kind,
+        FormulaKind::Bool2 {
+            op: BoolOp::And,
+            ..
+        }
+    ) {
+        return map_children(f, &mut order_conjuncts);
+    }
+    let mut conjuncts = Vec::new();
+    flatten_and(f, &mut conjuncts);
+    let mut rest: Vec<(Formula, Delay, Vec<String>)> = conjuncts
+        .into_iter()
+        .map(|c| {
+            let c = order_conjuncts(c);
+            let delay = delay(&c);
+            let vars = free_vars(&c);
+            (c, delay, vars)
+        })
+        .collect();
+    let (first, _, mut bound) = rest.remove(0);
+    let mut out = first;
+    while !rest.is_empty() {
+        let next_delay = rest[0].1;
+        // The earliest conjunct that the ones placed already bind, if it is decided sooner
+        // than the next one in the formula's order (ties: the formula's order).
+        let pick = rest
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, d, vars))| *d < next_delay && vars.iter().all(|v| bound.contains(v)))
+            .min_by_key(|(k, (_, d, _))| (*d, *k))
+            .map_or(0, |(k, _)| k);
+        let (c, _, vars) = rest.remove(pick);
+        for v in vars {
+            if !bound.contains(&v) {
+                bound.push(v);
+            }
+        }
+        out = Formula::new(
+            FormulaKind::Bool2 {
+                op: BoolOp::And,
+                lhs: Box::new(out),
+                rhs: Box::new(c),
+            },
+            f.span,
+        );
+    }
+    out
+}
+
+/// The conjuncts of `f`'s left-nested `AND` chain, in order (a right operand that is itself a
+/// conjunction stays one conjunct: its grouping may be what makes it monitorable).
+fn flatten_and<'a>(f: &'a Formula, out: &mut Vec<&'a Formula>) {
+    match &f.kind {
+        FormulaKind::Bool2 {
+            op: BoolOp::And,
+            lhs,
+            rhs,
+        } => {
+            flatten_and(lhs, out);
+            out.push(rhs);
+        }
+        _ => out.push(f),
+    }
+}
+
+/// How long a formula's value at a position may wait for later events, in time units, plus
+/// one for each future operator on the way (so that `EVENTUALLY[0,0]`, which waits for the
+/// next timestamp, counts as waiting; `NEXT` counts only that one). `Unbounded` for an
+/// unbounded future operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Delay {
+    At(u64),
+    Unbounded,
+}
+
+impl Delay {
+    fn max(self, other: Delay) -> Delay {
+        std::cmp::max(self, other)
+    }
+
+    fn after(self, interval: &Interval) -> Delay {
+        match (self, interval.max()) {
+            (Delay::At(d), Some(b)) => Delay::At(d.saturating_add(b).saturating_add(1)),
+            _ => Delay::Unbounded,
+        }
+    }
+}
+
+/// The [`Delay`] of `f`.
+pub fn delay(f: &Formula) -> Delay {
+    let below = f
+        .children()
+        .into_iter()
+        .map(delay)
+        .fold(Delay::At(0), Delay::max);
+    match &f.kind {
+        // `NEXT` waits for the next position only, whatever its interval.
+        FormulaKind::Unary {
+            op: UnaryTemporal::Next,
+            ..
+        } => below.after(&Interval::closed(0, Some(0))),
+        FormulaKind::Unary { op, interval, .. } if op.is_future() => below.after(interval),
+        FormulaKind::Binary {
+            op: BinaryTemporal::Until,
+            interval,
+            ..
+        } => below.after(interval),
+        _ => below,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_formula;
+
+    fn ordered(text: &str) -> String {
+        order_conjuncts(&parse_formula("test", text).unwrap()).to_string()
+    }
+
+    #[test]
+    fn paper04_p4_joins_its_windows_before_what_waits() {
+        let p4 = "net(c) AND (EVENTUALLY[600,1200] net(c)) AND (ONCE[86400,172800] alive(c)) \
+                  AND NOT (ONCE[0,259200] EVENTUALLY[0,0] upd_success(c)) \
+                  AND NOT (EVENTUALLY[0,1200] ONCE[0,0] upd_connect(c))";
+        assert_eq!(
+            ordered(p4),
+            "((((net(c) AND (ONCE[86400,172800] alive(c))) AND (NOT (ONCE[0,259200] \
+             (EVENTUALLY[0,0] upd_success(c))))) AND (EVENTUALLY[600,1200] net(c))) AND \
+             (NOT (EVENTUALLY[0,1200] (ONCE[0,0] upd_connect(c)))))"
+        );
+    }
+
+    #[test]
+    fn a_conjunct_that_binds_new_variables_is_not_moved() {
+        // Moving `q(y)` before the window would join p and q on no variable.
+        let f = "p(x) AND (EVENTUALLY[0,5] r(x,y)) AND q(y)";
+        assert_eq!(ordered(f), parse_formula("test", f).unwrap().to_string());
+    }
+
+    #[test]
+    fn past_only_formulas_keep_their_order() {
+        let f = "p(x) AND NOT q(x) AND (ONCE[0,5] r(x)) AND x > 3";
+        assert_eq!(ordered(f), parse_formula("test", f).unwrap().to_string());
+    }
+
+    #[test]
+    fn nested_conjunctions_are_ordered_too() {
+        assert_eq!(
+            ordered("EXISTS y. (p(x,y) AND (NEXT q(x)) AND NOT r(y))"),
+            "(EXISTS y. ((p(x,y) AND (NOT r(y))) AND (NEXT[0,*) q(x))))"
+        );
+    }
+
+    #[test]
+    fn delays_add_up_along_future_operators() {
+        let d = |s: &str| delay(&parse_formula("test", s).unwrap());
+        assert_eq!(d("ONCE[0,9] p(x)"), Delay::At(0));
+        assert_eq!(d("EVENTUALLY[0,0] p(x)"), Delay::At(1));
+        assert_eq!(d("EVENTUALLY[0,5] (p(x) UNTIL[0,3] q(x))"), Delay::At(10));
+        assert_eq!(d("NEXT p(x)"), Delay::At(1));
+        assert_eq!(d("EVENTUALLY p(x)"), Delay::Unbounded);
+        assert_eq!(
+            d("(EVENTUALLY[0,5] p(x)) AND (NEXT[0,2] q(x))"),
+            Delay::At(6)
+        );
+    }
+}
