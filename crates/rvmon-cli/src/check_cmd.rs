@@ -527,11 +527,14 @@ fn run_first_order(
         violations += n;
         Ok(())
     };
-    // PERF: offline, time points go to the engine in batches (`FoEngine::step_batch`), which
-    // shares each operator's per-update overhead across the batch. Online, each one goes at
-    // once, so that its verdicts are not delayed; and a plan whose evaluation can fail gets
-    // them one by one, so that the verdicts before the failing time point are all written.
-    let batch_size = if online || engine.plan().may_fail() {
+    // PERF: time points go to the engine in batches (`FoEngine::step_batch`), which shares
+    // each operator's per-update overhead across the batch. Online, a batch holds only time
+    // points that were already waiting in the reader's buffer: it goes to the engine, and its
+    // verdicts are written, as soon as the next time point is not there yet
+    // (`TraceReader::input_pending`), so a verdict never waits for input, and a monitor that
+    // fell behind its input catches up in batches. A plan whose evaluation can fail gets them
+    // one by one, so that the verdicts before the failing time point are all written.
+    let batch_size = if engine.plan().may_fail() {
         1
     } else {
         rvmon_fo::OFFLINE_BATCH
@@ -579,8 +582,8 @@ fn run_first_order(
             continue;
         }
         pending += 1;
-        if pending == batch_size {
-            feed(&batch, &mut *reader, out, err)?;
+        if pending == batch_size || (online && !reader.input_pending()) {
+            feed(&batch[..pending], &mut *reader, out, err)?;
             pending = 0;
         }
     }

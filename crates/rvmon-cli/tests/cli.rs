@@ -231,6 +231,59 @@ fn verdicts_stream_from_a_pipe() {
     assert_eq!(status, Some(1));
 }
 
+/// Online, a first-order monitor that is behind its input takes the time points already
+/// buffered as batches (`TraceReader::input_pending`); the verdicts are those of the offline
+/// run, in the same order. The log is piped in at once, in chunks of up to 64 KB, so batches
+/// of every length and cuts in the middle of lines occur.
+#[test]
+fn first_order_online_batches_give_the_offline_verdicts() {
+    let spec = file(
+        "online-batches",
+        "spec.mfotl",
+        "(req(x) AND NOT ack(x)) IMPLIES (EVENTUALLY[0,3] ack(x)) AND NOT PREVIOUS ONCE[0,10] req(x)",
+    );
+    let sig = file("online-batches", "s.sig", "req(int)\nack(int)\n");
+    let mut text = String::new();
+    for t in 0..20_000u64 {
+        // Requests of 50 clients, most acknowledged within 3, a few repeated within 10.
+        let x = (t * 7919) % 50;
+        let ev = match (t * 31) % 11 {
+            0..=4 => format!("req({x})"),
+            5..=9 => format!("ack({})", (t * 13) % 50),
+            _ => String::new(),
+        };
+        text.push_str(&format!("@{} {ev}\n", t / 2));
+    }
+    let log = file("online-batches", "t.log", &text);
+    let args = |trace: &str| {
+        vec![
+            "check".to_string(),
+            spec.to_str().unwrap().to_string(),
+            trace.to_string(),
+            "--format".to_string(),
+            "monpoly".to_string(),
+            "--sig".to_string(),
+            sig.to_str().unwrap().to_string(),
+        ]
+    };
+    let offline = rvmon().args(args(log.to_str().unwrap())).output().unwrap();
+    let mut child = rvmon()
+        .args(args("-"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
+    let online = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    let verdicts = String::from_utf8_lossy(&offline.stdout);
+    assert!(verdicts.lines().count() > 100, "{verdicts}");
+    assert_eq!(String::from_utf8_lossy(&online.stdout), verdicts);
+    assert_eq!(online.status.code(), offline.status.code());
+}
+
 /// Online, first-order, with a future operator: the violation comes once the window has
 /// passed, although the time points that pass it have no event of the formula (offline, such
 /// time points are skipped; online, they must still move the clock).

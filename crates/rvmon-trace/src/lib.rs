@@ -132,4 +132,11 @@ pub trait TraceReader {
     /// The interner that event names and string values of this trace are interned in.
     fn interner(&self) -> &Interner;
     fn interner_mut(&mut self) -> &mut Interner;
+    /// Whether the next time point is already in the reader's buffer, so that reading it
+    /// cannot wait for input. An online monitor that is behind its input gives the engine
+    /// the time points so buffered as one batch, and writes its verdicts whenever this is
+    /// false (before the read that may wait). False when a reader cannot tell.
+    fn input_pending(&self) -> bool {
+        false
+    }
 }

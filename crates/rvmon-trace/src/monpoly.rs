@@ -59,6 +59,10 @@ pub struct MonpolyLogReader<R> {
     /// Whether lines of the common shape take the fast path (always, but for the test that
     /// compares the two paths).
     simple_lines: bool,
+    /// Set by the fast path when the buffer held, beyond the time point just read, a whole
+    /// line and the `@` after it: the next time point then reads without waiting for input
+    /// (see [`TraceReader::input_pending`]).
+    ahead: bool,
 }
 
 struct PredInfo {
@@ -119,6 +123,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
             preds: Vec::new(),
             fast: SimpleLines::default(),
             simple_lines: true,
+            ahead: false,
         }
     }
 
@@ -623,6 +628,7 @@ pub fn time_point_boundaries(
 impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
     fn next_time_point(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
         tp.clear();
+        self.ahead = false;
         if self.done {
             return Ok(false);
         }
@@ -633,7 +639,10 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
             if self.pos == 0 && self.line.first() == Some(&b'@') {
                 // The time point must end with its line: the next byte is `@`, or there is
                 // none. (A read error is left to the general reader, which reports it.)
-                let next = self.src.fill_buf().map(|rest| rest.first().copied());
+                let next = self.src.fill_buf().map(|rest| {
+                    self.ahead = line_then_at(rest);
+                    rest.first().copied()
+                });
                 let ends = matches!(next, Ok(None | Some(b'@')));
                 if ends {
                     let line = (&self.line[..], content_end(&self.line));
@@ -721,6 +730,22 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
     fn interner_mut(&mut self) -> &mut Interner {
         &mut self.interner
     }
+
+    fn input_pending(&self) -> bool {
+        self.ahead
+    }
+}
+
+/// Whether `buf` starts with two whole lines that both start with `@`: a time point that
+/// ends with its line (the `@` after it says so), which either path reads without asking its
+/// source for more. The fast path looks one byte past the line; the general reader reads the
+/// whole next line to find where the time point ends.
+fn line_then_at(buf: &[u8]) -> bool {
+    buf.first() == Some(&b'@')
+        && memchr::memchr(b'\n', buf).is_some_and(|nl| {
+            let next = &buf[nl + 1..];
+            next.first() == Some(&b'@') && memchr::memchr(b'\n', next).is_some()
+        })
 }
 
 impl<R: BufRead> MonpolyLogReader<R> {
@@ -763,6 +788,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
         let Some(ts) = self.fast.parse(line, self.last_ts, tp, &mut self.interner) else {
             return false;
         };
+        self.ahead = line_then_at(&buf[nl + 1..]);
         let at = self.line_offset + self.line.len() as u64;
         self.line.clear();
         self.line_no += 1;
@@ -1023,6 +1049,140 @@ mod tests {
         assert!(
             matches!(t[0].1[0].1[..], [Value::Int(1), Value::Float(f), Value::Str(_)] if f == 2.5)
         );
+    }
+
+    /// A source whose input arrives in chunks: asking for more when a chunk is used up
+    /// counts as a wait (a pipe whose writer has not written the next chunk yet).
+    struct Chunked {
+        chunks: Vec<Vec<u8>>,
+        at: usize,
+        pos: usize,
+        waits: usize,
+    }
+
+    impl std::io::Read for Chunked {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = {
+                let buf = self.fill_buf()?;
+                let n = buf.len().min(out.len());
+                out[..n].copy_from_slice(&buf[..n]);
+                n
+            };
+            self.consume(n);
+            Ok(n)
+        }
+    }
+
+    impl BufRead for Chunked {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            while self.at < self.chunks.len() && self.pos >= self.chunks[self.at].len() {
+                self.at += 1;
+                self.pos = 0;
+                self.waits += 1;
+            }
+            Ok(self.chunks.get(self.at).map_or(&[][..], |c| &c[self.pos..]))
+        }
+
+        fn consume(&mut self, n: usize) {
+            self.pos += n;
+        }
+    }
+
+    proptest::proptest! {
+        /// `input_pending` promises that the next time point reads without waiting for input
+        /// (an online monitor batches such time points and writes its verdicts otherwise). On
+        /// logs of simple and other lines (strings, continuation lines, commands, empty time
+        /// points), cut into chunks anywhere: no read after a promise waits, the promise is
+        /// made for a time point whose line follows in the same chunk, and the time points
+        /// are those read from one buffer.
+        #[test]
+        fn input_pending_promises_no_wait(
+            lines in proptest::collection::vec(
+                "@[0-9] p\\([0-9]\\)( q\\([0-9],[0-9]\\))?|@[0-9] r\\(\"a b\"\\)|@[0-9]|@[0-9] p\\(1\\)\n  p\\(2\\)|>terminate<|#c",
+                1..12,
+            ),
+            cuts in proptest::collection::vec(0usize..200, 0..6),
+        ) {
+            let mut ts = 0;
+            let text: String = lines
+                .iter()
+                .map(|l| {
+                    // Timestamps that do not decrease.
+                    let l = match l.strip_prefix('@') {
+                        Some(rest) => {
+                            ts += rest.as_bytes()[0] - b'0';
+                            format!("@{ts}{}", &rest[1..])
+                        }
+                        None => l.clone(),
+                    };
+                    l + "\n"
+                })
+                .collect();
+            let bytes = text.as_bytes();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
+            cuts.push(0);
+            cuts.push(bytes.len());
+            cuts.sort_unstable();
+            cuts.dedup();
+            let chunks = cuts.windows(2).map(|w| bytes[w[0]..w[1]].to_vec()).collect();
+            let src = Chunked { chunks, at: 0, pos: 0, waits: 0 };
+            let mut r = MonpolyLogReader::new(src, "log", None);
+            let mut tp = TimePoint::default();
+            let mut got = Vec::new();
+            loop {
+                let (promised, waits) = (r.input_pending(), r.src.waits);
+                let more = r.next_time_point(&mut tp);
+                if promised {
+                    proptest::prop_assert_eq!(r.src.waits, waits, "{:?}", text);
+                }
+                match more {
+                    Ok(true) => got.push(tp.ts),
+                    Ok(false) => break,
+                    Err(e) => {
+                        got.push(-1);
+                        let _ = e;
+                        break;
+                    }
+                }
+            }
+            let mut whole = Vec::new();
+            let mut r = MonpolyLogReader::new(std::io::BufReader::new(bytes), "log", None);
+            loop {
+                match r.next_time_point(&mut tp) {
+                    Ok(true) => whole.push(tp.ts),
+                    Ok(false) => break,
+                    Err(_) => {
+                        whole.push(-1);
+                        break;
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(got, whole);
+        }
+    }
+
+    #[test]
+    fn input_pending_looks_one_line_ahead() {
+        let chunks = vec![
+            b"@0 p(1)\n@1 p(2)\n@2 p(3)\n@3 p(4)\n".to_vec(),
+            b"@4 p(5)\n".to_vec(),
+        ];
+        let src = Chunked {
+            chunks,
+            at: 0,
+            pos: 0,
+            waits: 0,
+        };
+        let mut r = MonpolyLogReader::new(src, "log", None);
+        let mut tp = TimePoint::default();
+        let mut pending = Vec::new();
+        while r.next_time_point(&mut tp).unwrap() {
+            pending.push(r.input_pending());
+        }
+        // The first line goes the general way, which promises nothing. After @1, the buffer
+        // holds @2's line and @3's; after @2, @3's line but not the line after it, which is
+        // in the next chunk: reading @3 may wait.
+        assert_eq!(pending, [false, true, false, false, false]);
     }
 
     #[test]
