@@ -539,6 +539,9 @@ fn run_first_order(
     } else {
         rvmon_fo::OFFLINE_BATCH
     };
+    if online {
+        reader.watch_input();
+    }
     let mut batch: Vec<TimePoint> = (0..batch_size).map(|_| TimePoint::default()).collect();
     let mut pending = 0;
     let mut feed = |tps: &[TimePoint],

@@ -537,9 +537,11 @@ struct CopyPolicy {
 
 impl CopyPolicy {
     /// Whether node `i` must wait rather than update `state` in place; `false` also uses up a
-    /// granted copy.
-    fn must_wait(&mut self, i: usize, state: &Rc<Rel>) -> bool {
-        if Rc::strong_count(state) == 1 || state.len() <= self.small {
+    /// granted copy. `changes` says whether the update changes `state`; it is asked only
+    /// when a snapshot of a large state is still held (PERF: a precise answer may cost a
+    /// lookup per tuple).
+    fn must_wait(&mut self, i: usize, state: &Rc<Rel>, changes: impl FnOnce() -> bool) -> bool {
+        if Rc::strong_count(state) == 1 || state.len() <= self.small || !changes() {
             return false;
         }
         if self.may_copy == Some(i) {
@@ -1500,7 +1502,7 @@ impl FoEngine {
                             // position: wait for it rather than copy the projection at every
                             // time point (`EXISTS s. PREVIOUS (… SINCE acq(s,l))` of DejaVu's
                             // lock properties).
-                            if self.copies.must_wait(i, &ps.out) {
+                            if self.copies.must_wait(i, &ps.out, || true) {
                                 break;
                             }
                             let pout = Rc::make_mut(&mut ps.out);
@@ -1687,7 +1689,7 @@ impl FoEngine {
                     };
                     // Only a step that changes the output must wait for its last snapshot to
                     // be released (most do not: with a batch of positions, the others go on).
-                    let changes = match a {
+                    let changes = || match a {
                         None if trigger.is_some() => {
                             !failed.is_empty() || since_add_changes_output(st, w, b, t)
                         }
@@ -1697,7 +1699,7 @@ impl FoEngine {
                                 || since_add_changes_output(st, w, b, t)
                         }
                     };
-                    if changes && copies.must_wait(i, &st.out) {
+                    if copies.must_wait(i, &st.out, changes) {
                         return false;
                     }
                     match (guard, a) {
@@ -1829,17 +1831,40 @@ impl FoEngine {
                             st.next += 1;
                             continue;
                         }
-                        if self.copies.must_wait(i, &win.out) {
+                        // PERF: only a tuple that enters the union or leaves it makes the step
+                        // wait for the snapshot its consumer holds; a new presence of a tuple
+                        // already in it (P4's `EVENTUALLY[10m,20m] net(c)`: a hundred computers,
+                        // each on the network every few minutes) changes the window, not the
+                        // union. A departure whose tuple is present again in this step counts
+                        // as a change too (too often, never too rarely).
+                        let changes = || {
+                            let enters = (win.next_add..q).any(|p| {
+                                tl.ts(p) - tn >= w.lo
+                                    && children[*r]
+                                        .get(p)
+                                        .expect("checked")
+                                        .iter()
+                                        .any(|t| !win.last.contains_key(t))
+                            });
+                            enters
+                                || win
+                                    .presences
+                                    .iter()
+                                    .take_while(|x| gone(x))
+                                    .any(|(pb, _, t)| win.last.get(t) == Some(pb))
+                        };
+                        if self.copies.must_wait(i, &win.out, changes) {
                             break;
                         }
-                        let union = Rc::make_mut(&mut win.out);
+                        // The union is made unique (copied if a snapshot is still held) only
+                        // when it changes; once unique, `make_mut` is a check of the count.
                         while win.next_add < q {
                             let p = win.next_add;
                             let tp = tl.ts(p);
                             if tp - tn >= w.lo {
                                 for t in children[*r].get(p).expect("checked").iter() {
                                     if win.last.insert(t.clone(), p).is_none() {
-                                        union.insert(t.clone());
+                                        Rc::make_mut(&mut win.out).insert(t.clone());
                                     }
                                     win.presences.push_back((p, tp, t.clone()));
                                 }
@@ -1850,7 +1875,7 @@ impl FoEngine {
                             let (pb, _, t) = win.presences.pop_front().expect("checked");
                             if win.last.get(&t) == Some(&pb) {
                                 win.last.remove(&t);
-                                union.remove(&t);
+                                Rc::make_mut(&mut win.out).remove(&t);
                             }
                         }
                         win.compact();
@@ -2485,13 +2510,42 @@ fn since_retain(st: &mut SinceState, keep: &mut dyn FnMut(&Tuple) -> bool) {
     st.by_key.clear();
 }
 
-/// Whether [`since_add`] may change the output: a tuple arrives with a zero lower bound, or one
-/// ripens, or one expires.
-fn since_add_changes_output(st: &SinceState, w: &rvmon_mtl::Window, b: &Rel, t: Timestamp) -> bool {
+/// Whether [`since_add`] has more to do than queue the new tuples: a tuple arrives with a zero
+/// lower bound, or one ripens, or one expires.
+fn since_add_moves(st: &SinceState, w: &rvmon_mtl::Window, b: &Rel, t: Timestamp) -> bool {
     let ripens = st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo);
     let expires =
         w.hi.is_some_and(|hi| st.expiry.front().is_some_and(|(tj, _)| t - tj > hi));
     ripens || expires || (w.lo == 0 && !b.is_empty())
+}
+
+/// Whether [`since_add`] changes the output: a tuple not in it arrives (zero lower bound) or
+/// ripens, or a tuple's newest witness expires. A witness of a tuple already in the output
+/// only makes its newest time newer.
+///
+/// PERF: a window whose tuples recur (P4's `ONCE[1d,2d] alive(c)`: a hundred computers, each
+/// alive every few minutes) ripens a witness at almost every position and changes its output
+/// at few. Answering "changes" for every witness made the step wait for the snapshot its
+/// reader still held: about one pass per position. Ripening only makes witnesses newer, so
+/// testing expiry against the state before the step can only answer "changes" too often.
+/// (A versioned state hands out no snapshot; it keeps the cheaper test.)
+fn since_add_changes_output(st: &SinceState, w: &rvmon_mtl::Window, b: &Rel, t: Timestamp) -> bool {
+    if st.versioned || !since_add_moves(st, w, b, t) {
+        return since_add_moves(st, w, b, t);
+    }
+    let new = |tuple: &Tuple| !st.ripe.contains_key(tuple);
+    (w.lo == 0 && b.iter().any(new))
+        || st
+            .young
+            .iter()
+            .take_while(|(tj, _)| t - tj >= w.lo)
+            .any(|(_, tuple)| new(tuple))
+        || w.hi.is_some_and(|hi| {
+            st.expiry
+                .iter()
+                .take_while(|(tj, _)| t - tj > hi)
+                .any(|(tj, tuple)| st.ripe.get(tuple) == Some(tj))
+        })
 }
 
 /// Queues the right operand's tuples at `t` until they reach the lower bound (a versioned
@@ -2518,10 +2572,9 @@ fn since_add(
     l_key: &[usize],
     identity: bool,
 ) {
-    // PERF: most steps change nothing (no tuple arrives with a zero lower bound, none ripens,
-    // none expires); then the state is not made unique, which would copy it if a snapshot is
-    // still held.
-    if !since_add_changes_output(st, w, b, t) {
+    // PERF: most steps only queue what arrives (no tuple arrives with a zero lower bound, none
+    // ripens, none expires).
+    if !since_add_moves(st, w, b, t) {
         age(st, b, t);
         return;
     }
@@ -2541,7 +2594,9 @@ fn since_add(
         }
         return;
     }
-    let out = Rc::make_mut(&mut st.out);
+    // The output is made unique (copied if a snapshot is still held) only when it changes: a
+    // witness of a tuple already in it changes only the state. (Once unique, `make_mut` is a
+    // check of the count.)
     // A witness at timestamp `tj` is old enough: it joins the output, keeping its newest time.
     let mut ripen = |tuple: &Tuple, tj: Timestamp| {
         if w.hi.is_some() {
@@ -2554,7 +2609,7 @@ fn since_add(
                     let key: Tuple = l_key.iter().map(|&c| tuple[c]).collect();
                     st.by_key.entry(key).or_default().push(tuple.clone());
                 }
-                out.insert(tuple.clone());
+                Rc::make_mut(&mut st.out).insert(tuple.clone());
                 note_insert(&mut st.views, tuple);
                 st.ripe.insert(tuple.clone(), tj);
             }
@@ -2577,7 +2632,7 @@ fn since_add(
             // Only if this was the tuple's newest witness (a newer one keeps it alive).
             if st.ripe.get(&tuple) == Some(&tj) {
                 st.ripe.remove(&tuple);
-                out.remove(&tuple);
+                Rc::make_mut(&mut st.out).remove(&tuple);
                 note_remove(&mut st.views, &tuple);
                 // `by_key` may keep a stale entry; removing a tuple twice is harmless.
             }

@@ -609,6 +609,47 @@ fn a_tested_since_state_that_changes_costs_no_pass_per_time_point() {
     }
 }
 
+/// A bounded window whose tuples recur (paper 04's `ONCE[1d,2d] alive(c)` and
+/// `EVENTUALLY[10m,20m] net(c)`: a hundred computers, each alive and on the network every few
+/// minutes) takes a witness at almost every position but changes its output at few. Only a
+/// change makes the window wait for the snapshot its consumer still holds, so a batch costs a
+/// few passes, not one per position. Here the consumer of the `ONCE` window is a join that
+/// waits for an `EVENTUALLY`, which holds a snapshot for each position it waits for, and every
+/// shared state waits rather than being copied.
+#[test]
+fn recurring_tuples_in_a_bounded_window_cost_no_pass_per_time_point() {
+    for text in [
+        "((P(x) AND (EVENTUALLY[1,4] R(x))) AND (ONCE[2,8] R(x)))",
+        "((P(x) AND (EVENTUALLY[1,4] R(x))) AND NOT (ONCE[0,8] Q(x,x)))",
+        "(P(x) AND (EVENTUALLY[2,6] R(x)))",
+    ] {
+        let setup = Setup::new(text);
+        let mut interner = Interner::new();
+        let plan = setup.plan(&mut interner).expect("monitorable");
+        let mut engine = FoEngine::new(plan);
+        engine.set_small_state(0);
+        let mut answers = Vec::new();
+        let tps: Vec<TimePoint> = (0..640usize)
+            .map(|i| {
+                let v = |k: usize| Value::Int(k as i64);
+                let events = vec![
+                    ("P".to_string(), vec![v(i % 3)]),
+                    ("R".to_string(), vec![v(i % 3)]),
+                    ("Q".to_string(), vec![v(i % 3), v(i % 3)]),
+                ];
+                time_point(i, &(i as i64, events), &mut interner)
+            })
+            .collect();
+        for batch in tps.chunks(64) {
+            engine
+                .step_batch(batch, &mut interner, &mut answers)
+                .unwrap();
+        }
+        assert!(answers.len() >= 630, "{text}: {} answers", answers.len());
+        assert!(engine.passes() <= 40, "{text}: {} passes", engine.passes());
+    }
+}
+
 /// Memory that follows what a bounded formula must remember, not the trace's length: the
 /// engine keeps the timestamps of a few time points only, for `UNTIL` as for the other
 /// operators (a general `UNTIL` once kept every timestamp of the run).

@@ -135,8 +135,12 @@ pub trait TraceReader {
     /// Whether the next time point is already in the reader's buffer, so that reading it
     /// cannot wait for input. An online monitor that is behind its input gives the engine
     /// the time points so buffered as one batch, and writes its verdicts whenever this is
-    /// false (before the read that may wait). False when a reader cannot tell.
+    /// false (before the read that may wait). False when a reader cannot tell, and unless
+    /// [`TraceReader::watch_input`] was called.
     fn input_pending(&self) -> bool {
         false
     }
+    /// Makes the reader tell [`TraceReader::input_pending`], which costs a look at the
+    /// buffer per time point (so offline runs do not ask).
+    fn watch_input(&mut self) {}
 }

@@ -63,6 +63,8 @@ pub struct MonpolyLogReader<R> {
     /// line and the `@` after it: the next time point then reads without waiting for input
     /// (see [`TraceReader::input_pending`]).
     ahead: bool,
+    /// Whether `ahead` is kept ([`TraceReader::watch_input`]).
+    watch: bool,
 }
 
 struct PredInfo {
@@ -124,6 +126,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
             fast: SimpleLines::default(),
             simple_lines: true,
             ahead: false,
+            watch: false,
         }
     }
 
@@ -639,8 +642,9 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
             if self.pos == 0 && self.line.first() == Some(&b'@') {
                 // The time point must end with its line: the next byte is `@`, or there is
                 // none. (A read error is left to the general reader, which reports it.)
+                let watch = self.watch;
                 let next = self.src.fill_buf().map(|rest| {
-                    self.ahead = line_then_at(rest);
+                    self.ahead = watch && line_then_at(rest);
                     rest.first().copied()
                 });
                 let ends = matches!(next, Ok(None | Some(b'@')));
@@ -734,6 +738,10 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
     fn input_pending(&self) -> bool {
         self.ahead
     }
+
+    fn watch_input(&mut self) {
+        self.watch = true;
+    }
 }
 
 /// Whether `buf` starts with two whole lines that both start with `@`: a time point that
@@ -788,7 +796,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
         let Some(ts) = self.fast.parse(line, self.last_ts, tp, &mut self.interner) else {
             return false;
         };
-        self.ahead = line_then_at(&buf[nl + 1..]);
+        self.ahead = self.watch && line_then_at(&buf[nl + 1..]);
         let at = self.line_offset + self.line.len() as u64;
         self.line.clear();
         self.line_no += 1;
@@ -1127,6 +1135,7 @@ mod tests {
             let chunks = cuts.windows(2).map(|w| bytes[w[0]..w[1]].to_vec()).collect();
             let src = Chunked { chunks, at: 0, pos: 0, waits: 0 };
             let mut r = MonpolyLogReader::new(src, "log", None);
+            r.watch_input();
             let mut tp = TimePoint::default();
             let mut got = Vec::new();
             loop {
@@ -1174,6 +1183,7 @@ mod tests {
             waits: 0,
         };
         let mut r = MonpolyLogReader::new(src, "log", None);
+        r.watch_input();
         let mut tp = TimePoint::default();
         let mut pending = Vec::new();
         while r.next_time_point(&mut tp).unwrap() {
