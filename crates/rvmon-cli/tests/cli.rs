@@ -231,6 +231,38 @@ fn verdicts_stream_from_a_pipe() {
     assert_eq!(status, Some(1));
 }
 
+/// `rvmon check` joins conjuncts decided at once before conjuncts that wait for the future, but
+/// not a filter that can fail: ahead of the join, `10 / y` would be computed for `p(1,0)`,
+/// which the join drops, and the run would stop on a division by zero that the formula as
+/// written never makes.
+#[test]
+fn conjunct_order_makes_no_error_the_formula_does_not_make() {
+    let spec = file(
+        "order-fail",
+        "f.mfotl",
+        "NOT (p(x,y) AND (EVENTUALLY[0,5] q(x)) AND 10 / y > 1)",
+    );
+    let sig = file("order-fail", "s.sig", "p(int,int)\nq(int)\n");
+    let log = file(
+        "order-fail",
+        "t.log",
+        "@0 p(1,0)\n@1 p(2,5)\n@2 q(2)\n@3 p(3,2)\n@10\n",
+    );
+    let r = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        log.to_str().unwrap(),
+        "--sig",
+        sig.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (1, "violation: time point 1 @1 (x=2, y=5)\n"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// Online, a first-order monitor that is behind its input takes the time points already
 /// buffered as batches (`TraceReader::input_pending`); the verdicts are those of the offline
 /// run, in the same order. The log is piped in at once, in chunks of up to 64 KB, so batches

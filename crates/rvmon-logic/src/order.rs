@@ -33,13 +33,20 @@ pub fn order_conjuncts(f: &Formula) -> Formula {
     }
     let mut conjuncts = Vec::new();
     flatten_and(f, &mut conjuncts);
+    let mut changed = false;
     let mut rest: Vec<(Formula, Delay, Vec<String>)> = conjuncts
         .into_iter()
         .map(|c| {
-            let c = order_conjuncts(c);
-            let delay = delay(&c);
-            let vars = free_vars(&c);
-            (c, delay, vars)
+            let ordered = order_conjuncts(c);
+            changed |= ordered != *c;
+            let delay = if can_fail(&ordered) {
+                // Never moved: see `can_fail`.
+                Delay::Unbounded
+            } else {
+                delay(&ordered)
+            };
+            let vars = free_vars(&ordered);
+            (ordered, delay, vars)
         })
         .collect();
     let (first, _, mut bound) = rest.remove(0);
@@ -54,6 +61,7 @@ pub fn order_conjuncts(f: &Formula) -> Formula {
             .filter(|(_, (_, d, vars))| *d < next_delay && vars.iter().all(|v| bound.contains(v)))
             .min_by_key(|(k, (_, d, _))| (*d, *k))
             .map_or(0, |(k, _)| k);
+        changed |= pick != 0;
         let (c, _, vars) = rest.remove(pick);
         for v in vars {
             if !bound.contains(&v) {
@@ -69,7 +77,31 @@ pub fn order_conjuncts(f: &Formula) -> Formula {
             f.span,
         );
     }
-    out
+    // Unchanged, the formula keeps its own spans (and compares equal to itself).
+    if changed {
+        out
+    } else {
+        f.clone()
+    }
+}
+
+/// Whether conjunct `c` is a comparison or string relation (negated or not) whose terms can
+/// fail when evaluated (division or `MOD` by zero, overflow, a conversion out of range). The
+/// compiler makes such a conjunct a filter of the conjuncts before it, so moving it ahead of a
+/// join would evaluate it on tuples the join would have dropped: an error where the formula
+/// as written has none (`p(x,y) AND EVENTUALLY[0,5] q(x) AND 10 / y > 1` on `p(1,0)`).
+fn can_fail(c: &Formula) -> bool {
+    fn computed(t: &Term) -> bool {
+        matches!(t, Term::Neg(_) | Term::Arith(..) | Term::Func(..))
+    }
+    match &c.kind {
+        FormulaKind::Not(g) => can_fail(g),
+        FormulaKind::Cmp { lhs, rhs, .. } => computed(lhs) || computed(rhs),
+        FormulaKind::StrRel {
+            lhs, rhs, groups, ..
+        } => computed(lhs) || computed(rhs) || groups.iter().flatten().any(computed),
+        _ => false,
+    }
 }
 
 /// The conjuncts of `f`'s left-nested `AND` chain, in order (a right operand that is itself a
@@ -161,6 +193,28 @@ mod tests {
         // Moving `q(y)` before the window would join p and q on no variable.
         let f = "p(x) AND (EVENTUALLY[0,5] r(x,y)) AND q(y)";
         assert_eq!(ordered(f), parse_formula("test", f).unwrap().to_string());
+    }
+
+    #[test]
+    fn a_filter_that_can_fail_is_not_moved() {
+        // Ahead of the join, `10 / y` would be computed for `p(1,0)`, which the join drops.
+        let f = "p(x,y) AND (EVENTUALLY[0,5] q(x)) AND 10 / y > 1";
+        assert_eq!(ordered(f), parse_formula("test", f).unwrap().to_string());
+        // Without arithmetic, the comparison can go first.
+        assert_eq!(
+            ordered("p(x,y) AND (EVENTUALLY[0,5] q(x)) AND y > 1"),
+            "((p(x,y) AND 1 < y) AND (EVENTUALLY[0,5] q(x)))"
+        );
+    }
+
+    #[test]
+    fn an_unchanged_formula_is_returned_as_it_is() {
+        let f = parse_formula(
+            "test",
+            "p(x) AND q(x) AND NOT r(x) AND (EVENTUALLY[0,5] s(x))",
+        )
+        .unwrap();
+        assert_eq!(order_conjuncts(&f), f);
     }
 
     #[test]

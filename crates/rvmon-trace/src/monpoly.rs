@@ -736,7 +736,9 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
     }
 
     fn input_pending(&self) -> bool {
-        self.ahead
+        // Skipping a time point out of order reads on to the next one, which the look-ahead
+        // does not cover.
+        self.ahead && !self.skip_out_of_order
     }
 
     fn watch_input(&mut self) {
