@@ -20,6 +20,21 @@ fn file(test: &str, name: &str, content: &str) -> PathBuf {
     p
 }
 
+/// `rvmon check` of `formula` on `log` under the signature `sig` (files in the test's
+/// directory `test`).
+fn check_first_order(test: &str, formula: &str, sig: &str, log: &str) -> Run {
+    let spec = file(test, "f.mfotl", formula);
+    let sig = file(test, "s.sig", sig);
+    let log = file(test, "t.log", log);
+    run(&[
+        "check",
+        spec.to_str().unwrap(),
+        log.to_str().unwrap(),
+        "--sig",
+        sig.to_str().unwrap(),
+    ])
+}
+
 /// `args` with strings freed at every opportunity (`--collect-strings 0`), then never.
 fn freed_and_kept(args: &[&str]) -> (Run, Run) {
     let with = |floor: &str| {
@@ -237,24 +252,12 @@ fn verdicts_stream_from_a_pipe() {
 /// written never makes.
 #[test]
 fn conjunct_order_makes_no_error_the_formula_does_not_make() {
-    let spec = file(
+    let r = check_first_order(
         "order-fail",
-        "f.mfotl",
         "NOT (p(x,y) AND (EVENTUALLY[0,5] q(x)) AND 10 / y > 1)",
-    );
-    let sig = file("order-fail", "s.sig", "p(int,int)\nq(int)\n");
-    let log = file(
-        "order-fail",
-        "t.log",
+        "p(int,int)\nq(int)\n",
         "@0 p(1,0)\n@1 p(2,5)\n@2 q(2)\n@3 p(3,2)\n@10\n",
     );
-    let r = run(&[
-        "check",
-        spec.to_str().unwrap(),
-        log.to_str().unwrap(),
-        "--sig",
-        sig.to_str().unwrap(),
-    ]);
     assert_eq!(
         (r.status, r.stdout.as_str()),
         (1, "violation: time point 1 @1 (x=2, y=5)\n"),
