@@ -456,9 +456,13 @@ fn run_first_order(
     let mut first_error = None;
     let mut chosen = None;
     'forms: for form in candidate_forms(&negated) {
-        let ordered = order_conjuncts(&form);
+        // Ordered with its `LET`s expanded, so that a defined predicate's future operators
+        // count (the compiler expands them the same way); kept as written (`LET`s and all, for
+        // `--explain`) when ordering moves nothing.
+        let expanded = rvmon_fo::expand_lets(&form);
+        let ordered = order_conjuncts(&expanded);
         // An error names a subformula as the user wrote it, so it is the unordered form's.
-        let tries = if ordered == form {
+        let tries = if ordered == expanded {
             vec![(form, true)]
         } else {
             vec![(ordered, false), (form, true)]

@@ -266,6 +266,33 @@ fn conjunct_order_makes_no_error_the_formula_does_not_make() {
     );
 }
 
+/// Conjunct order sees through `LET`: a defined predicate over a future operator waits like
+/// the operator itself, so the anti-join goes before it. A formula that ordering leaves alone
+/// keeps its `LET`s in the plan's description.
+#[test]
+fn conjunct_order_sees_through_let() {
+    let sig = file("order-let", "s.sig", "p(int)\nq(int)\nr(int)\n");
+    let explain = |formula: &str| {
+        let spec = file("order-let", "f.mfotl", formula);
+        run(&[
+            "check",
+            spec.to_str().unwrap(),
+            "--sig",
+            sig.to_str().unwrap(),
+            "--explain",
+        ])
+        .stdout
+    };
+    let moved =
+        explain("LET ev(x) = EVENTUALLY[0,5] q(x) IN (p(x) AND ev(x) AND NOT r(x)) IMPLIES FALSE");
+    assert!(
+        moved.contains("((p(x) AND (NOT r(x))) AND (NOT FALSE)) AND (EVENTUALLY[0,5] q(x))"),
+        "{moved}"
+    );
+    let kept = explain("LET pr(x) = p(x) AND NOT r(x) IN pr(x) IMPLIES ONCE q(x)");
+    assert!(kept.contains("LET pr(x)"), "{kept}");
+}
+
 /// Online, a first-order monitor that is behind its input takes the time points already
 /// buffered as batches (`TraceReader::input_pending`); the verdicts are those of the offline
 /// run, in the same order. The log is piped in at once, in chunks of up to 64 KB, so batches
