@@ -617,3 +617,92 @@ pub(crate) fn json_value(v: &Value, interner: &Interner) -> String {
         Value::Bool(b) => b.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use rvmon_trace::monpoly::MonpolyLogReader;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        check: CheckArgs,
+    }
+
+    /// A MonPoly reader that records what the online loop asks of it: whether it was told to
+    /// watch its buffer, and after how many time points it then said the next was buffered.
+    struct Watched {
+        inner: MonpolyLogReader<std::io::BufReader<&'static [u8]>>,
+        watched: bool,
+        pending: usize,
+    }
+
+    impl TraceReader for Watched {
+        fn next_time_point(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
+            let more = self.inner.next_time_point(tp);
+            self.pending += usize::from(self.inner.input_pending());
+            more
+        }
+        fn interner(&self) -> &Interner {
+            self.inner.interner()
+        }
+        fn interner_mut(&mut self) -> &mut Interner {
+            self.inner.interner_mut()
+        }
+        fn input_pending(&self) -> bool {
+            self.inner.input_pending()
+        }
+        fn watch_input(&mut self) {
+            self.watched = true;
+            self.inner.watch_input();
+        }
+    }
+
+    /// Online, the first-order loop has the reader watch its buffer and batches the time
+    /// points it finds there (it feeds the engine only when the next one is not buffered):
+    /// with the whole log buffered, the reader says so at most of them, and the verdicts are
+    /// those of the offline run, which asks nothing.
+    #[test]
+    fn online_batches_take_what_the_buffer_holds() {
+        const FORMULA: &str = "p(x) IMPLIES PREVIOUS ONCE[0,3] p(x)";
+        let log: &'static str = (0..200)
+            .map(|t| format!("@{t} p({})\n", t % 7))
+            .collect::<String>()
+            .leak();
+        let f = parse_formula("f", FORMULA).unwrap();
+        let sig = rvmon_trace::Signature::parse("sig", "p(int)").unwrap();
+        let args = Cli::parse_from(["t", "f.mfotl", "-"]).check;
+        let run = |online: bool| {
+            let src = std::io::BufReader::new(log.as_bytes());
+            let mut reader = Watched {
+                inner: MonpolyLogReader::new(src, "log", None),
+                watched: false,
+                pending: 0,
+            };
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let status = run_first_order(
+                &args,
+                &f,
+                FORMULA,
+                &sig,
+                &mut reader,
+                online,
+                &mut out,
+                &mut err,
+            )
+            .unwrap();
+            (status, out, reader.watched, reader.pending)
+        };
+        let (status, online, watched, pending) = run(true);
+        assert!(
+            watched,
+            "the online loop did not ask the reader to watch its buffer"
+        );
+        assert!(pending > 150, "{pending} of 200 time points found buffered");
+        let (offline_status, offline, watched, pending) = run(false);
+        assert_eq!((watched, pending), (false, 0));
+        assert!(!online.is_empty());
+        assert_eq!((status, online), (offline_status, offline));
+    }
+}

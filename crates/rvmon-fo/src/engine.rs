@@ -1158,9 +1158,7 @@ impl FoEngine {
                                     _ => {}
                                 }
                             }
-                            if !rel.contains(&buf[..]) {
-                                rel.insert(buf.as_slice().into());
-                            }
+                            rel.insert_values(buf);
                         }
                         if rel.is_empty() {
                             Rc::clone(&out.empty)
@@ -1561,10 +1559,7 @@ impl FoEngine {
                         None => {
                             let mut v = Rel::default();
                             for t in a.iter() {
-                                let key = key_in(buf, t, keep);
-                                if !v.contains(key) {
-                                    v.insert(key.into());
-                                }
+                                v.insert_values(key_in(buf, t, keep));
                             }
                             out.push(v);
                         }
@@ -2530,8 +2525,11 @@ fn since_add_moves(st: &SinceState, w: &rvmon_mtl::Window, b: &Rel, t: Timestamp
 /// testing expiry against the state before the step can only answer "changes" too often.
 /// (A versioned state hands out no snapshot; it keeps the cheaper test.)
 fn since_add_changes_output(st: &SinceState, w: &rvmon_mtl::Window, b: &Rel, t: Timestamp) -> bool {
-    if st.versioned || !since_add_moves(st, w, b, t) {
-        return since_add_moves(st, w, b, t);
+    if !since_add_moves(st, w, b, t) {
+        return false;
+    }
+    if st.versioned {
+        return true;
     }
     let new = |tuple: &Tuple| !st.ripe.contains_key(tuple);
     (w.lo == 0 && b.iter().any(new))

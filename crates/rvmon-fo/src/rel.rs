@@ -69,23 +69,37 @@ impl Rel {
 
     /// Adds `t`; false if it was already there.
     pub fn insert(&mut self, t: Tuple) -> bool {
+        if self.contains(&t) {
+            return false;
+        }
+        self.add_absent(t);
+        true
+    }
+
+    /// Adds a tuple of the values `t` unless one is there, and allocates it only then (a
+    /// projection or a scan meets the same values again and again).
+    pub fn insert_values(&mut self, t: &[Value]) -> bool {
+        if self.contains(t) {
+            return false;
+        }
+        self.add_absent(t.into());
+        true
+    }
+
+    /// Adds `t`, which is not there.
+    fn add_absent(&mut self, t: Tuple) {
         match &mut self.0 {
+            Repr::Few(few) if few.len() < FEW_MAX => few.push(t),
             Repr::Few(few) => {
-                if few.contains(&t) {
-                    return false;
-                }
-                if few.len() < FEW_MAX {
-                    few.push(t);
-                } else {
-                    let mut set: FxHashSet<Tuple> =
-                        FxHashSet::with_capacity_and_hasher(2 * FEW_MAX, Default::default());
-                    set.extend(few.drain(..));
-                    set.insert(t);
-                    self.0 = Repr::Many(set);
-                }
-                true
+                let mut set: FxHashSet<Tuple> =
+                    FxHashSet::with_capacity_and_hasher(2 * FEW_MAX, Default::default());
+                set.extend(few.drain(..));
+                set.insert(t);
+                self.0 = Repr::Many(set);
             }
-            Repr::Many(set) => set.insert(t),
+            Repr::Many(set) => {
+                set.insert(t);
+            }
         }
     }
 
@@ -324,4 +338,54 @@ pub fn sorted_tuples(rel: &Rel, order: &[usize], interner: &Interner) -> Vec<Tup
         a.len().cmp(&b.len())
     });
     tuples
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    proptest::proptest! {
+        /// A relation is a set in both its forms and across the move from one to the other:
+        /// random inserts (of tuples and of values), removals and retains answer as a
+        /// `BTreeSet` does, and relations with the same tuples are equal whatever their form
+        /// and order.
+        #[test]
+        fn relations_are_sets(
+            ops in proptest::collection::vec((0u8..4, 0i64..12), 0..60)
+        ) {
+            let tuple = |k: i64| -> Tuple { Rc::from([Value::Int(k % 4), Value::Int(k)]) };
+            let (mut rel, mut set) = (Rel::default(), BTreeSet::new());
+            for (op, k) in ops {
+                let got = match op {
+                    0 => rel.insert(tuple(k)),
+                    1 => rel.insert_values(&tuple(k)),
+                    2 => rel.remove(&tuple(k)[..]),
+                    _ => {
+                        rel.retain(|t| t[1] != Value::Int(k));
+                        set.retain(|&u| u != k);
+                        true
+                    }
+                };
+                let want = match op {
+                    0 | 1 => set.insert(k),
+                    2 => set.remove(&k),
+                    _ => true,
+                };
+                proptest::prop_assert_eq!(got, want);
+                proptest::prop_assert_eq!(rel.len(), set.len());
+                proptest::prop_assert_eq!(rel.iter().len(), set.len());
+                let listed: BTreeSet<i64> = rel
+                    .iter()
+                    .map(|t| match t[1] { Value::Int(k) => k, _ => unreachable!() })
+                    .collect();
+                proptest::prop_assert_eq!(&listed, &set);
+                for k in 0..12 {
+                    proptest::prop_assert_eq!(rel.contains(&tuple(k)[..]), set.contains(&k));
+                }
+                let rebuilt: Rel = set.iter().rev().map(|&k| tuple(k)).collect();
+                proptest::prop_assert_eq!(&rebuilt, &rel);
+            }
+        }
+    }
 }

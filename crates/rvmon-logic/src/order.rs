@@ -34,35 +34,35 @@ pub fn order_conjuncts(f: &Formula) -> Formula {
     let mut conjuncts = Vec::new();
     flatten_and(f, &mut conjuncts);
     let mut changed = false;
-    let mut rest: Vec<(Formula, Delay, Vec<String>)> = conjuncts
+    let mut rest: Vec<Conjunct> = conjuncts
         .into_iter()
         .map(|c| {
             let ordered = order_conjuncts(c);
             changed |= ordered != *c;
-            let delay = if can_fail(&ordered) {
-                // Never moved: see `can_fail`.
-                Delay::Unbounded
-            } else {
-                delay(&ordered)
-            };
-            let vars = free_vars(&ordered);
-            (ordered, delay, vars)
+            Conjunct {
+                delay: delay(&ordered),
+                vars: free_vars(&ordered),
+                fallible: can_fail(&ordered),
+                f: ordered,
+            }
         })
         .collect();
-    let (first, _, mut bound) = rest.remove(0);
-    let mut out = first;
+    let first = rest.remove(0);
+    let (mut out, mut bound) = (first.f, first.vars);
     while !rest.is_empty() {
-        let next_delay = rest[0].1;
+        let next_delay = rest[0].delay;
         // The earliest conjunct that the ones placed already bind, if it is decided sooner
-        // than the next one in the formula's order (ties: the formula's order).
+        // than the next one in the formula's order (ties: the formula's order). A conjunct
+        // that can fail is a barrier: nothing moves across it, either way (see `can_fail`).
         let pick = rest
             .iter()
+            .take_while(|c| !c.fallible)
             .enumerate()
-            .filter(|(_, (_, d, vars))| *d < next_delay && vars.iter().all(|v| bound.contains(v)))
-            .min_by_key(|(k, (_, d, _))| (*d, *k))
+            .filter(|(_, c)| c.delay < next_delay && c.vars.iter().all(|v| bound.contains(v)))
+            .min_by_key(|(k, c)| (c.delay, *k))
             .map_or(0, |(k, _)| k);
         changed |= pick != 0;
-        let (c, _, vars) = rest.remove(pick);
+        let Conjunct { f: c, vars, .. } = rest.remove(pick);
         for v in vars {
             if !bound.contains(&v) {
                 bound.push(v);
@@ -85,11 +85,21 @@ pub fn order_conjuncts(f: &Formula) -> Formula {
     }
 }
 
+/// One conjunct of a chain being ordered, with what the order looks at.
+struct Conjunct {
+    f: Formula,
+    delay: Delay,
+    vars: Vec<String>,
+    fallible: bool,
+}
+
 /// Whether conjunct `c` is a comparison or string relation (negated or not) whose terms can
 /// fail when evaluated (division or `MOD` by zero, overflow, a conversion out of range). The
-/// compiler makes such a conjunct a filter of the conjuncts before it, so moving it ahead of a
-/// join would evaluate it on tuples the join would have dropped: an error where the formula
-/// as written has none (`p(x,y) AND EVENTUALLY[0,5] q(x) AND 10 / y > 1` on `p(1,0)`).
+/// compiler makes such a conjunct a filter of the conjuncts before it, so it must see exactly
+/// the tuples it sees as written: moved ahead of a join, it would be evaluated on tuples the
+/// join drops, an error where the formula as written has none
+/// (`p(x,y) AND EVENTUALLY[0,5] q(x) AND 10 / y > 1` on `p(1,0)`); with a semi-join moved
+/// ahead of it, an error the formula as written makes would be lost.
 fn can_fail(c: &Formula) -> bool {
     fn computed(t: &Term) -> bool {
         matches!(t, Term::Neg(_) | Term::Arith(..) | Term::Func(..))
@@ -204,6 +214,19 @@ mod tests {
         assert_eq!(
             ordered("p(x,y) AND (EVENTUALLY[0,5] q(x)) AND y > 1"),
             "((p(x,y) AND 1 < y) AND (EVENTUALLY[0,5] q(x)))"
+        );
+    }
+
+    #[test]
+    fn nothing_moves_across_a_filter_that_can_fail() {
+        // `NOT r(x)` would go before the window, and so before the filter, which would then
+        // not see (and not fail on) the tuples `r` removes.
+        let f = "p(x,y) AND (EVENTUALLY[0,5] q(x)) AND 10 / y > 1 AND NOT r(x)";
+        assert_eq!(ordered(f), parse_formula("test", f).unwrap().to_string());
+        // Before the filter, conjuncts still move.
+        assert_eq!(
+            ordered("p(x,y) AND (EVENTUALLY[0,5] q(x)) AND NOT r(x) AND 10 / y > 1"),
+            "(((p(x,y) AND (NOT r(x))) AND (EVENTUALLY[0,5] q(x))) AND 1 < 10 / y)"
         );
     }
 

@@ -59,8 +59,8 @@ pub struct MonpolyLogReader<R> {
     /// Whether lines of the common shape take the fast path (always, but for the test that
     /// compares the two paths).
     simple_lines: bool,
-    /// Set by the fast path when the buffer held, beyond the time point just read, a whole
-    /// line and the `@` after it: the next time point then reads without waiting for input
+    /// Set by the fast path when the buffer held, beyond the time point just read, two whole
+    /// lines that start with `@`: the next time point then reads without waiting for input
     /// (see [`TraceReader::input_pending`]).
     ahead: bool,
     /// Whether `ahead` is kept ([`TraceReader::watch_input`]).
@@ -644,7 +644,7 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
                 // none. (A read error is left to the general reader, which reports it.)
                 let watch = self.watch;
                 let next = self.src.fill_buf().map(|rest| {
-                    self.ahead = watch && line_then_at(rest);
+                    self.ahead = watch && two_lines_ahead(rest);
                     rest.first().copied()
                 });
                 let ends = matches!(next, Ok(None | Some(b'@')));
@@ -750,7 +750,7 @@ impl<R: BufRead> TraceReader for MonpolyLogReader<R> {
 /// ends with its line (the `@` after it says so), which either path reads without asking its
 /// source for more. The fast path looks one byte past the line; the general reader reads the
 /// whole next line to find where the time point ends.
-fn line_then_at(buf: &[u8]) -> bool {
+fn two_lines_ahead(buf: &[u8]) -> bool {
     buf.first() == Some(&b'@')
         && memchr::memchr(b'\n', buf).is_some_and(|nl| {
             let next = &buf[nl + 1..];
@@ -798,7 +798,7 @@ impl<R: BufRead> MonpolyLogReader<R> {
         let Some(ts) = self.fast.parse(line, self.last_ts, tp, &mut self.interner) else {
             return false;
         };
-        self.ahead = self.watch && line_then_at(&buf[nl + 1..]);
+        self.ahead = self.watch && two_lines_ahead(&buf[nl + 1..]);
         let at = self.line_offset + self.line.len() as u64;
         self.line.clear();
         self.line_no += 1;
