@@ -1251,6 +1251,7 @@ impl FoEngine {
                 r_new,
                 s,
                 s_key,
+                negated,
             } => {
                 let (l_cols, r_cols) = join_cols(shared);
                 let mut key = Vec::new();
@@ -1265,7 +1266,12 @@ impl FoEngine {
                     let right = Tested::of(b, *r, pos, probed, through, &self.since);
                     let tested = Tested::of(c, *s, pos, probed, through, &self.since);
                     if a.is_empty() || right.is_empty() || tested.is_empty() {
-                        out.push(Rel::default());
+                        // No witness for any tuple of `a`.
+                        if *negated {
+                            out.vals.push_back(Rc::clone(a));
+                        } else {
+                            out.push(Rel::default());
+                        }
                         continue;
                     }
                     // Whether `x` extended by some `y` is in `c`.
@@ -1301,17 +1307,18 @@ impl FoEngine {
                     let v = filter_shared(a, |x| {
                         key.clear();
                         key.extend(l_cols.iter().map(|&k| x[k]));
-                        match indexed {
-                            Some(map) => map.get(&key[..]).is_some_and(|ys| {
-                                ys.iter().any(|(y, &entered)| {
-                                    upto.is_none_or(|v| visible_from(st, y, entered, v))
-                                        && witness(x, y, buf)
-                                })
-                            }),
-                            None => built
-                                .get(&key[..])
-                                .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf))),
-                        }
+                        *negated
+                            != match indexed {
+                                Some(map) => map.get(&key[..]).is_some_and(|ys| {
+                                    ys.iter().any(|(y, &entered)| {
+                                        upto.is_none_or(|v| visible_from(st, y, entered, v))
+                                            && witness(x, y, buf)
+                                    })
+                                }),
+                                None => built
+                                    .get(&key[..])
+                                    .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf))),
+                            }
                     });
                     out.vals.push_back(v);
                 }

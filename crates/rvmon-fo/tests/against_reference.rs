@@ -124,6 +124,9 @@ fn formula() -> impl Strategy<Value = String> {
                 ),
             )
                 .prop_map(|(a, b, c)| format!("(EXISTS y. (({a} AND {b}) AND {c}))")),
+            // `a AND NOT EXISTS y. (b AND c)`: an anti-exists-join when the shape allows it.
+            (inner.clone(), anti_exists_b(), anti_exists_c())
+                .prop_map(|(a, b, c)| format!("({a} AND NOT (EXISTS y. ({b} AND {c})))")),
             // A growing `ONCE` that its consumer only tests (probed in place, by version).
             // Its reader may wait for a future operator, and be joined further with a relation
             // that waits for it in turn.
@@ -221,6 +224,58 @@ fn versioned_exists() -> impl Strategy<Value = String> {
         prop::sample::select(&["P(y)", "R(y)", "((NOT P(y)) SINCE R(y))", "(ONCE R(y))"][..]),
     )
         .prop_map(|(a, b, c)| format!("(EXISTS y. (({a} AND {b}) AND {c}))"))
+}
+
+/// The operand that binds `y` in `a AND NOT EXISTS y. (b AND c)`.
+fn anti_exists_b() -> impl Strategy<Value = String> {
+    prop::sample::select(
+        &[
+            "Q(x,y)",
+            "Q(y,x)",
+            "(ONCE[0,2] Q(x,y))",
+            "(Q(x,y) OR Q(y,x))",
+            "((NOT R(x)) SINCE Q(x,y))",
+            "((NOT R(y)) SINCE Q(x,y))",
+            "(R(y) SINCE Q(x,y))",
+            "(PREVIOUS ((NOT P(y)) SINCE Q(x,y)))",
+        ][..],
+    )
+    .prop_map(String::from)
+}
+
+/// The test in `a AND NOT EXISTS y. (b AND c)`.
+fn anti_exists_c() -> impl Strategy<Value = String> {
+    prop::sample::select(
+        &[
+            "P(y)",
+            "R(y)",
+            "Q(x,y)",
+            "(ONCE R(y))",
+            "(P(y) OR R(x))",
+            "((NOT P(y)) SINCE R(y))",
+            "((NOT R(x)) SINCE Q(x,y))",
+            "(ONCE Q(y,x))",
+        ][..],
+    )
+    .prop_map(String::from)
+}
+
+/// `a AND NOT EXISTS y. (b AND c)` over versioned states, `a` waiting for the future or not.
+fn anti_exists() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(
+            &[
+                "P(x)",
+                "R(x)",
+                "(NEXT P(x))",
+                "(P(x) AND ONCE R(x))",
+                "(EVENTUALLY[0,2] P(x))",
+            ][..],
+        ),
+        anti_exists_b(),
+        anti_exists_c(),
+    )
+        .prop_map(|(a, b, c)| format!("({a} AND NOT (EXISTS y. ({b} AND {c})))"))
 }
 
 /// Projections of versioned states that their readers test through the state's index: an
@@ -483,6 +538,7 @@ proptest! {
         text in prop_oneof![
             versioned_since(),
             versioned_exists(),
+            anti_exists(),
             versioned_projection(),
             versioned_guard(),
             nested_exists()
@@ -492,6 +548,38 @@ proptest! {
     ) {
         matches_reference(&text, &tr, false, batch, false)?;
     }
+}
+
+/// The shapes `anti_exists` draws compile to an anti-exists-join, so that the property test
+/// above exercises it (the analysed formula is what the engine runs).
+#[test]
+fn anti_exists_shapes_compile_to_an_anti_exists_join() {
+    use rvmon_fo::compile::NodeKind;
+    let mut interner = Interner::new();
+    for a in ["P(x)", "(NEXT P(x))", "(P(x) AND ONCE R(x))"] {
+        for b in [
+            "Q(x,y)",
+            "((NOT R(y)) SINCE Q(x,y))",
+            "(PREVIOUS ((NOT P(y)) SINCE Q(x,y)))",
+        ] {
+            for c in ["P(y)", "(ONCE Q(y,x))", "((NOT R(x)) SINCE Q(x,y))"] {
+                let text = format!("({a} AND NOT (EXISTS y. ({b} AND {c})))");
+                let plan = Setup::new(&text).plan(&mut interner).expect("monitorable");
+                let fused = plan
+                    .nodes
+                    .iter()
+                    .any(|n| matches!(n.kind, NodeKind::ExistsJoin { negated: true, .. }));
+                assert!(fused, "{text}: not an anti-exists-join");
+            }
+        }
+    }
+    // A test that is not a relation (`y > x`) is no probe: the general anti-join.
+    let text = "(P(x) AND NOT (EXISTS y. (Q(x,y) AND y > x)))";
+    let plan = Setup::new(text).plan(&mut interner).expect("monitorable");
+    assert!(!plan
+        .nodes
+        .iter()
+        .any(|n| matches!(n.kind, NodeKind::ExistsJoin { .. })));
 }
 
 /// The engine fed `tr` in batches of `batch` time points answers as the reference evaluator
