@@ -53,8 +53,8 @@ RYE = {
         interval(atom("open", "f"), atom("close", "f"))),
     "file": "forall[f]. (%s -> (exists[m]. pre%s))" % (
         atom("close", "f"), interval(atom("open", "f", "m"), atom("close", "f"))),
-    "fifo": "forall[x]. ((%s -> not pre(once %s)) and (%s -> not pre(once %s)) and "
-            "(%s -> pre(once %s)) and (forall[y]. ((%s and once(%s and pre(once %s))) -> pre(once %s))))" % (
+    "fifo": "forall[x]. ((%s -> not (pre(once(%s)))) and (%s -> not (pre(once(%s)))) and "
+            "(%s -> pre(once(%s))) and (forall[y]. ((%s and once(%s and pre(once(%s)))) -> pre(once(%s)))))" % (
         atom("enter", "x"), atom("enter", "x"), atom("exit", "x"), atom("exit", "x"),
         atom("exit", "x"), atom("enter", "x"),
         atom("exit", "y"), atom("enter", "y"), atom("enter", "x"), atom("exit", "x")),
@@ -62,7 +62,7 @@ RYE = {
         atom("sleep", "t"), interval(atom("acq", "t", "l"), atom("rel", "t", "l")),
         atom("acq", "t", "l"), interval(atom("acq", "s", "l"), atom("rel", "s", "l")),
         atom("rel", "t", "l"), interval(atom("acq", "t", "l"), atom("rel", "t", "l"))),
-    "locks-cycles": "forall[t1,t2,l1,l2]. ((pre%s and %s) -> not pre(once(pre%s and %s)))" % (
+    "locks-cycles": "forall[t1,t2,l1,l2]. ((pre%s and %s) -> not (pre(once(pre%s and %s))))" % (
         interval(atom("acq", "t1", "l1"), atom("rel", "t1", "l1")), atom("acq", "t1", "l2"),
         interval(atom("acq", "t2", "l2"), atom("rel", "t2", "l2")), atom("acq", "t2", "l1")),
     "datarace": "forall[t1,t2,x]. ((once%s and once(%s)) -> (exists[l]. (historically(%s -> %s) and historically(%s -> %s))))" % (
@@ -109,8 +109,8 @@ print(json.dumps({"eval": took, "violated": bad}))
 
 
 def rvmon_violated(out):
-    """The time points of rvmon's MonPoly-format output."""
-    return sorted({int(m.group(1)) for m in re.finditer(r"\(time point (\d+)\)", out)})
+    """The time points of rvmon's violations (`violation: time point N @TS …`)."""
+    return sorted({int(m.group(1)) for m in re.finditer(r"time point (\d+)", out)})
 
 
 def main():
@@ -131,10 +131,18 @@ def main():
     print("| property | events | rvmon wall s | rvmon events/s | Reelay update loop s | Reelay wall s "
           "| speed-up (Reelay loop / rvmon wall) | violated time points rvmon / Reelay | agree |")
     print("|---|---|---|---|---|---|---|---|---|")
+    # Reelay answers one verdict per event: the data race is compared in its closed form (the
+    # open one lists every racing triple at every later time point: 49.5 M lines at 1 M events).
+    text = open(os.path.join(ROOT, "examples", "dejavu", "datarace.mfotl")).read()
+    assert text.count("\nNOT ONCE (") == 1
+    closed = os.path.join(tmp, "datarace-closed.mfotl")
+    with open(closed, "w") as f:
+        f.write(text.replace("\nNOT ONCE (", "\nFORALL t1. FORALL t2. FORALL x. NOT ONCE ("))
     only = [x for x in args.only.split(",") if x]
     for name, d, spec, sig in CASES:
         if only and name not in only:
             continue
+        spec = closed if name == "datarace" else spec
         base = os.path.join(DATA, d, "10000", "log-monpoly.txt")
         for size in args.sizes.split(","):
             k = COPIES[size]
