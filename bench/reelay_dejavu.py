@@ -14,7 +14,11 @@ first: rvmon's FIFO-order formulation and DejaVu's formula agree up to the first
 as `examples/dejavu/fifo.mfotl` explains).
 
 Usage: PEERS_PY=/path/to/venv/bin/python python3 bench/reelay_dejavu.py [--sizes 10k,100k]
-       [--timeout 300] [--only access,file]
+       [--timeout 300] [--only access,file] [--rvmon PATH] [--check]
+
+--check is the differential test (crates/rvmon-cli/tests/reelay_dejavu.rs runs it): the shipped
+10 k logs, one run each, fifo left out (Reelay needs minutes for DejaVu's fifo formula), exit
+status 1 if rvmon and Reelay disagree anywhere. --rvmon runs that binary instead of building one.
 """
 import argparse
 import json
@@ -118,12 +122,20 @@ def main():
     ap.add_argument("--sizes", default="10k,100k")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--only", default="")
+    ap.add_argument("--rvmon", default="")
+    ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
     peers_py = os.environ.get("PEERS_PY")
     if not peers_py:
         sys.exit("set PEERS_PY to a Python with reelay installed (pip install reelay)")
-    subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
-    rvmon = os.path.join(ROOT, "target", "release", "rvmon")
+    if args.check:
+        args.sizes = "10k"
+        args.only = args.only or "access,file,locks-basic,locks-cycles,datarace"
+    rvmon = args.rvmon
+    if not rvmon:
+        subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
+        rvmon = os.path.join(ROOT, "target", "release", "rvmon")
+    disagreements = 0
     tmp = tempfile.mkdtemp(prefix="rvmon-reelay-")
     script = os.path.join(tmp, "reelay_run.py")
     with open(script, "w") as f:
@@ -154,7 +166,7 @@ def main():
                                    stdout=out, check=True)
             events = sum(1 for line in open(log) if line.startswith("@"))
             best, ours = float("inf"), []
-            for _ in range(3):
+            for _ in range(1 if args.check else 3):
                 start = time.perf_counter()
                 p = subprocess.run([rvmon, "check", spec, log, "--sig", os.path.join(DATA, d, sig),
                                     "--format", "monpoly"], capture_output=True, text=True)
@@ -168,10 +180,12 @@ def main():
                 if p.returncode != 0:
                     print(f"| {name} | {events} | {best:.3f} | {events / best:,.0f} | failed: "
                           f"{p.stderr.strip().splitlines()[-1:]} | | | | |", flush=True)
+                    disagreements += 1
                     continue
                 r = json.loads(p.stdout)
                 theirs = r["violated"]
                 same = ours[:1] == theirs[:1] if name == "fifo" else ours == theirs
+                disagreements += not same or not ours
                 first = "first " if name == "fifo" else ""
                 print(f"| {name} | {events} | {best:.3f} | {events / best:,.0f} | {r['eval']:.2f} | {wall:.2f} "
                       f"| {r['eval'] / best:,.0f}× | {len(ours)} / {len(theirs)} "
@@ -179,6 +193,9 @@ def main():
             except subprocess.TimeoutExpired:
                 print(f"| {name} | {events} | {best:.3f} | {events / best:,.0f} | > {args.timeout:.0f} "
                       f"(stopped) | | > {args.timeout / best:,.0f}× | {len(ours)} / — | — |", flush=True)
+                disagreements += args.check
+    if disagreements:
+        sys.exit(f"{disagreements} case(s) where rvmon and Reelay disagree (or rvmon found nothing)")
 
 
 if __name__ == "__main__":
