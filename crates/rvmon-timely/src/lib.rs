@@ -357,8 +357,16 @@ fn fail_fast_when_a_peer_dies() {
                 || msg.contains("poisoned")
                 || msg.contains("Broken pipe"))
         {
-            eprintln!(
-                "rvmon: error: the parallel run failed: a process of the cluster stopped ({msg}); no result is complete"
+            // Written to the stream itself, not through `eprintln!`: a test harness captures
+            // the macro's output and would lose it at the exit below (a cluster test once
+            // exited this way under load with nothing to show why).
+            use std::io::Write;
+            let at = info
+                .location()
+                .map_or(String::new(), |l| format!(" at {}:{}", l.file(), l.line()));
+            let _ = writeln!(
+                std::io::stderr(),
+                "rvmon: error: the parallel run failed: a process of the cluster stopped ({msg}{at}); no result is complete"
             );
             std::process::exit(2);
         }
