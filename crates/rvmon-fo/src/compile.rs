@@ -219,6 +219,10 @@ pub enum NodeKind {
         /// `l AND NOT EXISTS ys. (r AND s)`: the tuples of `l` that no tuple of `r` extends
         /// to one in `s` (see [`Compiler::not_exists_join`]).
         negated: bool,
+        /// When set, the left tuples are not a relation of their own but the join of `l` with
+        /// another node, made pair by pair and tested before any is kept (see
+        /// [`fuse_joins_into_exists_joins`]).
+        over: Option<JoinOver>,
     },
     Prev {
         w: Window,
@@ -261,6 +265,15 @@ pub enum NodeKind {
     },
 }
 
+/// The join that an [`NodeKind::ExistsJoin`] makes its left tuples from: its `l` joined with
+/// `r`, as [`NodeKind::Join`] would (the joined tuple is `l`'s, then `r`'s columns `r_new`).
+#[derive(Clone, Debug)]
+pub struct JoinOver {
+    pub r: usize,
+    pub shared: Vec<(usize, usize)>,
+    pub r_new: Vec<usize>,
+}
+
 impl NodeKind {
     /// The operands, as the plan shows them.
     pub fn operands(&self) -> Vec<usize> {
@@ -271,7 +284,10 @@ impl NodeKind {
             | NodeKind::Union { l, r, .. }
             | NodeKind::Since { l, r, .. }
             | NodeKind::Until { l, r, .. } => vec![*l, *r],
-            NodeKind::ExistsJoin { l, r, s, .. } => vec![*l, *r, *s],
+            NodeKind::ExistsJoin { l, r, s, over, .. } => match over {
+                Some(j) => vec![*l, j.r, *r, *s],
+                None => vec![*l, *r, *s],
+            },
             NodeKind::Filter { l, .. }
             | NodeKind::StrRel { l, .. }
             | NodeKind::Assign { l, .. } => {
@@ -302,8 +318,11 @@ impl NodeKind {
                     g.map_nodes(f);
                 }
             }
-            NodeKind::ExistsJoin { l, r, s, .. } => {
+            NodeKind::ExistsJoin { l, r, s, over, .. } => {
                 *l = f(*l);
+                if let Some(j) = over {
+                    j.r = f(j.r);
+                }
                 *r = f(*r);
                 *s = f(*s);
             }
@@ -396,6 +415,19 @@ impl Plan {
                 NodeKind::Assign { .. } => "assign".into(),
                 NodeKind::Union { .. } => "union".into(),
                 NodeKind::Project { .. } => "project (EXISTS)".into(),
+                NodeKind::ExistsJoin {
+                    over: Some(j),
+                    shared,
+                    negated,
+                    ..
+                } => {
+                    format!(
+                        "{}exists-join on {} columns, then test, of the join on {} columns of its first two operands (each pair tested before it is kept)",
+                        if *negated { "anti-" } else { "" },
+                        shared.len(),
+                        j.shared.len()
+                    )
+                }
                 NodeKind::ExistsJoin {
                     shared,
                     negated: false,
@@ -1173,6 +1205,7 @@ impl Compiler<'_> {
             s,
             s_key,
             negated,
+            over: None,
         };
         Some(self.push(kind, lv, Op::And(l, s)))
     }
@@ -1680,7 +1713,7 @@ fn compile_plan(
     let root_vars = &c.nodes[root].vars;
     let output_order = output_vars.iter().map(|v| col(root_vars, v)).collect();
     Ok(Plan {
-        nodes: share_common_subplans(c.nodes),
+        nodes: fuse_joins_into_exists_joins(share_common_subplans(c.nodes)),
         output_order,
         shape: c.shape,
         arithmetic,
@@ -1704,8 +1737,61 @@ fn share_common_subplans(mut nodes: Vec<Node>) -> Vec<Node> {
         let first = same.len();
         same.push(*seen.entry(key).or_insert(first));
     }
+    drop_unread(nodes, same[n - 1])
+}
+
+/// An exists-join (or anti-exists-join) whose left operand is a join that nothing else reads
+/// makes the join's pairs itself, and tests each before keeping it: the join's output is never
+/// built. (PERF: the data race's anti-exists-joins test every (t1, x, t2) of an access, and
+/// keep almost none; building them all as the join's relation first was a third of its
+/// instructions.) Run after sharing, which decides what else reads a node.
+fn fuse_joins_into_exists_joins(mut nodes: Vec<Node>) -> Vec<Node> {
+    let mut readers = vec![0usize; nodes.len()];
+    for node in &nodes {
+        for c in node.kind.reads() {
+            readers[c] += 1;
+        }
+    }
+    let mut fused = false;
+    for e in 0..nodes.len() {
+        let NodeKind::ExistsJoin { l, over: None, .. } = nodes[e].kind else {
+            continue;
+        };
+        let NodeKind::Join {
+            l: a,
+            r: b,
+            ref shared,
+            ref r_new,
+        } = nodes[l].kind
+        else {
+            continue;
+        };
+        if readers[l] != 1 || a == b {
+            continue;
+        }
+        let join = JoinOver {
+            r: b,
+            shared: shared.clone(),
+            r_new: r_new.clone(),
+        };
+        if let NodeKind::ExistsJoin { l, over, .. } = &mut nodes[e].kind {
+            *l = a;
+            *over = Some(join);
+        }
+        fused = true;
+    }
+    if !fused {
+        return nodes;
+    }
+    let root = nodes.len() - 1;
+    drop_unread(nodes, root)
+}
+
+/// The nodes that `root` reads, directly or not, renumbered in order; the root stays last.
+fn drop_unread(nodes: Vec<Node>, root: usize) -> Vec<Node> {
+    let n = nodes.len();
     let mut live = vec![false; n];
-    live[same[n - 1]] = true;
+    live[root] = true;
     for i in (0..n).rev() {
         if live[i] {
             for c in nodes[i].kind.reads() {

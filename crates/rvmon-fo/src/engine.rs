@@ -565,20 +565,15 @@ impl FoEngine {
     pub fn new(plan: Plan) -> FoEngine {
         let n = plan.nodes.len();
         let mut since: Vec<SinceState> = (0..n).map(|_| SinceState::default()).collect();
-        // Joins that probe a SINCE state with a few tuples get an index on the shared columns.
+        // Joins that probe a SINCE state with a few tuples get an index on the shared columns
+        // (so do the joins fused into exists-joins).
         for node in &plan.nodes {
-            if let NodeKind::Join {
-                l,
-                r,
-                shared,
-                r_new,
-            } = &node.kind
-            {
+            if let Some((l, r, shared, r_new)) = join_parts(&node.kind) {
                 let r_cols: Vec<usize> = shared.iter().map(|p| p.1).collect();
                 let l_cols: Vec<usize> = shared.iter().map(|p| p.0).collect();
                 // A semi-join (no new right column) probes the right state itself.
                 let r_cols = if r_new.is_empty() { vec![] } else { r_cols };
-                for (side, cols) in [(*r, r_cols), (*l, l_cols)] {
+                for (side, cols) in [(r, r_cols), (l, l_cols)] {
                     let is_since = matches!(plan.nodes[side].kind, NodeKind::Since { .. });
                     if is_since && since[side].views.join.is_none() && !cols.is_empty() {
                         since[side].views.join = Some((cols, FxHashMap::default()));
@@ -1220,9 +1215,20 @@ impl FoEngine {
                         });
                         out.vals.push_back(v);
                     } else {
-                        let v = probe_versioned(a, b, shared, r_new, &left, &tested, buf)
-                            .or_else(|| indexed_join(a, b, shared, r_new, states, buf))
-                            .unwrap_or_else(|| join(a, b, shared, r_new, buf));
+                        let mut v = Rel::default();
+                        join_pairs(
+                            a,
+                            b,
+                            shared,
+                            r_new,
+                            &left,
+                            &tested,
+                            states,
+                            buf,
+                            &mut |x, y| {
+                                v.insert(joined(x, y, r_new));
+                            },
+                        );
                         made += v.len();
                         self.joined += v.len();
                         out.push(v);
@@ -1252,28 +1258,33 @@ impl FoEngine {
                 s,
                 s_key,
                 negated,
+                over,
             } => {
                 let (l_cols, r_cols) = join_cols(shared);
-                let mut key = Vec::new();
-                while let (Some(a), Some(b), Some(c)) = (
-                    children[*l].get(out.end()),
-                    children[*r].get(out.end()),
-                    children[*s].get(out.end()),
-                ) {
+                let (mut key, mut cand) = (Vec::new(), Vec::new());
+                loop {
                     let pos = out.end();
+                    let (Some(a), Some(b), Some(c)) = (
+                        children[*l].get(pos),
+                        children[*r].get(pos),
+                        children[*s].get(pos),
+                    ) else {
+                        break;
+                    };
+                    // A fused join's other operand (see `JoinOver`).
+                    let other = match over {
+                        Some(j) => match children[j.r].get(pos) {
+                            Some(o) => Some((j, o)),
+                            None => break,
+                        },
+                        None => None,
+                    };
                     let st = &self.since[*r];
                     let (probed, through) = (&self.probed, &self.through);
                     let right = Tested::of(b, *r, pos, probed, through, &self.since);
                     let tested = Tested::of(c, *s, pos, probed, through, &self.since);
-                    if a.is_empty() || right.is_empty() || tested.is_empty() {
-                        // No witness for any tuple of `a`.
-                        if *negated {
-                            out.vals.push_back(Rc::clone(a));
-                        } else {
-                            out.push(Rel::default());
-                        }
-                        continue;
-                    }
+                    // Without `r` or `s`, no left tuple has a witness.
+                    let testable = !right.is_empty() && !tested.is_empty();
                     // Whether `x` extended by some `y` is in `c`.
                     let witness = |x: &[Value], y: &Tuple, cand: &mut Vec<Value>| {
                         cand.clear();
@@ -1301,10 +1312,14 @@ impl FoEngine {
                         _ => None,
                     };
                     let built = match indexed {
-                        Some(_) => FxHashMap::default(),
-                        None => index_by(b, &r_cols),
+                        None if testable => index_by(b, &r_cols),
+                        _ => FxHashMap::default(),
                     };
-                    let v = filter_shared(a, |x| {
+                    // Whether the left tuple `x` is kept.
+                    let keep = |x: &[Value], key: &mut Vec<Value>, buf: &mut Vec<Value>| {
+                        if !testable {
+                            return *negated;
+                        }
                         key.clear();
                         key.extend(l_cols.iter().map(|&k| x[k]));
                         *negated
@@ -1319,12 +1334,69 @@ impl FoEngine {
                                     .get(&key[..])
                                     .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf))),
                             }
-                    });
-                    out.vals.push_back(v);
+                    };
+                    let Some((j, o)) = other else {
+                        let v = if testable {
+                            filter_shared(a, |x| keep(x, &mut key, buf))
+                        } else if *negated {
+                            Rc::clone(a)
+                        } else {
+                            EMPTY.with(Rc::clone)
+                        };
+                        out.vals.push_back(v);
+                        continue;
+                    };
+                    // The join's pairs, each tested as it is made: only those kept are built.
+                    let left = Tested::of(a, *l, pos, probed, through, &self.since);
+                    let right_j = Tested::of(o, j.r, pos, probed, through, &self.since);
+                    let mut v = Rel::default();
+                    if left.is_empty() || right_j.is_empty() || (!testable && !*negated) {
+                        out.push(v);
+                        continue;
+                    }
+                    let mut jbuf = Vec::new();
+                    if j.r_new.is_empty() && !matches!(left, Tested::Probe { .. }) {
+                        // A semi-join, as the join would make it: `o` tests each tuple of `a`.
+                        let arity = self.plan.nodes[j.r].vars.len();
+                        for x in a.iter() {
+                            jbuf.clear();
+                            jbuf.resize(arity, Value::Int(0));
+                            for &(li, ri) in &j.shared {
+                                jbuf[ri] = x[li];
+                            }
+                            if right_j.contains(&jbuf[..]) && keep(x, &mut key, buf) {
+                                v.insert_values(x);
+                            }
+                        }
+                    } else {
+                        let states = (&self.since[*l], &self.since[j.r]);
+                        join_pairs(
+                            a,
+                            o,
+                            &j.shared,
+                            &j.r_new,
+                            &left,
+                            &right_j,
+                            states,
+                            &mut jbuf,
+                            &mut |x, y| {
+                                cand.clear();
+                                cand.extend_from_slice(x);
+                                cand.extend(j.r_new.iter().map(|&c| y[c]));
+                                if keep(&cand, &mut key, buf) {
+                                    v.insert_values(&cand);
+                                }
+                            },
+                        );
+                    }
+                    out.push(v);
                 }
                 let e = out.end();
                 for n in [*l, *r, *s] {
                     children[n].release(i, e);
+                }
+                if let Some(j) = over {
+                    children[j.r].release(i, e);
                 }
             }
             NodeKind::AntiJoin { l, r, key } => {
@@ -2105,6 +2177,22 @@ fn probed_states(
                 .as_ref()
                 .is_some_and(|(c, _)| c[..] == *cols)
     };
+    // A semi-join tests its right operand; a join that adds columns probes either operand
+    // through its index on the shared columns ([`probe_versioned`]), which holds each tuple's
+    // entry position. (PERF: locks-cycles 1,103 M -> 895 M instructions on its 100 k log, the
+    // data race 5.37 G -> 5.28 G; with a lookup of each candidate's position in the state
+    // instead, the data race took 5.61 G.)
+    let join_tests = |kind: &NodeKind, x: usize| {
+        let Some((l, r, shared, r_new)) = join_parts(kind) else {
+            return false;
+        };
+        let cols: Vec<usize> = if x == r {
+            shared.iter().map(|p| p.1).collect()
+        } else {
+            shared.iter().map(|p| p.0).collect()
+        };
+        l != r && ((x == r && r_new.is_empty()) || indexed_on(x, &cols))
+    };
     for (i, node) in plan.nodes.iter().enumerate() {
         let tests = |x: usize| match &node.kind {
             // A projection tested through its state's index (see [`FoEngine::through`]).
@@ -2120,31 +2208,26 @@ fn probed_states(
                     && leaves.contains(&x)
                     && !triggers[i].as_ref().is_some_and(|t| t.leaves.contains(&x))
             }
-            // A semi-join tests its right operand; a join that adds columns probes either
-            // operand through its index on the shared columns ([`probe_versioned`]), which
-            // holds each tuple's entry position. (PERF: locks-cycles 1,103 M -> 895 M
-            // instructions on its 100 k log, the data race 5.37 G -> 5.28 G; with a lookup of
-            // each candidate's position in the state instead, the data race took 5.61 G.)
-            NodeKind::Join {
+            NodeKind::Join { .. } => join_tests(&node.kind, x),
+            NodeKind::AntiJoin { l, r, .. } => *r == x && *l != x,
+            // An existential join tests `s`, and probes `r` through its index. A join fused
+            // into it probes its operands as the join would; an operand in both roles must
+            // be probed in both.
+            NodeKind::ExistsJoin {
                 l,
                 r,
+                s,
                 shared,
-                r_new,
-            } if l != r => {
-                let cols: Vec<usize> = if x == *r {
-                    shared.iter().map(|p| p.1).collect()
-                } else {
-                    shared.iter().map(|p| p.0).collect()
-                };
-                (x == *r && r_new.is_empty()) || indexed_on(x, &cols)
-            }
-            NodeKind::AntiJoin { l, r, .. } => *r == x && *l != x,
-            // An existential join tests `s`, and probes `r` through its index.
-            NodeKind::ExistsJoin {
-                l, r, s, shared, ..
-            } if x != *l => {
+                over,
+                ..
+            } => {
                 let cols: Vec<usize> = shared.iter().map(|p| p.1).collect();
-                x == *s && x != *r || x == *r && x != *s && indexed_on(x, &cols)
+                let in_join = over.as_ref().is_some_and(|j| x == *l || x == j.r);
+                let in_test = x == *r || x == *s;
+                let test_ok = x == *s && x != *r || x == *r && x != *s && indexed_on(x, &cols);
+                (in_join || in_test)
+                    && (!in_join || join_tests(&node.kind, x))
+                    && (!in_test || test_ok)
             }
             _ => false,
         };
@@ -2157,14 +2240,34 @@ fn probed_states(
     // A join probes one versioned operand, walking the other; a semi-join whose right operand
     // is tested through its state walks its left one.
     for node in &plan.nodes {
-        if let NodeKind::Join { l, r, .. } = &node.kind {
-            let r_probed = probed[*r].is_some() || through[*r].is_some_and(|c| probed[c].is_some());
-            if probed[*l].is_some() && r_probed {
-                probed[*l] = None;
+        if let Some((l, r, ..)) = join_parts(&node.kind) {
+            let r_probed = probed[r].is_some() || through[r].is_some_and(|c| probed[c].is_some());
+            if probed[l].is_some() && r_probed {
+                probed[l] = None;
             }
         }
     }
     probed
+}
+
+/// (left operand, right operand, shared columns, new right columns).
+type JoinParts<'a> = (usize, usize, &'a [(usize, usize)], &'a [usize]);
+
+/// A join's operands, shared columns and new right columns: those of a [`NodeKind::Join`], or
+/// of the join fused into an exists-join.
+fn join_parts(kind: &NodeKind) -> Option<JoinParts<'_>> {
+    match kind {
+        NodeKind::Join {
+            l,
+            r,
+            shared,
+            r_new,
+        } => Some((*l, *r, shared, r_new)),
+        NodeKind::ExistsJoin {
+            l, over: Some(j), ..
+        } => Some((*l, j.r, &j.shared, &j.r_new)),
+        _ => None,
+    }
 }
 
 /// Whether node `reader` only tests the tuples of its operand `p`, so that `p` may be a
@@ -2173,7 +2276,9 @@ fn tests_through(reader: &NodeKind, p: usize) -> bool {
     match reader {
         NodeKind::AntiJoin { l, r, .. } => *r == p && *l != p,
         NodeKind::Join { l, r, r_new, .. } => *r == p && *l != p && r_new.is_empty(),
-        NodeKind::ExistsJoin { l, r, s, .. } => *s == p && *l != p && *r != p,
+        NodeKind::ExistsJoin { l, r, s, over, .. } => {
+            *s == p && *l != p && *r != p && over.as_ref().is_none_or(|j| j.r != p)
+        }
         _ => false,
     }
 }
@@ -2695,6 +2800,7 @@ fn index_by<'a>(rel: &'a Rel, cols: &[usize]) -> FxHashMap<Tuple, Vec<&'a Tuple>
 /// the state's index on the shared columns, keeping the tuples the state held at that
 /// position. `None` when neither operand is probed this way (a semi-join tests its versioned
 /// right operand directly).
+#[allow(clippy::too_many_arguments)]
 fn probe_versioned(
     a: &Rel,
     b: &Rel,
@@ -2703,7 +2809,8 @@ fn probe_versioned(
     left: &Tested,
     right: &Tested,
     buf: &mut Vec<Value>,
-) -> Option<Rel> {
+    emit: &mut dyn FnMut(&Tuple, &Tuple),
+) -> bool {
     // Walks `walk`, finds each tuple's partners in `st`'s index by `walk_cols`, and passes
     // those `st` held at `upto` to `f` (their entry positions are in the index: no lookup).
     fn each(
@@ -2721,21 +2828,16 @@ fn probe_versioned(
             });
         }
     }
-    let mut out = Rel::default();
     match (left, right) {
         (_, Tested::Probe { st, upto }) if !r_new.is_empty() => {
-            each(a, &join_cols(shared).0, st, *upto, buf, |x, y| {
-                out.insert(joined(x, y, r_new));
-            });
+            each(a, &join_cols(shared).0, st, *upto, buf, |x, y| emit(x, y));
         }
         (Tested::Probe { st, upto }, _) => {
-            each(b, &join_cols(shared).1, st, *upto, buf, |y, x| {
-                out.insert(joined(x, y, r_new));
-            });
+            each(b, &join_cols(shared).1, st, *upto, buf, |y, x| emit(x, y));
         }
-        _ => return None,
+        _ => return false,
     }
-    Some(out)
+    true
 }
 
 /// A join that walks the small operand and probes the large one's SINCE index, when the large
@@ -2744,10 +2846,10 @@ fn indexed_join(
     a: &Rc<Rel>,
     b: &Rc<Rel>,
     shared: &[(usize, usize)],
-    r_new: &[usize],
     states: (&SinceState, &SinceState),
     buf: &mut Vec<Value>,
-) -> Option<Rel> {
+    emit: &mut dyn FnMut(&Tuple, &Tuple),
+) -> bool {
     // Checked before building the column lists: most joins at most time points use no index.
     let usable =
         |big: &Rc<Rel>, small: &Rc<Rel>, st: &SinceState, side: fn(&(usize, usize)) -> usize| {
@@ -2764,31 +2866,24 @@ fn indexed_join(
         usable(a, b, states.0, |p| p.0),
     );
     if !use_r && !use_l {
-        return None;
+        return false;
     }
     let (l_cols, r_cols) = join_cols(shared);
-    let mut out = Rel::default();
+    let (walk, cols, st) = if use_r {
+        (a, &l_cols, states.1)
+    } else {
+        (b, &r_cols, states.0)
+    };
+    let map = &st.views.join.as_ref().expect("checked").1;
+    let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
+        map.get(k).into_iter().flat_map(|m| m.keys()).for_each(g)
+    };
     if use_r {
-        let map = &states.1.views.join.as_ref().expect("checked").1;
-        let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
-            map.get(k).into_iter().flat_map(|m| m.keys()).for_each(g)
-        };
-        probe(a, &l_cols, buf, lookup, |x, y| {
-            out.insert(joined(x, y, r_new));
-        });
-        return Some(out);
+        probe(walk, cols, buf, lookup, |x, y| emit(x, y));
+    } else {
+        probe(walk, cols, buf, lookup, |y, x| emit(x, y));
     }
-    if use_l {
-        let map = &states.0.views.join.as_ref().expect("checked").1;
-        let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
-            map.get(k).into_iter().flat_map(|m| m.keys()).for_each(g)
-        };
-        probe(b, &r_cols, buf, lookup, |y, x| {
-            out.insert(joined(x, y, r_new));
-        });
-        return Some(out);
-    }
-    None
+    true
 }
 
 /// The tuples of `a` that satisfy `keep`.
@@ -2806,36 +2901,61 @@ fn filter_shared(a: &Rc<Rel>, mut keep: impl FnMut(&[Value]) -> bool) -> Rc<Rel>
     }
 }
 
-fn join(a: &Rel, b: &Rel, shared: &[(usize, usize)], r_new: &[usize], buf: &mut Vec<Value>) -> Rel {
-    let mut out = Rel::default();
+/// The pairs of a general join, by a hash join on the shared columns (the smaller operand
+/// indexed), or every pair when nothing is shared.
+fn join(
+    a: &Rel,
+    b: &Rel,
+    shared: &[(usize, usize)],
+    buf: &mut Vec<Value>,
+    emit: &mut dyn FnMut(&Tuple, &Tuple),
+) {
     if shared.is_empty() {
         for x in a {
             for y in b {
-                out.insert(joined(x, y, r_new));
+                emit(x, y);
             }
         }
-        return out;
+        return;
     }
-    // Hash join on the shared columns, indexing the smaller operand.
     let (l_cols, r_cols) = join_cols(shared);
     if a.len() <= b.len() {
         let index = index_by(a, &l_cols);
         let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
             index.get(k).into_iter().flatten().for_each(|t| g(t))
         };
-        probe(b, &r_cols, buf, lookup, |y, x| {
-            out.insert(joined(x, y, r_new));
-        });
+        probe(b, &r_cols, buf, lookup, |y, x| emit(x, y));
     } else {
         let index = index_by(b, &r_cols);
         let lookup = |k: &[Value], g: &mut dyn FnMut(&Tuple)| {
             index.get(k).into_iter().flatten().for_each(|t| g(t))
         };
-        probe(a, &l_cols, buf, lookup, |x, y| {
-            out.insert(joined(x, y, r_new));
-        });
+        probe(a, &l_cols, buf, lookup, |x, y| emit(x, y));
     }
-    out
+}
+
+/// The pairs (left tuple, right tuple) of a join of `a` (node relation, tested as `left`) and
+/// `b` (tested as `right`) that agree on `shared`, by the cheapest way the operands allow: a
+/// versioned operand probed through its index, a large SINCE state probed through its index,
+/// or a hash join. (The join of a semi-join, whose right operand only tests, is
+/// [`filter_shared`]'s.)
+#[allow(clippy::too_many_arguments)]
+fn join_pairs(
+    a: &Rc<Rel>,
+    b: &Rc<Rel>,
+    shared: &[(usize, usize)],
+    r_new: &[usize],
+    left: &Tested,
+    right: &Tested,
+    states: (&SinceState, &SinceState),
+    buf: &mut Vec<Value>,
+    emit: &mut dyn FnMut(&Tuple, &Tuple),
+) {
+    if !probe_versioned(a, b, shared, r_new, left, right, buf, emit)
+        && !indexed_join(a, b, shared, states, buf, emit)
+    {
+        join(a, b, shared, buf, emit);
+    }
 }
 
 fn aggregate(

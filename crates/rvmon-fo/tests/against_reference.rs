@@ -270,6 +270,11 @@ fn anti_exists() -> impl Strategy<Value = String> {
                 "(NEXT P(x))",
                 "(P(x) AND ONCE R(x))",
                 "(EVENTUALLY[0,2] P(x))",
+                // Joins that the anti-exists-join makes itself, pair by pair: one that adds a
+                // column, one through a versioned state's index, one on both sides.
+                "(P(x) AND Q(x,z))",
+                "(P(x) AND ONCE Q(x,z))",
+                "((ONCE P(x)) AND Q(z,x))",
             ][..],
         ),
         anti_exists_b(),
@@ -572,6 +577,26 @@ fn anti_exists_shapes_compile_to_an_anti_exists_join() {
                 assert!(fused, "{text}: not an anti-exists-join");
             }
         }
+    }
+    // A join that nothing else reads is made by the anti-exists-join itself.
+    for a in [
+        "(P(x) AND Q(x,z))",
+        "(P(x) AND ONCE Q(x,z))",
+        "(P(x) AND ONCE R(x))",
+    ] {
+        let text = format!("({a} AND NOT (EXISTS y. (Q(x,y) AND P(y))))");
+        let plan = Setup::new(&text).plan(&mut interner).expect("monitorable");
+        let fused = plan.nodes.iter().any(|n| {
+            matches!(
+                n.kind,
+                NodeKind::ExistsJoin {
+                    negated: true,
+                    over: Some(_),
+                    ..
+                }
+            )
+        });
+        assert!(fused, "{text}: the join is not fused");
     }
     // A test that is not a relation (`y > x`) is no probe: the general anti-join.
     let text = "(P(x) AND NOT (EXISTS y. (Q(x,y) AND y > x)))";
