@@ -1096,32 +1096,24 @@ impl Compiler<'_> {
         }
         // The variable conditions, checked on the formulas first: compiling `a` and then
         // falling back would compile it twice, and nested `EXISTS` of this shape 2^depth times.
-        let (av, bv, cv) = (free_vars(a), free_vars(b), free_vars(c));
-        let new: Vec<&String> = bv.iter().filter(|v| !av.contains(v)).collect();
-        if new.len() != ys.len()
-            || !new.iter().all(|v| ys.contains(v))
-            || !cv.iter().all(|v| av.contains(v) || bv.contains(v))
-        {
+        if !exists_vars_fit(&free_vars(a), b, c, ys) {
             return None;
         }
         let mark = self.nodes.len();
-        let fused = self.try_exists_join(ys, a, b, c);
+        let fused = match self.compile(a) {
+            Ok(l) => self.exists_join_over(l, ys, b, c, false),
+            Err(_) => None,
+        };
+        self.undo_unless(mark, fused)
+    }
+
+    /// `fused`, or, when it is `None`, nothing compiled since `mark`.
+    fn undo_unless(&mut self, mark: usize, fused: Option<usize>) -> Option<usize> {
         if fused.is_none() {
             self.nodes.truncate(mark);
             self.shape.truncate(mark);
         }
         fused
-    }
-
-    fn try_exists_join(
-        &mut self,
-        ys: &[String],
-        a: &Formula,
-        b: &Formula,
-        c: &Formula,
-    ) -> Option<usize> {
-        let l = self.compile(a).ok()?;
-        self.exists_join_over(l, ys, b, c, false)
     }
 
     /// `l AND NOT EXISTS ys. (b AND c)` as one [`NodeKind::ExistsJoin`] that keeps the tuples
@@ -1142,24 +1134,12 @@ impl Compiler<'_> {
         if !positive(b) || !positive(c) {
             return None;
         }
-        let lv = &self.nodes[l].vars;
-        let (bv, cv) = (free_vars(b), free_vars(c));
-        let new: Vec<&String> = bv.iter().filter(|v| !lv.contains(v)).collect();
-        let bound = |v: &String| lv.contains(v) || bv.contains(v);
-        if new.len() != ys.len()
-            || !new.iter().all(|v| ys.contains(v))
-            || !cv.iter().all(bound)
-            || ys.iter().any(|y| lv.contains(y))
-        {
+        if !exists_vars_fit(&self.nodes[l].vars, b, c, ys) {
             return None;
         }
         let mark = self.nodes.len();
         let fused = self.exists_join_over(l, ys, b, c, true);
-        if fused.is_none() {
-            self.nodes.truncate(mark);
-            self.shape.truncate(mark);
-        }
-        fused
+        self.undo_unless(mark, fused)
     }
 
     /// The [`NodeKind::ExistsJoin`] of `l` (compiled) with `b` and `c`, if the compiled
@@ -1313,6 +1293,18 @@ impl Compiler<'_> {
             Op::And(l, r),
         ))
     }
+}
+
+/// The variable conditions of an exists-join, checked on the formulas before anything is
+/// compiled: `b` binds exactly `ys` beyond the left operand's variables `outer` (none of `ys`
+/// among them), and `c` binds nothing new.
+fn exists_vars_fit(outer: &[String], b: &Formula, c: &Formula, ys: &[String]) -> bool {
+    let (bv, cv) = (free_vars(b), free_vars(c));
+    let new: Vec<&String> = bv.iter().filter(|v| !outer.contains(v)).collect();
+    new.len() == ys.len()
+        && new.iter().all(|v| ys.contains(v))
+        && cv.iter().all(|v| outer.contains(v) || bv.contains(v))
+        && !ys.iter().any(|y| outer.contains(y))
 }
 
 /// Whether `f` is a relation that an exists-join can probe or test (not a negation or a
