@@ -1158,35 +1158,11 @@ impl Compiler<'_> {
             .iter()
             .any(|o| matches!(o, Op::Next(..) | Op::Until(..)));
         let s = self.compile(c).ok()?;
-        let (lv, rv, sv) = (
-            self.nodes[l].vars.clone(),
-            self.nodes[r].vars.clone(),
-            self.nodes[s].vars.clone(),
-        );
-        let r_new: Vec<usize> = (0..rv.len()).filter(|&k| !lv.contains(&rv[k])).collect();
-        let mut joined = lv.clone();
-        joined.extend(r_new.iter().map(|&k| rv[k].clone()));
-        // `ys` are exactly the new variables, and `c` binds nothing new.
-        let exact = r_new.len() == ys.len() && r_new.iter().all(|&k| ys.contains(&rv[k]));
-        if !past_only || !exact || !sv.iter().all(|v| joined.contains(v)) {
+        if !past_only {
             return None;
         }
-        let shared = rv
-            .iter()
-            .enumerate()
-            .filter_map(|(k, v)| lv.iter().position(|x| x == v).map(|li| (li, k)))
-            .collect();
-        let s_key = sv.iter().map(|v| col(&joined, v)).collect();
-        let kind = NodeKind::ExistsJoin {
-            l,
-            r,
-            shared,
-            r_new,
-            s,
-            s_key,
-            negated,
-            over: None,
-        };
+        let kind = exists_join_kind(&self.nodes, l, r, s, ys.len(), negated)?;
+        let lv = self.nodes[l].vars.clone();
         Some(self.push(kind, lv, Op::And(l, s)))
     }
 
@@ -1298,6 +1274,49 @@ impl Compiler<'_> {
 /// The variable conditions of an exists-join, checked on the formulas before anything is
 /// compiled: `b` binds exactly `ys` beyond the left operand's variables `outer` (none of `ys`
 /// among them), and `c` binds nothing new.
+/// The [`NodeKind::ExistsJoin`] of `l` with witnesses from `r` tested in `s` (compiled), if
+/// `r` binds exactly `new` variables that `l` lacks and `s` binds none that `l` and `r` lack.
+fn exists_join_kind(
+    nodes: &[Node],
+    l: usize,
+    r: usize,
+    s: usize,
+    new: usize,
+    negated: bool,
+) -> Option<NodeKind> {
+    let (lv, rv, sv) = (&nodes[l].vars, &nodes[r].vars, &nodes[s].vars);
+    let r_new: Vec<usize> = (0..rv.len()).filter(|&k| !lv.contains(&rv[k])).collect();
+    let mut joined = lv.clone();
+    joined.extend(r_new.iter().map(|&k| rv[k].clone()));
+    if r_new.len() != new || !sv.iter().all(|v| joined.contains(v)) {
+        return None;
+    }
+    let shared = rv
+        .iter()
+        .enumerate()
+        .filter_map(|(k, v)| lv.iter().position(|x| x == v).map(|li| (li, k)))
+        .collect();
+    let s_key = sv.iter().map(|v| col(&joined, v)).collect();
+    Some(NodeKind::ExistsJoin {
+        l,
+        r,
+        shared,
+        r_new,
+        s,
+        s_key,
+        negated,
+        over: None,
+    })
+}
+
+/// Whether node `x` and every node below it are past-only (no `NEXT` or `UNTIL`).
+fn past_only(nodes: &[Node], x: usize) -> bool {
+    !matches!(
+        nodes[x].kind,
+        NodeKind::Next { .. } | NodeKind::Until { .. }
+    ) && nodes[x].kind.reads().iter().all(|&c| past_only(nodes, c))
+}
+
 fn exists_vars_fit(outer: &[String], b: &Formula, c: &Formula, ys: &[String]) -> bool {
     let (bv, cv) = (free_vars(b), free_vars(c));
     let new: Vec<&String> = bv.iter().filter(|v| !outer.contains(v)).collect();
@@ -1766,6 +1785,31 @@ fn fuse_joins_into_exists_joins(mut nodes: Vec<Node>) -> Vec<Node> {
             shared: shared.clone(),
             r_new: r_new.clone(),
         };
+        // Witnesses are looked up by the columns they share with the pair. When those of `s`
+        // all come from the join's left operand and those of `r` do not, the roles are swapped:
+        // the pairs of one left tuple then share one lookup (PERF: the data race's second
+        // disjunct, whose pairs (t2, x, t1) looked up `lockset(t1, x, l)` once per t1).
+        if let NodeKind::ExistsJoin {
+            r,
+            s,
+            ref r_new,
+            negated,
+            ..
+        } = nodes[e].kind
+        {
+            let new = r_new.len();
+            // Keyed by the left operand: sharing some column with the pair (a lookup by no
+            // column would walk the whole operand), all of them from the left operand.
+            let from_left = |x: usize| {
+                let outer = || nodes[x].vars.iter().filter(|v| nodes[l].vars.contains(v));
+                outer().next().is_some() && outer().all(|v| nodes[a].vars.contains(v))
+            };
+            if !from_left(r) && from_left(s) && past_only(&nodes, s) {
+                if let Some(swapped) = exists_join_kind(&nodes, l, s, r, new, negated) {
+                    nodes[e].kind = swapped;
+                }
+            }
+        }
         if let NodeKind::ExistsJoin { l, over, .. } = &mut nodes[e].kind {
             *l = a;
             *over = Some(join);

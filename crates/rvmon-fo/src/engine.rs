@@ -106,7 +106,8 @@ struct SinceState {
     out: Rc<Rel>,
     /// (timestamp, tuple) in witness order, to expire tuples past the upper bound lazily.
     expiry: VecDeque<(Timestamp, Tuple)>,
-    /// For `NOT φ SINCE ψ` with `fv(φ) ⊂ fv(ψ)`: the ripe tuples by their `φ` key.
+    /// For `NOT φ SINCE ψ` with `fv(φ) ⊂ fv(ψ)`: the ripe tuples by their `φ` key (not kept
+    /// for a closed `φ`, see [`keeps_by_key`]).
     by_key: FxHashMap<Tuple, Vec<Tuple>>,
     /// The next position whose operands are to be absorbed.
     absorbed: u64,
@@ -177,6 +178,14 @@ fn note_insert_at(views: &mut OutViews, t: &Tuple, at: u64) {
 
 /// Records a removal from a SINCE state's output in its views.
 #[inline]
+/// Whether a `NOT φ SINCE ψ` state keeps its tuples by their `φ` key ([`SinceState::by_key`]):
+/// not when `φ` is on all of `ψ`'s columns (a tuple of `φ` removes itself), nor when `φ` is
+/// closed (it removes every tuple: PERF, fifo's `(NOT EXISTS z. exit(z)) SINCE exit(x)` had an
+/// allocation and two lookups per exit for a key that every tuple shares).
+fn keeps_by_key(negated: bool, l_key: &[usize], identity: bool) -> bool {
+    negated && !identity && !l_key.is_empty()
+}
+
 fn note_remove(views: &mut OutViews, t: &[Value]) {
     idx_remove(&mut views.join, t);
     idx_remove(&mut views.guard, t);
@@ -211,7 +220,7 @@ fn enter(
         }
     }
     slot.insert(entered as Timestamp);
-    if negated && !identity {
+    if keeps_by_key(negated, l_key, identity) {
         let key: Tuple = l_key.iter().map(|&c| tuple[c]).collect();
         st.by_key.entry(key).or_default().push(tuple.clone());
     }
@@ -1315,24 +1324,36 @@ impl FoEngine {
                         None if testable => index_by(b, &r_cols),
                         _ => FxHashMap::default(),
                     };
+                    // The witnesses under the last key looked up. PERF: the pairs of a fused
+                    // join's left tuple, and often consecutive left tuples, share their key
+                    // (see `fuse_joins_into_exists_joins`); the data race looked the same
+                    // lockset up for each of up to 50 threads.
+                    let mut under = None;
                     // Whether the left tuple `x` is kept.
-                    let keep = |x: &[Value], key: &mut Vec<Value>, buf: &mut Vec<Value>| {
+                    let mut keep = |x: &[Value], key: &mut Vec<Value>, buf: &mut Vec<Value>| {
                         if !testable {
                             return *negated;
                         }
-                        key.clear();
-                        key.extend(l_cols.iter().map(|&k| x[k]));
+                        if under.is_none() || !l_cols.iter().map(|&k| x[k]).eq(key.iter().copied())
+                        {
+                            key.clear();
+                            key.extend(l_cols.iter().map(|&k| x[k]));
+                            under = Some(match indexed {
+                                Some(map) => Witnesses::Indexed(map.get(&key[..])),
+                                None => Witnesses::Built(built.get(&key[..])),
+                            });
+                        }
                         *negated
-                            != match indexed {
-                                Some(map) => map.get(&key[..]).is_some_and(|ys| {
+                            != match under.expect("looked up") {
+                                Witnesses::Indexed(ys) => ys.is_some_and(|ys| {
                                     ys.iter().any(|(y, &entered)| {
                                         upto.is_none_or(|v| visible_from(st, y, entered, v))
                                             && witness(x, y, buf)
                                     })
                                 }),
-                                None => built
-                                    .get(&key[..])
-                                    .is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf))),
+                                Witnesses::Built(ys) => {
+                                    ys.is_some_and(|ys| ys.iter().any(|y| witness(x, y, buf)))
+                                }
                             }
                     };
                     let Some((j, o)) = other else {
@@ -2283,6 +2304,14 @@ fn tests_through(reader: &NodeKind, p: usize) -> bool {
     }
 }
 
+/// An exists-join's witnesses under one key: from its right operand's index, or from an index
+/// built for the position.
+#[derive(Clone, Copy)]
+enum Witnesses<'a> {
+    Indexed(Option<&'a Bucket>),
+    Built(Option<&'a Vec<&'a Tuple>>),
+}
+
 /// The right operand of a semi-join or anti-join as it tests tuples at one position: its
 /// relation there, or, for a probed `ONCE` (see [`FoEngine::probed`]), its state as it was
 /// there.
@@ -2453,7 +2482,18 @@ fn since_step(
     if st.versioned {
         return versioned_step(st, a, negated, l_key, identity, buf);
     }
-    if negated {
+    if negated && l_key.is_empty() {
+        // A closed `φ` holds: every witness fails.
+        for tuple in st.ripe.keys() {
+            note_remove(&mut st.views, tuple);
+        }
+        st.ripe.clear();
+        match Rc::get_mut(&mut st.out) {
+            Some(out) => out.clear(),
+            None => st.out = Rc::new(Rel::default()),
+        }
+        st.young.clear();
+    } else if negated {
         let out = Rc::make_mut(&mut st.out);
         for u in a {
             if identity {
@@ -2499,7 +2539,15 @@ fn versioned_step(
     identity: bool,
     buf: &mut Vec<Value>,
 ) {
-    if negated {
+    if negated && l_key.is_empty() {
+        // A closed `φ` holds: every witness fails.
+        let mut ripe = std::mem::take(&mut st.ripe);
+        for (k, e) in ripe.drain() {
+            retire(st, k, e);
+        }
+        st.ripe = ripe;
+        st.young.clear();
+    } else if negated {
         for u in a {
             if identity {
                 if let Some((k, e)) = st.ripe.remove_entry(&u[..]) {
@@ -2715,7 +2763,7 @@ fn since_add(
         match st.ripe.get_mut(tuple) {
             Some(old) => *old = (*old).max(tj),
             None => {
-                if negated && !identity {
+                if keeps_by_key(negated, l_key, identity) {
                     let key: Tuple = l_key.iter().map(|&c| tuple[c]).collect();
                     st.by_key.entry(key).or_default().push(tuple.clone());
                 }

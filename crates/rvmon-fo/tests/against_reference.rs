@@ -260,6 +260,32 @@ fn anti_exists() -> impl Strategy<Value = String> {
         .prop_map(|(a, b, c)| format!("({a} AND NOT (EXISTS y. ({b} AND {c})))"))
 }
 
+/// Exists-joins over a join whose left operand binds `z` and right one `x`, with `b` keyed by
+/// `x` and `c` by `z`: the compiler swaps their roles, so that the pairs of one left tuple
+/// share a lookup (`fuse_joins_into_exists_joins`).
+fn swapped_exists() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(&["(P(z) AND ONCE Q(z,x))", "(R(z) AND Q(x,z))"][..]),
+        exists_b(),
+        prop::sample::select(
+            &[
+                "Q(z,y)",
+                "(ONCE Q(y,z))",
+                "((NOT R(z)) SINCE Q(z,y))",
+                "(PREVIOUS ((NOT P(y)) SINCE Q(z,y)))",
+            ][..],
+        ),
+        any::<bool>(),
+    )
+        .prop_map(|(a, b, c, negated)| {
+            if negated {
+                format!("({a} AND NOT (EXISTS y. ({b} AND {c})))")
+            } else {
+                format!("(EXISTS y. (({a} AND {b}) AND {c}))")
+            }
+        })
+}
+
 /// Projections of versioned states that their readers test through the state's index: an
 /// anti-join, a semi-join or an existential join's test, with or without a `PREVIOUS` (which
 /// `push_exists` leaves above the projection), the state shrinking or growing, the reader
@@ -521,6 +547,7 @@ proptest! {
             versioned_since(),
             versioned_exists(),
             anti_exists(),
+            swapped_exists(),
             versioned_projection(),
             versioned_guard(),
             nested_exists()
@@ -574,6 +601,24 @@ fn anti_exists_shapes_compile_to_an_anti_exists_join() {
             )
         });
         assert!(fused, "{text}: the join is not fused");
+    }
+    // The witnesses are looked up by the join's left operand (`z`, column 0 of the pair (z, x)),
+    // whichever of `b` and `c` is written first: the shapes `swapped_exists` draws.
+    for (b, c) in [("Q(x,y)", "Q(z,y)"), ("Q(z,y)", "Q(x,y)")] {
+        let text = format!("((P(z) AND ONCE Q(z,x)) AND NOT (EXISTS y. ({b} AND {c})))");
+        let plan = Setup::new(&text).plan(&mut interner).expect("monitorable");
+        let keyed_by_left = plan.nodes.iter().any(|n| match &n.kind {
+            NodeKind::ExistsJoin {
+                shared,
+                over: Some(_),
+                ..
+            } => shared.iter().all(|&(col, _)| col == 0),
+            _ => false,
+        });
+        assert!(
+            keyed_by_left,
+            "{text}: not keyed by the join's left operand"
+        );
     }
     // A test that is not a relation (`y > x`) is no probe: the general anti-join.
     let text = "(P(x) AND NOT (EXISTS y. (Q(x,y) AND y > x)))";
