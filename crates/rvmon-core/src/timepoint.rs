@@ -33,7 +33,7 @@ impl Eq for Value {}
 /// One word per value, without the kind: values of different kinds that share their bits
 /// only collide (equality still tells them apart), and a well-typed formula never puts two
 /// kinds in one column. PERF: tuples are hashed at every lookup of the engines' tables; the
-/// kind as a second write cost the data race 3 % of its instructions.
+/// kind as a second write cost the data race 2 % of its instructions.
 impl std::hash::Hash for Value {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         h.write_u64(match self {

@@ -1271,9 +1271,6 @@ impl Compiler<'_> {
     }
 }
 
-/// The variable conditions of an exists-join, checked on the formulas before anything is
-/// compiled: `b` binds exactly `ys` beyond the left operand's variables `outer` (none of `ys`
-/// among them), and `c` binds nothing new.
 /// The [`NodeKind::ExistsJoin`] of `l` with witnesses from `r` tested in `s` (compiled), if
 /// `r` binds exactly `new` variables that `l` lacks and `s` binds none that `l` and `r` lack.
 fn exists_join_kind(
@@ -1309,14 +1306,20 @@ fn exists_join_kind(
     })
 }
 
-/// Whether node `x` and every node below it are past-only (no `NEXT` or `UNTIL`).
-fn past_only(nodes: &[Node], x: usize) -> bool {
-    !matches!(
-        nodes[x].kind,
-        NodeKind::Next { .. } | NodeKind::Until { .. }
-    ) && nodes[x].kind.reads().iter().all(|&c| past_only(nodes, c))
+/// For each node, whether it or a node below it is a future operator (`NEXT`, `UNTIL`); one
+/// pass, as a node's operands come before it.
+pub fn future_below(nodes: &[Node]) -> Vec<bool> {
+    let mut future = vec![false; nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        future[i] = matches!(node.kind, NodeKind::Next { .. } | NodeKind::Until { .. })
+            || node.kind.reads().iter().any(|&c| future[c]);
+    }
+    future
 }
 
+/// The variable conditions of an exists-join, checked on the formulas before anything is
+/// compiled: `b` binds exactly `ys` beyond the left operand's variables `outer` (none of `ys`
+/// among them), and `c` binds nothing new.
 fn exists_vars_fit(outer: &[String], b: &Formula, c: &Formula, ys: &[String]) -> bool {
     let (bv, cv) = (free_vars(b), free_vars(c));
     let new: Vec<&String> = bv.iter().filter(|v| !outer.contains(v)).collect();
@@ -1763,11 +1766,22 @@ fn fuse_joins_into_exists_joins(mut nodes: Vec<Node>) -> Vec<Node> {
             readers[c] += 1;
         }
     }
+    let future = future_below(&nodes);
     let mut fused = false;
     for e in 0..nodes.len() {
-        let NodeKind::ExistsJoin { l, over: None, .. } = nodes[e].kind else {
+        let NodeKind::ExistsJoin {
+            l,
+            r,
+            s,
+            r_new: ref ys,
+            negated,
+            over: None,
+            ..
+        } = nodes[e].kind
+        else {
             continue;
         };
+        let ys = ys.len();
         let NodeKind::Join {
             l: a,
             r: b,
@@ -1789,25 +1803,15 @@ fn fuse_joins_into_exists_joins(mut nodes: Vec<Node>) -> Vec<Node> {
         // all come from the join's left operand and those of `r` do not, the roles are swapped:
         // the pairs of one left tuple then share one lookup (PERF: the data race's second
         // disjunct, whose pairs (t2, x, t1) looked up `lockset(t1, x, l)` once per t1).
-        if let NodeKind::ExistsJoin {
-            r,
-            s,
-            ref r_new,
-            negated,
-            ..
-        } = nodes[e].kind
-        {
-            let new = r_new.len();
-            // Keyed by the left operand: sharing some column with the pair (a lookup by no
-            // column would walk the whole operand), all of them from the left operand.
-            let from_left = |x: usize| {
-                let outer = || nodes[x].vars.iter().filter(|v| nodes[l].vars.contains(v));
-                outer().next().is_some() && outer().all(|v| nodes[a].vars.contains(v))
-            };
-            if !from_left(r) && from_left(s) && past_only(&nodes, s) {
-                if let Some(swapped) = exists_join_kind(&nodes, l, s, r, new, negated) {
-                    nodes[e].kind = swapped;
-                }
+        // Keyed by the left operand: sharing some column with the pair (a lookup by no column
+        // would walk the whole operand), all of them from the left operand.
+        let from_left = |x: usize| {
+            let outer = || nodes[x].vars.iter().filter(|v| nodes[l].vars.contains(v));
+            outer().next().is_some() && outer().all(|v| nodes[a].vars.contains(v))
+        };
+        if !from_left(r) && from_left(s) && !future[s] {
+            if let Some(swapped) = exists_join_kind(&nodes, l, s, r, ys, negated) {
+                nodes[e].kind = swapped;
             }
         }
         if let NodeKind::ExistsJoin { l, over, .. } = &mut nodes[e].kind {

@@ -14,7 +14,7 @@ use rvmon_logic::reference::compare;
 use rvmon_logic::AggOp;
 
 use crate::bucket::Bucket;
-use crate::compile::{ArgPat, GroupOp, Guard, GuardTrigger, NodeKind, Plan};
+use crate::compile::{future_below, ArgPat, GroupOp, Guard, GuardTrigger, NodeKind, Plan};
 use crate::rel::{project, unit, Rel, Tuple};
 use serde::{Deserialize, Serialize};
 
@@ -176,8 +176,6 @@ fn note_insert_at(views: &mut OutViews, t: &Tuple, at: u64) {
     }
 }
 
-/// Records a removal from a SINCE state's output in its views.
-#[inline]
 /// Whether a `NOT φ SINCE ψ` state keeps its tuples by their `φ` key ([`SinceState::by_key`]):
 /// not when `φ` is on all of `ψ`'s columns (a tuple of `φ` removes itself), nor when `φ` is
 /// closed (it removes every tuple: PERF, fifo's `(NOT EXISTS z. exit(z)) SINCE exit(x)` had an
@@ -186,6 +184,8 @@ fn keeps_by_key(negated: bool, l_key: &[usize], identity: bool) -> bool {
     negated && !identity && !l_key.is_empty()
 }
 
+/// Records a removal from a SINCE state's output in its views.
+#[inline]
 fn note_remove(views: &mut OutViews, t: &[Value]) {
     idx_remove(&mut views.join, t);
     idx_remove(&mut views.guard, t);
@@ -690,12 +690,7 @@ impl FoEngine {
             }
         }
         const_streamed[plan.root()] = true;
-        // Whether a node's subtree has a future operator (children come before parents).
-        let mut future = vec![false; n];
-        for (i, node) in plan.nodes.iter().enumerate() {
-            future[i] = matches!(node.kind, NodeKind::Next { .. } | NodeKind::Until { .. })
-                || plan_reads[i].iter().any(|&c| future[c]);
-        }
+        let future = future_below(&plan.nodes);
         // Projections that may be tested through their state (see `through`): decided with the
         // states' versioning, as such a projection is what tests its state.
         let mut through: Vec<Option<usize>> = plan
