@@ -31,7 +31,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use rvmon_core::{Error, Value};
 
 use crate::bindings::{code_state, hash_key, mask_of, state_code, Bindings};
-use crate::slicing::{matchers_of, Binding, Event, Pattern, Term};
+use crate::slicing::{matchers_of, Binding, ConstraintCheck, Constraints, Event, Pattern, Term};
 
 /// A deterministic machine over event names. A missing transition goes to no state: the
 /// binding can no longer reach a verdict, and it is not monitored further.
@@ -125,6 +125,9 @@ pub struct ParamMonitor {
     /// Set when every pattern is `name(x)` with the same parameter x (see [`OneObject`]);
     /// then `store` holds only ⊥, and the other bindings live here.
     one: Option<OneObject>,
+    /// Order and inequality constraints between parameters (see
+    /// [`ParamMonitor::with_constraints`]).
+    constraints: Option<ConstraintCheck>,
 }
 
 /// The bindings of a property whose every event pattern is `name(x)` for one parameter x.
@@ -520,6 +523,7 @@ impl ParamMonitor {
             ended: Vec::new(),
             holding: Vec::new(),
             one,
+            constraints: None,
         };
         m.value_index = m.index.len() > 1;
         m.own_domain = m
@@ -606,6 +610,38 @@ impl ParamMonitor {
     pub fn with_creation_events(mut self) -> ParamMonitor {
         self.creation = true;
         self
+    }
+
+    /// Algorithm A with constraints (paper 03, §5): only bindings that can be extended to a
+    /// solution of `c` (order constraints `x < y`, `x <= y` and inequalities `x != y` between
+    /// parameters, over a dense order) are monitored. The others are never created, so they
+    /// report nothing and cost nothing; the bindings that are monitored reach the states and
+    /// verdicts they reach without constraints. (Each sub-binding of an admitted binding is
+    /// admitted, so the bindings seen below an admitted one, their join included, are those
+    /// of the run without constraints, and so is its state; a binding not admitted only ever
+    /// gives joins that are not admitted either.) Call it before the first event.
+    pub fn with_constraints(mut self, c: &Constraints) -> ParamMonitor {
+        assert!(self.events == 0, "called before the first event");
+        if c.order.is_empty() && c.distinct.is_empty() {
+            return self;
+        }
+        // A constraint between parameters needs bindings of more than one (the one-object
+        // map holds {x ↦ v} only).
+        self.one = None;
+        self.constraints = Some(c.check());
+        self
+    }
+
+    /// Whether the binding `key` can be extended to a solution of the constraints.
+    fn admits(&self, key: &[Value]) -> bool {
+        let Some(c) = &self.constraints else {
+            return true;
+        };
+        let mask = mask_of(key);
+        c.admits_values(|p| {
+            (p < 32 && mask >> p & 1 == 1)
+                .then(|| key[1 + (mask & ((1u32 << p) - 1)).count_ones() as usize])
+        })
     }
 
     /// Turns the enable-set pruning off: every partial binding of an index is visited, as
@@ -885,6 +921,9 @@ impl ParamMonitor {
         }
         let (mut key, mut buf) = (Vec::new(), Vec::new());
         encode(m, &mut key);
+        if !self.admits(&key) {
+            return None; // not monitored: no solution of the constraints
+        }
         self.source_state(&key, &mut buf)
     }
 
@@ -894,10 +933,11 @@ impl ParamMonitor {
 
     /// The bindings seen (and not freed).
     pub fn seen(&self) -> Vec<Binding> {
+        // (⊥ is kept whatever the constraints; with inconsistent ones it is no solution.)
         let mut seen: Vec<Binding> = self
             .store
             .ids()
-            .filter_map(|id| self.store.key(id).map(decode))
+            .filter_map(|id| self.store.key(id).filter(|k| self.admits(k)).map(decode))
             .collect();
         if let Some(one) = &self.one {
             seen.extend(
@@ -985,6 +1025,13 @@ impl ParamMonitor {
         let Some(sym) = kind.symbol else {
             return;
         };
+        if self
+            .constraints
+            .as_ref()
+            .is_some_and(|c| !c.is_consistent())
+        {
+            return; // no binding, ⊥ included, is a solution: nothing is monitored
+        }
         if self.one.is_some() {
             if !kind.patterns.is_empty() {
                 self.push_one_object(sym, args, out);
@@ -1075,7 +1122,10 @@ impl ParamMonitor {
                                 updated.push(Step::new(Updated::Seen(id)));
                             }
                         }
-                        None => push_new(updated, &joined, mask_of(tk)),
+                        None if this.admits(&joined) => {
+                            push_new(updated, &joined, mask_of(tk));
+                        }
+                        None => {}
                     }
                 };
                 match self.index.iter().find(|ix| ix.dom == dom) {
@@ -1176,8 +1226,15 @@ impl ParamMonitor {
                     let Some(tk) = self.store.key(t) else {
                         continue;
                     };
-                    if !join_into(sigma, tk, &mut joined) || self.store.find(&joined).is_some() {
-                        continue; // disagrees with σ, or found already (seen joins are exact)
+                    if !join_into(sigma, tk, &mut joined)
+                        || self.store.find(&joined).is_some()
+                        || !self.admits(&joined)
+                    {
+                        // Disagrees with σ, or found already (seen joins are exact). A join that
+                        // is no solution of the constraints is not kept dead either: no lookup
+                        // of an admitted binding can reach it (it lies below none), so keeping
+                        // it would only cost memory.
+                        continue;
                     }
                     push_new(&mut updated, &joined, mask_of(tk));
                 }

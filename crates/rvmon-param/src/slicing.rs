@@ -178,8 +178,9 @@ pub fn slice(patterns: &[Pattern], trace: &[Event], theta: &Binding) -> Vec<usiz
 
 /// A conjunction of order constraints between parameters (`x < y`, `x <= y`, `x != y`), read
 /// over a dense order as the paper's solver does: a partial binding is kept when its values
-/// can be extended to a solution.
-#[derive(Clone, Debug, Default)]
+/// can be extended to a solution. Order constraints compare numbers (integers and floats
+/// alike); a value of another kind never satisfies one.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Constraints {
     /// (a, b, strict): `a < b` if strict, else `a <= b`.
     pub order: Vec<(usize, usize, bool)>,
@@ -189,12 +190,16 @@ pub struct Constraints {
 impl Constraints {
     /// Whether `b` (not ⊤) can be extended to satisfy every constraint.
     pub fn satisfiable(&self, b: &[(usize, Value)]) -> bool {
+        self.check().admits(b)
+    }
+
+    /// The constraints closed once, to test many bindings.
+    pub fn check(&self) -> ConstraintCheck {
         let n = self
             .order
             .iter()
             .flat_map(|&(a, b, _)| [a, b])
             .chain(self.distinct.iter().flat_map(|&(a, b)| [a, b]))
-            .chain(b.iter().map(|p| p.0))
             .max()
             .map_or(0, |m| m + 1);
         // Strongest path between parameters: None, Some(false) for <=, Some(true) for <.
@@ -211,29 +216,107 @@ impl Constraints {
                 }
             }
         }
-        if (0..n).any(|i| path[i][i] == Some(true)) {
+        // A strict cycle, or two parameters that must differ and are forced equal (the
+        // paper's solver: some x ≠ y in one strongly connected component).
+        let consistent = (0..n).all(|i| path[i][i] != Some(true))
+            && self
+                .distinct
+                .iter()
+                .all(|&(a, c)| a != c && !(path[a][c] == Some(false) && path[c][a] == Some(false)));
+        let paths = (0..n)
+            .flat_map(|i| (0..n).map(move |j| (i, j)))
+            .filter_map(|(i, j)| path[i][j].map(|strict| (i, j, strict)))
+            .filter(|&(i, j, _)| i != j)
+            .collect();
+        ConstraintCheck {
+            consistent,
+            paths,
+            distinct: self.distinct.clone(),
+        }
+    }
+}
+
+/// [`Constraints`] with their transitive closure, ready to test bindings.
+#[derive(Clone, Debug)]
+pub struct ConstraintCheck {
+    /// Whether the constraints alone have a solution.
+    consistent: bool,
+    /// Every path `a → b` of the closure between two parameters: `a < b` (strict) or `a <= b`.
+    paths: Vec<(usize, usize, bool)>,
+    distinct: Vec<(usize, usize)>,
+}
+
+impl ConstraintCheck {
+    /// Whether the constraints alone have a solution.
+    pub fn is_consistent(&self) -> bool {
+        self.consistent
+    }
+
+    /// Whether the partial binding `b` extends to a solution over a dense order: bound values
+    /// ordered along every path; an unbound parameter squeezed to one value between bound
+    /// ones (`x <= z <= y` with x = y) takes that value; and parameters that must differ do
+    /// not have (or take) the same value.
+    pub fn admits(&self, b: &[(usize, Value)]) -> bool {
+        self.admits_values(|x| b.iter().find(|p| p.0 == x).map(|p| p.1))
+    }
+
+    /// [`ConstraintCheck::admits`] for the binding that gives parameter x the value `val(x)`.
+    pub fn admits_values(&self, val: impl Fn(usize) -> Option<Value>) -> bool {
+        if !self.consistent {
             return false;
         }
-        let val = |x: usize| b.iter().find(|p| p.0 == x).map(|p| p.1);
         let num = |v: Value| match v {
             Value::Int(i) => Some(i as f64),
             Value::Float(f) => Some(f),
             _ => None,
         };
-        // Bound parameters ordered by a path of constraints must have ordered values.
-        for &(i, vi) in b {
-            for &(j, vj) in b {
-                if let (Some(strict), Some(x), Some(y)) = (path[i][j], num(vi), num(vj)) {
-                    if x > y || (strict && x == y) {
-                        return false;
+        for &(i, j, strict) in &self.paths {
+            if let (Some(vi), Some(vj)) = (val(i), val(j)) {
+                match (num(vi), num(vj)) {
+                    (Some(x), Some(y)) if x < y || (!strict && x == y) => {}
+                    _ => return false,
+                }
+            } else if val(i).or(val(j)).is_some_and(|v| num(v).is_none()) {
+                return false;
+            }
+        }
+        // The value an unbound parameter is forced to, if any: its greatest lower bound
+        // equals its least upper bound, both reached by non-strict paths.
+        let value_of = |x: usize| -> Option<Value> {
+            if let Some(v) = val(x) {
+                return Some(v);
+            }
+            let (mut lo, mut hi): (Option<(f64, bool)>, Option<(f64, bool)>) = (None, None);
+            for &(i, j, strict) in &self.paths {
+                if j == x {
+                    if let Some(v) = val(i).and_then(num) {
+                        if lo.is_none_or(|(l, s)| v > l || (v == l && strict && !s)) {
+                            lo = Some((v, strict));
+                        }
+                    }
+                } else if i == x {
+                    if let Some(v) = val(j).and_then(num) {
+                        if hi.is_none_or(|(h, s)| v < h || (v == h && strict && !s)) {
+                            hi = Some((v, strict));
+                        }
                     }
                 }
             }
-        }
-        self.distinct.iter().all(|&(a, c)| match (val(a), val(c)) {
-            (Some(x), Some(y)) => x != y,
-            _ => path[a][c] != Some(false) || path[c][a] != Some(false),
-        })
+            match (lo, hi) {
+                (Some((l, false)), Some((h, false))) if l == h => Some(Value::Float(l)),
+                _ => None,
+            }
+        };
+        let same = |x: Value, y: Value| match (num(x), num(y)) {
+            (Some(a), Some(b)) => a == b,
+            _ => x == y,
+        };
+        self.distinct
+            .iter()
+            .all(|&(a, c)| match (value_of(a), value_of(c)) {
+                (Some(x), Some(y)) => !same(x, y),
+                _ => true,
+            })
     }
 }
 
@@ -241,7 +324,7 @@ impl Constraints {
 /// with its slice as indices into the trace.
 pub struct SliceTable {
     patterns: Vec<Pattern>,
-    constraints: Option<Constraints>,
+    constraints: Option<ConstraintCheck>,
     table: FxHashMap<Binding, Vec<usize>>,
     events: usize,
 }
@@ -253,7 +336,7 @@ impl SliceTable {
         table.insert(Binding::Top, Vec::new());
         SliceTable {
             patterns,
-            constraints,
+            constraints: constraints.map(|c| c.check()),
             table,
             events: 0,
         }
@@ -274,7 +357,7 @@ impl SliceTable {
 
     fn allowed(&self, b: &Binding) -> bool {
         match (b, &self.constraints) {
-            (Binding::Map(m), Some(c)) => c.satisfiable(m),
+            (Binding::Map(m), Some(c)) => c.admits(m),
             _ => true,
         }
     }

@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 use rvmon_core::Value;
+use rvmon_param::monitor::{Fsm, ParamMonitor};
 use rvmon_param::slicing::{slice, Binding, Constraints, Event, Pattern, SliceTable, Term};
 
 const X: usize = 0;
@@ -203,4 +204,151 @@ proptest! {
             }
         }
     }
+}
+
+/// Whether `b` extends to a solution of `c`, by brute force: the unbound parameters (of three)
+/// range over the bound values and three points in every gap between them (enough for three
+/// unbound parameters over a dense order).
+fn solvable(c: &Constraints, b: &[(usize, Value)]) -> bool {
+    let grid: Vec<f64> = (0..=16).map(|k| k as f64 / 4.0).collect();
+    let num = |v: Value| match v {
+        Value::Int(i) => i as f64,
+        _ => unreachable!("integers only"),
+    };
+    let fixed = |p: usize| b.iter().find(|x| x.0 == p).map(|x| num(x.1));
+    let choices = |p: usize| fixed(p).map_or(grid.clone(), |v| vec![v]);
+    choices(0).iter().any(|&x| {
+        choices(1).iter().any(|&y| {
+            choices(2).iter().any(|&z| {
+                let v = [x, y, z];
+                c.order
+                    .iter()
+                    .all(|&(a, d, strict)| if strict { v[a] < v[d] } else { v[a] <= v[d] })
+                    && c.distinct.iter().all(|&(a, d)| v[a] != v[d])
+            })
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// The constraint check the monitors use keeps exactly the partial bindings that extend to
+    /// a solution over a dense order (values forced between bound ones included).
+    #[test]
+    fn constraint_check_is_exact_over_a_dense_order(
+        order in prop::collection::vec((0usize..3, 0usize..3, any::<bool>()), 0..4),
+        distinct in prop::collection::vec((0usize..3, 0usize..3), 0..3),
+        values in prop::collection::vec(0i64..4, 3),
+    ) {
+        let c = Constraints { order, distinct };
+        let b: Vec<(usize, Value)> = values
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v > 0)
+            .map(|(p, &v)| (p, Value::Int(v)))
+            .collect();
+        prop_assert_eq!(c.satisfiable(&b), solvable(&c, &b), "{:?} with {:?}", c, b);
+    }
+}
+
+/// `x <= z <= y` with x = y forces z to that value, which `z != x` then rules out; with x < y
+/// there is room for z. (Random constraints rarely draw this case.)
+#[test]
+fn a_parameter_squeezed_between_equal_values_takes_that_value() {
+    const Z: usize = 2;
+    let c = Constraints {
+        order: vec![(X, Z, false), (Z, Y, false)],
+        distinct: vec![(Z, X)],
+    };
+    for (b, want) in [
+        (vec![(X, 1), (Y, 1)], false),
+        (vec![(X, 1), (Y, 2)], true),
+        (vec![(X, 2), (Y, 1)], false),
+        (vec![(X, 1)], true),
+    ] {
+        let b: Vec<(usize, Value)> = b.into_iter().map(|(p, v)| (p, Value::Int(v))).collect();
+        assert_eq!(c.satisfiable(&b), want, "{b:?}");
+        assert_eq!(solvable(&c, &b), want, "brute force, {b:?}");
+    }
+}
+
+/// A machine over f and h whose state is the word read so far (every word up to length 8).
+fn word_machine() -> (Fsm, Vec<String>) {
+    let mut words = vec![String::new()];
+    let mut delta = Vec::new();
+    let mut k = 0;
+    while k < words.len() {
+        let row = ["f", "h"]
+            .iter()
+            .map(|s| {
+                (words[k].len() < 8).then(|| {
+                    words.push(format!("{}{s}", words[k]));
+                    words.len() - 1
+                })
+            })
+            .collect();
+        delta.push(row);
+        k += 1;
+    }
+    let fsm = Fsm {
+        states: (0..words.len()).map(|i| format!("w{i}")).collect(),
+        start: 0,
+        symbols: vec!["f".into(), "h".into()],
+        delta,
+        verdicts: vec![None; words.len()],
+        fail: None,
+    };
+    (fsm, words)
+}
+
+/// §4.3 through the monitor users run (`ParamMonitor`, a machine state per binding, not a
+/// stored slice): with `x > y`, the bindings kept are the eleven entries of the constrained
+/// table but ⊤, and the state of each is its slice (the machine's state is the word read).
+/// The monitor's joins are not injective, so without the constraint it also keeps x = y.
+#[test]
+fn the_monitor_with_x_greater_than_y_keeps_the_eleven_slices() {
+    let (patterns, trace) = example();
+    let (fsm, words) = word_machine();
+    let c = Constraints {
+        order: vec![(Y, X, true)],
+        distinct: vec![],
+    };
+    let mut m = ParamMonitor::new(patterns.clone(), fsm.clone()).with_constraints(&c);
+    let mut plain = ParamMonitor::new(patterns, fsm);
+    let mut out = Vec::new();
+    for e in &trace {
+        m.push(e, &mut out);
+        plain.push(e, &mut out);
+    }
+    let expected = [
+        (bind(&[]), ""),
+        (bind(&[(X, 1)]), "f(1) h(1)"),
+        (bind(&[(X, 2)]), "f(2) h(2) f(2) h(2)"),
+        (bind(&[(X, 3)]), "f(3) h(3)"),
+        (bind(&[(Y, 1)]), "f(1) h(1)"),
+        (bind(&[(Y, 2)]), "f(2) h(2) f(2) h(2)"),
+        (bind(&[(Y, 3)]), "f(3) h(3)"),
+        (bind(&[(X, 2), (Y, 1)]), "f(2) h(2) f(1) f(2) h(2) h(1)"),
+        (bind(&[(X, 3), (Y, 1)]), "f(1) f(3) h(3) h(1)"),
+        (bind(&[(X, 3), (Y, 2)]), "f(2) h(2) f(2) h(2) f(3) h(3)"),
+    ];
+    let mut seen = m.seen();
+    seen.sort_by_key(|b| format!("{b:?}"));
+    let mut want: Vec<Binding> = expected.iter().map(|e| e.0.clone()).collect();
+    want.sort_by_key(|b| format!("{b:?}"));
+    assert_eq!(seen, want);
+    for (b, slice_text) in &expected {
+        let word: String = slice_text.split_whitespace().map(|e| &e[..1]).collect();
+        let state = m.state_of(b).expect("a word of at most 8 events");
+        assert_eq!(words[state], word, "{b:?}");
+    }
+    assert_eq!(
+        m.state_of(&bind(&[(X, 1), (Y, 2)])),
+        None,
+        "no solution: not monitored"
+    );
+    // ⊥, three x, three y, the six pairs of Table 1 and the three with x = y.
+    assert_eq!(plain.seen().len(), 16);
+    assert!(plain.seen().contains(&bind(&[(X, 2), (Y, 2)])));
 }
