@@ -48,6 +48,26 @@ pub fn explain(spec: &str, props: &[Property]) -> String {
         for pat in &p.end_events {
             s += &format!("  end event {} frees the objects it binds\n", pat.name);
         }
+        let c = &p.constraints;
+        let written = c
+            .order
+            .iter()
+            .map(|&(a, b, strict)| {
+                let op = if strict { "<" } else { "<=" };
+                format!("{} {op} {}", p.params[a], p.params[b])
+            })
+            .chain(
+                c.distinct
+                    .iter()
+                    .map(|&(a, b)| format!("{} != {}", p.params[a], p.params[b])),
+            )
+            .collect::<Vec<_>>();
+        if !written.is_empty() {
+            s += &format!(
+                "  where {}: only bindings that can be extended to a solution are monitored\n",
+                written.join(", ")
+            );
+        }
         // The monitor's own choice, not a second copy of its rule.
         let monitor = ParamMonitor::new(p.patterns.clone(), p.fsm.clone());
         s += if monitor.is_one_object() {
@@ -99,6 +119,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
             ParamMonitor::new(p.patterns.clone(), p.fsm.clone())
                 .with_creation_events()
                 .with_end_events(p.end_events.clone())
+                .with_constraints(&p.constraints)
         })
         .collect();
     // Names (events, fields) stay; object ids are freed once no live binding holds them.

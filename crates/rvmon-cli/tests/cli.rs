@@ -836,6 +836,69 @@ fn parametric_properties_report_bindings() {
     );
 }
 
+/// `where` constrains a property's parameters (paper 03, Algorithm A with constraints):
+/// cumulative acknowledgements report a message sent after an ack numbered at least as high,
+/// and only those (without the constraint every send after any ack would be reported).
+#[test]
+fn parametric_constraints_keep_the_bindings_they_allow() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/rvm/");
+    let (spec, log) = (format!("{dir}acks.rvm"), format!("{dir}acks.log"));
+    let r = run(&["check", &spec, &log]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "violation: CumulativeAck (s=2, a=2) at time point 4 @5: message 2 sent after ack 2, which had acknowledged it\n\
+         violation: CumulativeAck (s=1, a=2) at time point 7 @8: message 1 sent after ack 2, which had acknowledged it\n\
+         violation: CumulativeAck (s=1, a=3) at time point 7 @8: message 1 sent after ack 3, which had acknowledged it\n"
+    );
+    let unconstrained = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("where s <= a", "");
+    let unconstrained = file("where", "acks.rvm", &unconstrained);
+    let r = run(&["check", unconstrained.to_str().unwrap(), &log]);
+    assert_eq!(r.stdout.lines().count(), 6, "{}", r.stdout);
+    let r = run(&["check", &spec, "--explain"]);
+    assert!(
+        r.stdout.contains(
+            "  where s <= a: only bindings that can be extended to a solution are monitored\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    // `>` and `>=` are written the other way round; `!=` between any values.
+    let both = file(
+        "where",
+        "both.rvm",
+        "P(x, y) {\n  event f(x)\n  event g(y)\n  where x > y, x != y, y >= x\n  fsm: s [ f -> s, g -> t ] t [ ]\n  @t \"{x} {y}\"\n}\n",
+    );
+    let r = run(&["check", both.to_str().unwrap(), "--explain"]);
+    assert!(
+        r.stdout.contains("  where y < x, x <= y, x != y: "),
+        "{}",
+        r.stdout
+    );
+    // Errors name the place and what was expected.
+    for (text, error) in [
+        (
+            "P(x, y) {\n  event f(x, y)\n  where x < z\n",
+            "bad.rvm:3:13: `z` is not a parameter of P(x, y)",
+        ),
+        (
+            "P(x, y) {\n  event f(x, y)\n  where x = y\n",
+            "bad.rvm:3:11: expected `<`, `<=`, `>`, `>=` or `!=`",
+        ),
+        (
+            "P(x, y) {\n  event f(x, y)\n  where\n}\n",
+            "bad.rvm:4:1: expected a parameter name",
+        ),
+    ] {
+        let bad = file("where", "bad.rvm", text);
+        let r = run(&["check", bad.to_str().unwrap(), &log]);
+        assert_eq!(r.status, 2, "{text}");
+        assert!(r.stderr.contains(error), "{text}: {}", r.stderr);
+    }
+}
+
 /// `rvmon gen maps` seeds violations of UnsafeMapIterator (an update, then a use of an old
 /// iterator); the monitor finds exactly those.
 #[test]

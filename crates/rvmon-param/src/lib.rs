@@ -9,9 +9,11 @@
 //! * [`spec`] reads `.rvm` files: properties with events, a body (a machine, an extended
 //!   regular expression compiled by [`ere`], or past/future LTL compiled by [`ltl`]) and
 //!   messages.
+//! * Constraints between parameters (`where x > y`, Algorithm A with constraints) are checked
+//!   by [`slicing::ConstraintCheck`], shared by the slice table and the monitor.
 //!
-//! Not built yet: freeing monitors by coenable sets, indexing shared across simultaneous
-//! properties.
+//! Not built: freeing monitors of live objects by coenable sets (end-of-life events do use
+//! them), indexing shared across simultaneous properties (ARCHITECTURE.md says why).
 
 mod bindings;
 pub mod ere;

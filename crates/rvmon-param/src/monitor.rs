@@ -1122,10 +1122,12 @@ impl ParamMonitor {
                                 updated.push(Step::new(Updated::Seen(id)));
                             }
                         }
-                        None if this.admits(&joined) => {
-                            push_new(updated, &joined, mask_of(tk));
+                        // A new binding with no solution of the constraints is never made.
+                        None => {
+                            if this.admits(&joined) {
+                                push_new(updated, &joined, mask_of(tk));
+                            }
                         }
-                        None => {}
                     }
                 };
                 match self.index.iter().find(|ix| ix.dom == dom) {

@@ -286,7 +286,9 @@ impl ConstraintCheck {
             if let Some(v) = val(x) {
                 return Some(v);
             }
-            let (mut lo, mut hi): (Option<(f64, bool)>, Option<(f64, bool)>) = (None, None);
+            // (value, strict) of the tightest bound below and above.
+            let mut lo: Option<(f64, bool)> = None;
+            let mut hi: Option<(f64, bool)> = None;
             for &(i, j, strict) in &self.paths {
                 if j == x {
                     if let Some(v) = val(i).and_then(num) {

@@ -33,6 +33,9 @@
 //!   [`crate::ltl`]).
 //! * `@state "message"` reports a violation when a binding enters `state`; `@fail "message"`
 //!   when an event has no transition. `{p}` in a message is parameter `p`'s value.
+//! * `where x > y, x != z` constrains the parameters (paper 03's Algorithm A with
+//!   constraints): `<`, `<=`, `>`, `>=` between numbers, `!=` between any values. Only
+//!   bindings that can be extended to a solution are monitored; the others report nothing.
 //! * Several properties may share a file. Comments are `//` and `/* … */`.
 
 use logos::Logos;
@@ -41,7 +44,7 @@ use rvmon_core::Error;
 use crate::ere::{self, Re};
 use crate::ltl;
 use crate::monitor::Fsm;
-use crate::slicing::{Pattern, Term};
+use crate::slicing::{Constraints, Pattern, Term};
 
 #[derive(Logos, Clone, Debug, PartialEq)]
 #[logos(skip r"[ \t\r\n\f]+")]
@@ -93,6 +96,19 @@ enum Tok {
     Tilde,
     #[token("&")]
     Amp,
+    #[token("<")]
+    Less,
+    #[token("<=")]
+    LessEq,
+    #[token(">")]
+    Greater,
+    #[token(">=")]
+    GreaterEq,
+    #[token("!=")]
+    NotEq,
+    /// Not an operator of `where`: read so that the error can say which are.
+    #[token("=")]
+    Eq,
 }
 
 /// The formula after `ltl:` runs to the next `@` (a handler), `}` (the property's end) or line
@@ -118,7 +134,8 @@ fn ltl_body(lex: &mut logos::Lexer<Tok>) -> (usize, String) {
     (start, rest[..i].to_string())
 }
 
-/// Whether `tail` is a line break followed by `event`, `end event`, `fsm:`, `ere:` or `ltl:`.
+/// Whether `tail` is a line break followed by `event`, `end event`, `where`, `fsm:`, `ere:` or
+/// `ltl:`.
 fn starts_declaration(tail: &str) -> bool {
     let Some(line) = tail.strip_prefix('\n') else {
         return false;
@@ -129,7 +146,7 @@ fn starts_declaration(tail: &str) -> bool {
         .unwrap_or(line.len());
     let (word, after) = line.split_at(word_len);
     match word {
-        "event" => after.starts_with(char::is_whitespace),
+        "event" | "where" => after.starts_with(char::is_whitespace),
         "end" => after.trim_start().starts_with("event"),
         "fsm" | "ere" | "ltl" => after.trim_start().starts_with(':'),
         _ => false,
@@ -153,6 +170,8 @@ pub struct Property {
     pub validates: bool,
     /// The body, for `--explain`: `fsm`, `ere`, or the `ltl:` formula and how it is read.
     pub body: String,
+    /// `where …`: the constraints between parameters.
+    pub constraints: Constraints,
 }
 
 impl Property {
@@ -224,6 +243,7 @@ struct Decl {
     patterns: Vec<Pattern>,
     end_events: Vec<Pattern>,
     messages: Vec<(String, String, usize)>,
+    constraints: Constraints,
 }
 
 impl Decl {
@@ -265,6 +285,7 @@ impl Decl {
             messages: self.messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
             validates,
             body,
+            constraints: self.constraints,
         }
     }
 }
@@ -573,6 +594,7 @@ impl P<'_> {
         // `ere:` — the expression, over event names (resolved once all events are declared).
         let mut ere_body: Option<(EreAst, usize)> = None;
         let mut ltl_body: Option<(usize, String)> = None;
+        let mut constraints = Constraints::default();
         loop {
             if self.eat(&Tok::RBrace) {
                 break;
@@ -646,6 +668,9 @@ impl P<'_> {
                 }
                 ltl_body = Some(body.clone());
                 self.pos += 1;
+            } else if matches!(self.toks.get(self.pos), Some((Tok::Ident(w), _)) if w == "where") {
+                self.pos += 1;
+                self.constraints(&name, &params, &mut constraints)?;
             } else if self.eat(&Tok::At) {
                 let (cat, at) = self.ident("a state name or `fail` after `@`")?;
                 let msg = match self.toks.get(self.pos) {
@@ -658,9 +683,9 @@ impl P<'_> {
                 };
                 messages.push((cat, msg, at));
             } else {
-                return Err(
-                    self.expected("`event`, `fsm:`, `ere:`, `ltl:`, `@state \"message\"` or `}`")
-                );
+                return Err(self.expected(
+                    "`event`, `where`, `fsm:`, `ere:`, `ltl:`, `@state \"message\"` or `}`",
+                ));
             }
         }
         // A compiled body instead of an `fsm:`.
@@ -688,6 +713,7 @@ impl P<'_> {
                 patterns,
                 end_events,
                 messages,
+                constraints,
             };
             return match body {
                 Body::Ltl(b) => self.ltl_property(decl, b),
@@ -751,7 +777,53 @@ impl P<'_> {
             messages: messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
             validates: false,
             body: "fsm".into(),
+            constraints,
         })
+    }
+
+    /// After `where`: `p OP q` (`<`, `<=`, `>`, `>=`, `!=`) between two parameters of the
+    /// property, one or more separated by commas.
+    fn constraints(
+        &mut self,
+        name: &str,
+        params: &[String],
+        into: &mut Constraints,
+    ) -> Result<(), Error> {
+        let param = |this: &mut Self| -> Result<usize, Error> {
+            let (p, at) = this.ident("a parameter name")?;
+            params.iter().position(|q| *q == p).ok_or_else(|| {
+                this.err(
+                    at,
+                    format!("`{p}` is not a parameter of {name}({})", params.join(", ")),
+                )
+            })
+        };
+        loop {
+            let a = param(self)?;
+            let op = self.toks.get(self.pos).map(|t| t.0.clone());
+            let ops = [
+                Tok::Less,
+                Tok::LessEq,
+                Tok::Greater,
+                Tok::GreaterEq,
+                Tok::NotEq,
+            ];
+            let Some(op) = op.filter(|op| ops.contains(op)) else {
+                return Err(self.expected("`<`, `<=`, `>`, `>=` or `!=`"));
+            };
+            self.pos += 1;
+            let b = param(self)?;
+            match op {
+                Tok::Less => into.order.push((a, b, true)),
+                Tok::LessEq => into.order.push((a, b, false)),
+                Tok::Greater => into.order.push((b, a, true)),
+                Tok::GreaterEq => into.order.push((b, a, false)),
+                _ => into.distinct.push((a, b)),
+            }
+            if !self.eat(&Tok::Comma) {
+                return Ok(());
+            }
+        }
     }
 }
 
