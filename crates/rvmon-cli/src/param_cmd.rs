@@ -4,7 +4,9 @@
 
 use std::io::Write;
 
-use rvmon_core::{Error, Interner, StringCollection, TimePoint, Value};
+use std::rc::Rc;
+
+use rvmon_core::{Error, EventRef, Interner, StringCollection, Sym, TimePoint, Value};
 use rvmon_param::monitor::{EventKind, ParamMonitor, Report};
 use rvmon_param::slicing::Binding;
 use rvmon_param::spec::{parse_rvm, Property};
@@ -32,17 +34,21 @@ pub fn explain(spec: &str, props: &[Property]) -> String {
     for p in props {
         s += &format!("property {}({})\n", p.name, p.params.join(", "));
         for pat in &p.patterns {
+            let fields = p.fields.iter().find(|f| f.0 == pat.name).map(|f| &f.1);
+            let args = pat.args.iter().enumerate().map(|(i, t)| {
+                let param = match t {
+                    rvmon_param::slicing::Term::Var(k) => p.params[*k].clone(),
+                    _ => "_".to_string(),
+                };
+                match fields {
+                    Some(fs) => format!("{}: {param}", fs[i]),
+                    None => param,
+                }
+            });
             s += &format!(
                 "  event {} binds ({})\n",
                 pat.name,
-                pat.args
-                    .iter()
-                    .map(|t| match t {
-                        rvmon_param::slicing::Term::Var(k) => p.params[*k].clone(),
-                        _ => "_".to_string(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                args.collect::<Vec<_>>().join(", ")
             );
         }
         for pat in &p.end_events {
@@ -69,7 +75,8 @@ pub fn explain(spec: &str, props: &[Property]) -> String {
             );
         }
         // The monitor's own choice, not a second copy of its rule.
-        let monitor = ParamMonitor::new(p.patterns.clone(), p.fsm.clone());
+        let monitor =
+            ParamMonitor::new(p.patterns.clone(), p.fsm.clone()).with_constraints(&p.constraints);
         s += if monitor.is_one_object() {
             "  monitored as: one state per object (every event binds the same one parameter)\n"
         } else {
@@ -113,6 +120,30 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         time_field: args.time_field.clone(),
     };
     let mut reader = open_reader(format, input, trace.unwrap_or("<stdin>"), options)?;
+    let by_field_name = props
+        .iter()
+        .find_map(|p| p.fields.first().map(|f| (p, &f.0)));
+    if let Some((p, ev)) = by_field_name {
+        if !reader.name_fields() {
+            return Err(Error::msg(format!(
+                "{}: {} binds event `{ev}` by field name, but the trace's events have no field names (MonPoly logs, signals); bind it by position",
+                args.spec, p.name,
+            )));
+        }
+    }
+    // The fields that properties bind by name, interned once: per property, per event name.
+    let named: Vec<Vec<(String, Rc<[Sym]>)>> = props
+        .iter()
+        .map(|p| {
+            p.fields
+                .iter()
+                .map(|(ev, fs)| {
+                    let syms = fs.iter().map(|f| reader.interner_mut().intern_name(f));
+                    (ev.clone(), syms.collect())
+                })
+                .collect()
+        })
+        .collect();
     let mut monitors: Vec<ParamMonitor> = props
         .iter()
         .map(|p| {
@@ -130,7 +161,8 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     // The properties each event name concerns, by interned name (dense ids): with several
     // properties in a file, an event is read once and goes only to the monitors that
     // declare it (paper 24's simultaneous properties; each keeps its own index).
-    let mut concerned: Vec<Option<Vec<(usize, EventKind)>>> = Vec::new();
+    let mut concerned: Vec<Option<Vec<Concerned>>> = Vec::new();
+    let mut by_name: Vec<Value> = Vec::new();
     loop {
         if !crate::next_time_point(&mut *reader, &mut tp, out)? {
             break;
@@ -144,14 +176,26 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
             }
             let which = concerned[sym].get_or_insert_with(|| {
                 (0..props.len())
-                    .map(|k| (k, monitors[k].event_kind(name)))
-                    .filter(|(_, kind)| kind.declared())
+                    .map(|k| {
+                        let fields = named[k].iter().find(|f| f.0 == name);
+                        (k, monitors[k].event_kind(name), fields.map(|f| f.1.clone()))
+                    })
+                    .filter(|(_, kind, _)| kind.declared())
                     .collect()
             });
-            for (k, kind) in which.iter() {
+            for (k, kind, fields) in which.iter() {
                 let (p, m) = (&props[*k], &mut monitors[*k]);
+                let mut event_args = tp.args_of(e);
+                if let Some(fields) = fields {
+                    // The pattern's arguments are these fields, in its order; an event that
+                    // lacks one does not match.
+                    if !by_field(fields, &tp, e, &mut by_name) {
+                        continue;
+                    }
+                    event_args = &by_name;
+                }
                 reports.clear();
-                m.push_kind(kind, name, tp.args_of(e), &mut reports);
+                m.push_kind(kind, name, event_args, &mut reports);
                 for r in &reports {
                     written += 1;
                     violations += u64::from(p.is_violation(&r.category));
@@ -171,6 +215,26 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     crate::release(monitors);
     writeln!(err, "rvmon: {violations} violation(s) in {events} event(s)")?;
     Ok(if violations > 0 { 1 } else { 0 })
+}
+
+/// A property's view of an event name: the property, what the name means to it, and the
+/// fields it binds by name (if it does).
+type Concerned = (usize, EventKind, Option<Rc<[Sym]>>);
+
+/// Writes the values of `e`'s fields named `fields` into `out`, in that order; `false` if `e`
+/// lacks one (or its reader names no fields).
+fn by_field(fields: &[Sym], tp: &TimePoint, e: &EventRef, out: &mut Vec<Value>) -> bool {
+    out.clear();
+    let (Some(names), args) = (tp.fields_of(e), tp.args_of(e)) else {
+        return false;
+    };
+    for f in fields {
+        match names.iter().position(|n| n == f) {
+            Some(i) => out.push(args[i]),
+            None => return false,
+        }
+    }
+    true
 }
 
 fn write_report(

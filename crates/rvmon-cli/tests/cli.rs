@@ -899,6 +899,55 @@ fn parametric_constraints_keep_the_bindings_they_allow() {
     }
 }
 
+/// `event open(file: f)` binds a field by name, whatever its place among the event's fields
+/// (JSON objects need not keep an order); an event without the field does not match, and a
+/// trace format without field names is refused.
+#[test]
+fn parametric_events_bind_fields_by_name() {
+    let spec = file(
+        "fields",
+        "files.rvm",
+        "FileUse(f) {\n  event open(file: f)\n  event write(file: f)\n  event close(file: f)\n  fsm:\n    closed [ open -> opened, write -> bad ]\n    opened [ write -> opened, close -> closed ]\n    bad [ ]\n  @bad \"write to {f} while it is closed\"\n}\n",
+    );
+    let log = file(
+        "fields",
+        "files.jsonl",
+        "{\"open\": {\"mode\": \"w\", \"file\": \"a\"}}\n\
+         {\"write\": {\"bytes\": 3, \"file\": \"a\"}}\n\
+         {\"close\": {\"file\": \"a\"}}\n\
+         {\"write\": {\"file\": \"a\", \"bytes\": 1}}\n\
+         {\"write\": {\"bytes\": 1}}\n\
+         {\"write\": {\"bytes\": 2, \"file\": \"b\"}}\n",
+    );
+    let r = run(&["check", spec.to_str().unwrap(), log.to_str().unwrap()]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "violation: FileUse (f=a) at time point 3 @3: write to a while it is closed\n\
+         violation: FileUse (f=b) at time point 5 @5: write to b while it is closed\n"
+    );
+    let monpoly = file("fields", "files.log", "@0 open(a)\n");
+    let r = run(&["check", spec.to_str().unwrap(), monpoly.to_str().unwrap()]);
+    assert_eq!(r.status, 2);
+    assert!(
+        r.stderr.contains(
+            "FileUse binds event `open` by field name, but the trace's events have no field names"
+        ),
+        "{}",
+        r.stderr
+    );
+    for (text, error) in [
+        ("P(f) {\n  event open(file: f, g)\n", "bad.rvm:2:23: an event binds its parameters either all by position or all by field name"),
+        ("P(f) {\n  event open(file: f, file: _)\n", "bad.rvm:2:23: field `file` is bound twice"),
+        ("P(f) {\n  event open(file: g)\n", "bad.rvm:2:20: `g` is not a parameter of P(f)"),
+    ] {
+        let bad = file("fields", "bad.rvm", text);
+        let r = run(&["check", bad.to_str().unwrap(), log.to_str().unwrap()]);
+        assert_eq!(r.status, 2, "{text}");
+        assert!(r.stderr.contains(error), "{text}: {}", r.stderr);
+    }
+}
+
 /// `rvmon gen maps` seeds violations of UnsafeMapIterator (an update, then a use of an old
 /// iterator); the monitor finds exactly those.
 #[test]

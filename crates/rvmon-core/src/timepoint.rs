@@ -96,12 +96,32 @@ pub struct TimePoint {
     pub ts: Timestamp,
     pub events: Vec<EventRef>,
     pub args: Vec<Value>,
+    /// The field names of `args`, one each, from readers of named fields (CSRV CSV, JSON,
+    /// XML: one event per time point); empty from readers without names (MonPoly's logs).
+    pub fields: Vec<Sym>,
 }
 
 impl TimePoint {
     pub fn clear(&mut self) {
         self.events.clear();
         self.args.clear();
+        self.fields.clear();
+    }
+
+    /// [`TimePoint::push_event`] for an event whose arguments are the fields `fields`.
+    pub fn push_named_event(&mut self, name: Sym, args: &[Value], fields: &[Sym]) {
+        debug_assert!(
+            self.fields.len() == self.args.len() && args.len() == fields.len(),
+            "named events have a name per argument, and share no time point with others"
+        );
+        self.push_event(name, args);
+        self.fields.extend_from_slice(fields);
+    }
+
+    /// The field names of `e`'s arguments, if its reader names fields.
+    pub fn fields_of(&self, e: &EventRef) -> Option<&[Sym]> {
+        self.fields
+            .get(e.args_start as usize..(e.args_start + e.args_len) as usize)
     }
 
     pub fn push_event(&mut self, name: Sym, args: &[Value]) {

@@ -17,7 +17,9 @@
 //! ```
 //!
 //! * A property names its parameters. Each `event name(a, b, _)` binds the trace event `name`
-//!   by position: its arguments become the named parameters (`_` ignores one).
+//!   by position: its arguments become the named parameters (`_` ignores one). With named
+//!   fields (CSRV CSV, JSON, XML), `event open(file: f, mode: m)` binds them by name instead,
+//!   in any order; an event that lacks one of them does not match.
 //!   `end event dispose(i)` declares that the object bound to `i` is gone: its monitors are
 //!   freed (the program promises not to mention it again).
 //! * `fsm:` lists the states, the first being the start, each with its transitions. An event
@@ -172,6 +174,9 @@ pub struct Property {
     pub body: String,
     /// `where …`: the constraints between parameters.
     pub constraints: Constraints,
+    /// The events bound by field names (`event open(file: f)`): the name, and the fields in
+    /// the order of its pattern's arguments.
+    pub fields: Vec<(String, Vec<String>)>,
 }
 
 impl Property {
@@ -244,6 +249,7 @@ struct Decl {
     end_events: Vec<Pattern>,
     messages: Vec<(String, String, usize)>,
     constraints: Constraints,
+    fields: Vec<(String, Vec<String>)>,
 }
 
 impl Decl {
@@ -286,6 +292,7 @@ impl Decl {
             validates,
             body,
             constraints: self.constraints,
+            fields: self.fields,
         }
     }
 }
@@ -595,6 +602,7 @@ impl P<'_> {
         let mut ere_body: Option<(EreAst, usize)> = None;
         let mut ltl_body: Option<(usize, String)> = None;
         let mut constraints = Constraints::default();
+        let mut fields: Vec<(String, Vec<String>)> = Vec::new();
         loop {
             if self.eat(&Tok::RBrace) {
                 break;
@@ -610,11 +618,16 @@ impl P<'_> {
                     return Err(self.err(at, format!("event `{ev}` is declared twice")));
                 }
                 self.expect(&Tok::LParen, "`(` and the event's parameters")?;
-                let mut args = Vec::new();
-                for (a, at) in self.names("a parameter name or `_`")? {
-                    args.push(if a == "_" {
-                        Term::Any
-                    } else {
+                let (named, args) = self.event_args()?;
+                if !named.is_empty() {
+                    fields.push((ev.clone(), named));
+                }
+                let args = args
+                    .into_iter()
+                    .map(|(a, at)| {
+                        if a == "_" {
+                            return Ok(Term::Any);
+                        }
                         let k = params.iter().position(|p| *p == a).ok_or_else(|| {
                             self.err(
                                 at,
@@ -624,9 +637,9 @@ impl P<'_> {
                                 ),
                             )
                         })?;
-                        Term::Var(k)
-                    });
-                }
+                        Ok(Term::Var(k))
+                    })
+                    .collect::<Result<Vec<Term>, Error>>()?;
                 if ends {
                     end_events.push(Pattern { name: ev, args });
                 } else {
@@ -714,6 +727,7 @@ impl P<'_> {
                 end_events,
                 messages,
                 constraints,
+                fields,
             };
             return match body {
                 Body::Ltl(b) => self.ltl_property(decl, b),
@@ -778,7 +792,42 @@ impl P<'_> {
             validates: false,
             body: "fsm".into(),
             constraints,
+            fields,
         })
+    }
+
+    /// An event's arguments after `(`: parameter names (or `_`) by position, or all of them
+    /// as `field: name`. Returns the fields (empty when positional) and the names.
+    #[allow(clippy::type_complexity)]
+    fn event_args(&mut self) -> Result<(Vec<String>, Vec<(String, usize)>), Error> {
+        let (mut fields, mut args) = (Vec::new(), Vec::new());
+        if self.eat(&Tok::RParen) {
+            return Ok((fields, args));
+        }
+        loop {
+            let first = self.ident("a parameter name, `_`, or `field: parameter`")?;
+            let named = self.eat(&Tok::Colon);
+            // The first argument sets the way for the others.
+            if !args.is_empty() && named == fields.is_empty() {
+                return Err(self.err(
+                    first.1,
+                    "an event binds its parameters either all by position or all by field name",
+                ));
+            }
+            if named {
+                if fields.contains(&first.0) {
+                    return Err(self.err(first.1, format!("field `{}` is bound twice", first.0)));
+                }
+                fields.push(first.0);
+                args.push(self.ident("a parameter name or `_` after `:`")?);
+            } else {
+                args.push(first);
+            }
+            if self.eat(&Tok::RParen) {
+                return Ok((fields, args));
+            }
+            self.expect(&Tok::Comma, "`,` or `)`")?;
+        }
     }
 
     /// After `where`: `p OP q` (`<`, `<=`, `>`, `>=`, `!=`) between two parameters of the

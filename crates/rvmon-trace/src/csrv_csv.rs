@@ -98,4 +98,9 @@ impl<R: BufRead> TraceReader for CsrvCsvReader<R> {
     fn interner_mut(&mut self) -> &mut Interner {
         &mut self.interner
     }
+
+    fn name_fields(&mut self) -> bool {
+        self.events.name_fields();
+        true
+    }
 }

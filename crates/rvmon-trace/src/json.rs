@@ -179,4 +179,9 @@ impl<R: BufRead> TraceReader for JsonReader<R> {
     fn interner_mut(&mut self) -> &mut Interner {
         &mut self.interner
     }
+
+    fn name_fields(&mut self) -> bool {
+        self.events.name_fields();
+        true
+    }
 }

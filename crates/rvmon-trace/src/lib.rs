@@ -143,4 +143,11 @@ pub trait TraceReader {
     /// Makes the reader tell [`TraceReader::input_pending`], which costs a look at the
     /// buffer per time point (so offline runs do not ask).
     fn watch_input(&mut self) {}
+    /// Makes a reader of named fields (CSRV CSV, JSON, XML) give their names
+    /// ([`rvmon_core::TimePoint::fields`]), for properties that bind fields by name; `false`
+    /// from a reader whose events have no field names (MonPoly's logs, signals). (Off by
+    /// default: naming costs the CSV reader about a tenth of its time.)
+    fn name_fields(&mut self) -> bool {
+        false
+    }
 }

@@ -228,6 +228,11 @@ impl<R: BufRead> TraceReader for XmlReader<R> {
     fn interner_mut(&mut self) -> &mut Interner {
         &mut self.interner
     }
+
+    fn name_fields(&mut self) -> bool {
+        self.events.name_fields();
+        true
+    }
 }
 
 impl<R: BufRead> XmlReader<R> {
