@@ -619,7 +619,10 @@ impl ParamMonitor {
     /// verdicts they reach without constraints. (Each sub-binding of an admitted binding is
     /// admitted, so the bindings seen below an admitted one, their join included, are those
     /// of the run without constraints, and so is its state; a binding not admitted only ever
-    /// gives joins that are not admitted either.) Call it before the first event.
+    /// gives joins that are not admitted either.) With end-of-life events more may be freed
+    /// than without constraints (see [`ParamMonitor::end_object`]: all or none of an object's
+    /// bindings, and fewer of them here), which changes no verdict while the trace keeps the
+    /// end event's promise. Call it before the first event.
     pub fn with_constraints(mut self, c: &Constraints) -> ParamMonitor {
         assert!(self.events == 0, "called before the first event");
         if c.order.is_empty() && c.distinct.is_empty() {

@@ -232,6 +232,11 @@ impl Constraints {
             consistent,
             paths,
             distinct: self.distinct.clone(),
+            ordered: self
+                .order
+                .iter()
+                .filter(|&&(a, b, _)| a < 64 && b < 64)
+                .fold(0, |m, &(a, b, _)| m | 1 << a | 1 << b),
         }
     }
 }
@@ -244,6 +249,38 @@ pub struct ConstraintCheck {
     /// Every path `a → b` of the closure between two parameters: `a < b` (strict) or `a <= b`.
     paths: Vec<(usize, usize, bool)>,
     distinct: Vec<(usize, usize)>,
+    /// The parameters an order constraint mentions (a mask): their values must be numbers.
+    ordered: u64,
+}
+
+/// How two numbers compare, exactly (integers beyond 2^53 included); `None` when one is not a
+/// number (or is NaN).
+fn compare_numbers(a: Value, b: Value) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    // An integer against a float, exactly: the float's integer part first, then its fraction.
+    let int_float = |i: i64, f: f64| -> Option<Ordering> {
+        if f.is_nan() {
+            return None;
+        }
+        if f >= 9_223_372_036_854_775_808.0 {
+            return Some(Ordering::Less);
+        }
+        if f < -9_223_372_036_854_775_808.0 {
+            return Some(Ordering::Greater);
+        }
+        let whole = f.trunc() as i64;
+        Some(
+            i.cmp(&whole)
+                .then_with(|| 0.0.partial_cmp(&f.fract()).expect("not NaN")),
+        )
+    };
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Some(x.cmp(&y)),
+        (Value::Float(x), Value::Float(y)) => x.partial_cmp(&y),
+        (Value::Int(x), Value::Float(y)) => int_float(x, y),
+        (Value::Float(x), Value::Int(y)) => int_float(y, x).map(Ordering::reverse),
+        _ => None,
+    }
 }
 
 impl ConstraintCheck {
@@ -262,22 +299,25 @@ impl ConstraintCheck {
 
     /// [`ConstraintCheck::admits`] for the binding that gives parameter x the value `val(x)`.
     pub fn admits_values(&self, val: impl Fn(usize) -> Option<Value>) -> bool {
+        use std::cmp::Ordering::{Equal, Greater, Less};
         if !self.consistent {
             return false;
         }
-        let num = |v: Value| match v {
-            Value::Int(i) => Some(i as f64),
-            Value::Float(f) => Some(f),
-            _ => None,
-        };
+        let mut ordered = self.ordered;
+        while ordered != 0 {
+            let x = ordered.trailing_zeros() as usize;
+            ordered &= ordered - 1;
+            if val(x).is_some_and(|v| !matches!(v, Value::Int(_) | Value::Float(_))) {
+                return false;
+            }
+        }
         for &(i, j, strict) in &self.paths {
             if let (Some(vi), Some(vj)) = (val(i), val(j)) {
-                match (num(vi), num(vj)) {
-                    (Some(x), Some(y)) if x < y || (!strict && x == y) => {}
+                match compare_numbers(vi, vj) {
+                    Some(Less) => {}
+                    Some(Equal) if !strict => {}
                     _ => return false,
                 }
-            } else if val(i).or(val(j)).is_some_and(|v| num(v).is_none()) {
-                return false;
             }
         }
         // The value an unbound parameter is forced to, if any: its greatest lower bound
@@ -287,31 +327,41 @@ impl ConstraintCheck {
                 return Some(v);
             }
             // (value, strict) of the tightest bound below and above.
-            let mut lo: Option<(f64, bool)> = None;
-            let mut hi: Option<(f64, bool)> = None;
+            let mut lo: Option<(Value, bool)> = None;
+            let mut hi: Option<(Value, bool)> = None;
             for &(i, j, strict) in &self.paths {
-                if j == x {
-                    if let Some(v) = val(i).and_then(num) {
-                        if lo.is_none_or(|(l, s)| v > l || (v == l && strict && !s)) {
-                            lo = Some((v, strict));
-                        }
-                    }
+                let (bound, tighter) = if j == x {
+                    (&mut lo, Greater)
                 } else if i == x {
-                    if let Some(v) = val(j).and_then(num) {
-                        if hi.is_none_or(|(h, s)| v < h || (v == h && strict && !s)) {
-                            hi = Some((v, strict));
-                        }
-                    }
+                    (&mut hi, Less)
+                } else {
+                    continue;
+                };
+                let Some(v) = val(if j == x { i } else { j }) else {
+                    continue;
+                };
+                let replace = match *bound {
+                    None => true,
+                    Some((b, s)) => match compare_numbers(v, b) {
+                        Some(o) if o == tighter => true,
+                        Some(Equal) => strict && !s,
+                        _ => false,
+                    },
+                };
+                if replace {
+                    *bound = Some((v, strict));
                 }
             }
             match (lo, hi) {
-                (Some((l, false)), Some((h, false))) if l == h => Some(Value::Float(l)),
+                (Some((l, false)), Some((h, false))) if compare_numbers(l, h) == Some(Equal) => {
+                    Some(l)
+                }
                 _ => None,
             }
         };
-        let same = |x: Value, y: Value| match (num(x), num(y)) {
-            (Some(a), Some(b)) => a == b,
-            _ => x == y,
+        let same = |x: Value, y: Value| match compare_numbers(x, y) {
+            Some(o) => o == Equal,
+            None => x == y,
         };
         self.distinct
             .iter()

@@ -422,10 +422,11 @@ impl P<'_> {
         loop {
             let more = match self.toks.get(self.pos) {
                 Some((Tok::LParen | Tok::Tilde, _)) => true,
-                // `end event …` and `ere:` start the next declaration.
+                // `end event …`, `where …` and `ere:` start the next declaration.
                 Some((Tok::Ident(w), _)) => {
                     !(w == "end" && self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Event))
                         && self.toks.get(self.pos + 1).map(|t| &t.0) != Some(&Tok::Colon)
+                        && !self.at_where()
                 }
                 _ => false,
             };
@@ -649,6 +650,9 @@ impl P<'_> {
                 self.expect(&Tok::Colon, "`:` after `fsm`")?;
                 have_fsm = true;
                 while let Some((Tok::Ident(_), _)) = self.toks.get(self.pos) {
+                    if self.at_where() {
+                        break; // a state's name is followed by `[`
+                    }
                     let (state, at) = self.ident("a state name")?;
                     if states.iter().any(|s| s.0 == state) {
                         return Err(self.err(at, format!("state `{state}` is defined twice")));
@@ -682,8 +686,15 @@ impl P<'_> {
                 ltl_body = Some(body.clone());
                 self.pos += 1;
             } else if matches!(self.toks.get(self.pos), Some((Tok::Ident(w), _)) if w == "where") {
+                let at = self.at();
                 self.pos += 1;
                 self.constraints(&name, &params, &mut constraints)?;
+                if !constraints.check().is_consistent() {
+                    return Err(self.err(
+                        at,
+                        format!("no binding of {name}'s parameters satisfies these constraints"),
+                    ));
+                }
             } else if self.eat(&Tok::At) {
                 let (cat, at) = self.ident("a state name or `fail` after `@`")?;
                 let msg = match self.toks.get(self.pos) {
@@ -828,6 +839,13 @@ impl P<'_> {
             }
             self.expect(&Tok::Comma, "`,` or `)`")?;
         }
+    }
+
+    /// Whether a `where` clause starts here: `where` and a parameter name (an event or a state
+    /// may still be called `where`: then `(`, `[` or an operator of a body follows).
+    fn at_where(&self) -> bool {
+        matches!(self.toks.get(self.pos), Some((Tok::Ident(w), _)) if w == "where")
+            && matches!(self.toks.get(self.pos + 1), Some((Tok::Ident(_), _)))
     }
 
     /// After `where`: `p OP q` (`<`, `<=`, `>`, `>=`, `!=`) between two parameters of the
@@ -1003,5 +1021,30 @@ mod tests {
         );
         let e = parse_rvm("h.rvm", "P(i) {\n event a(i)\n fsm:\n s [ a -> t ]\n}").unwrap_err();
         assert!(e.message.contains("state `t` is not defined"), "{e}");
+    }
+
+    /// `where` may come anywhere among the declarations, after a body too; constraints no
+    /// binding can satisfy are an error, not a property that silently monitors nothing.
+    #[test]
+    fn where_clauses_anywhere() {
+        let events = "P(x, y) {\n event f(x)\n event g(y)\n";
+        for body in [
+            "fsm:\n s [ f -> s, g -> t ]\n t [ ]\n where x < y\n @t \"m\"\n}",
+            "ere: f g\n where x < y\n @match \"m\"\n}",
+            "ltl: f => (*) g\n where x < y\n @violation \"m\"\n}",
+            "where x < y\n fsm: where [ f -> where ]\n @where \"m\"\n}",
+        ] {
+            let props = parse_rvm("w.rvm", &format!("{events}{body}"))
+                .unwrap_or_else(|e| panic!("{body}: {e}"));
+            assert_eq!(props[0].constraints.order, vec![(0, 1, true)], "{body}");
+        }
+        for (clause, at) in [("where x < y, y < x", "3:2"), ("where x != x", "3:2")] {
+            let text = format!("P(x, y) {{\n event f(x, y)\n {clause}\n fsm: s [ f -> s ]\n}}");
+            let e = parse_rvm("w.rvm", &text).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("w.rvm:{at}: no binding of P's parameters satisfies these constraints")
+            );
+        }
     }
 }

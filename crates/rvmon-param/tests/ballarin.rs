@@ -352,3 +352,42 @@ fn the_monitor_with_x_greater_than_y_keeps_the_eleven_slices() {
     assert_eq!(plain.seen().len(), 16);
     assert!(plain.seen().contains(&bind(&[(X, 2), (Y, 2)])));
 }
+
+/// Integers beyond 2^53 (nanosecond timestamps, 64-bit ids) compare exactly, and so do
+/// integers against floats; an order constraint wants numbers, even `x <= x`.
+#[test]
+fn constraints_compare_numbers_exactly() {
+    let big = 1i64 << 53;
+    let c = |order: Vec<(usize, usize, bool)>, distinct: Vec<(usize, usize)>| Constraints {
+        order,
+        distinct,
+    };
+    let b = |x: Value, y: Value| vec![(X, x), (Y, y)];
+    let (i, f) = (Value::Int, Value::Float);
+    for (constraints, binding, want) in [
+        (c(vec![], vec![(X, Y)]), b(i(big), i(big + 1)), true),
+        (c(vec![], vec![(X, Y)]), b(i(big), i(big)), false),
+        (c(vec![(X, Y, false)], vec![]), b(i(big + 1), i(big)), false),
+        (c(vec![(X, Y, true)], vec![]), b(i(big), i(big + 1)), true),
+        (c(vec![(X, Y, true)], vec![]), b(i(1), f(1.5)), true),
+        (c(vec![(X, Y, true)], vec![]), b(f(1.5), i(1)), false),
+        (
+            c(vec![(X, Y, true)], vec![]),
+            b(i(big + 1), f(big as f64)),
+            false,
+        ),
+        (c(vec![], vec![(X, Y)]), b(f(1.0), i(1)), false),
+        (
+            c(vec![(X, X, false)], vec![]),
+            vec![(X, Value::Bool(true))],
+            false,
+        ),
+        (c(vec![(X, X, false)], vec![]), vec![(X, i(3))], true),
+    ] {
+        assert_eq!(
+            constraints.satisfiable(&binding),
+            want,
+            "{constraints:?} {binding:?}"
+        );
+    }
+}

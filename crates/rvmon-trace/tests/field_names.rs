@@ -6,8 +6,13 @@ use rvmon_trace::{open_reader, TraceFormat, TraceOptions};
 
 /// The first event of `text` read as `format`: its field names (if asked and given) and values.
 fn first_event(format: TraceFormat, text: &'static str, ask: bool) -> (bool, Option<Vec<String>>) {
-    let mut r = open_reader(format, Box::new(text.as_bytes()), "t", TraceOptions::default())
-        .expect("opens");
+    let mut r = open_reader(
+        format,
+        Box::new(text.as_bytes()),
+        "t",
+        TraceOptions::default(),
+    )
+    .expect("opens");
     let named = ask && r.name_fields();
     let mut tp = TimePoint::default();
     assert!(r.next_time_point(&mut tp).expect("reads"));
@@ -34,8 +39,15 @@ fn csrv_readers_name_fields_when_asked() {
     for (format, text) in inputs {
         let names = Some(vec!["mode".to_string(), "file".to_string()]);
         assert_eq!(first_event(format, text, true), (true, names), "{format:?}");
-        assert_eq!(first_event(format, text, false), (false, None), "{format:?} unasked");
+        assert_eq!(
+            first_event(format, text, false),
+            (false, None),
+            "{format:?} unasked"
+        );
     }
     let monpoly = "@0 open(1, 2)\n";
-    assert_eq!(first_event(TraceFormat::Monpoly, monpoly, true), (false, None));
+    assert_eq!(
+        first_event(TraceFormat::Monpoly, monpoly, true),
+        (false, None)
+    );
 }
