@@ -431,6 +431,59 @@ proptest! {
     }
 }
 
+/// Events over three parameters, binding none, one, two and all three of them (the shape of
+/// UnsafeMapIterator, and "z", which binds nothing: it moves ⊥, the state every unseen
+/// binding starts from).
+const THREE_NAMES: [&str; 6] = ["a", "b", "c", "d", "e", "z"];
+const THREE_PARAMS: [&[usize]; 6] = [&[0, 1], &[1, 2], &[2], &[0], &[0, 1, 2], &[]];
+
+/// The patterns of [`THREE_NAMES`] and a four-state machine over them with transitions
+/// `delta`, whose state 2 reports `hit` and which reports `fail`.
+fn three_parameters(delta: Vec<Vec<Option<usize>>>) -> (Vec<Pattern>, Fsm) {
+    let patterns = THREE_NAMES
+        .iter()
+        .zip(THREE_PARAMS)
+        .map(|(n, ps)| Pattern {
+            name: n.to_string(),
+            args: ps.iter().map(|&x| Term::Var(x)).collect(),
+        })
+        .collect();
+    let fsm = Fsm {
+        states: vec!["s0".into(), "s1".into(), "s2".into(), "s3".into()],
+        start: 0,
+        symbols: THREE_NAMES.iter().map(|n| n.to_string()).collect(),
+        delta,
+        verdicts: vec![None, None, Some("hit".into()), None],
+        fail: Some("fail".into()),
+    };
+    (patterns, fsm)
+}
+
+/// Event `k` of [`THREE_NAMES`], its parameters taken from `values`.
+fn three_event(k: usize, values: [i64; 3]) -> Event {
+    let args: Vec<i64> = THREE_PARAMS[k].iter().map(|&p| values[p]).collect();
+    ev(THREE_NAMES[k], &args)
+}
+
+/// Every binding of some of the three parameters to values 1..=`max`.
+fn three_bindings(max: i64) -> Vec<Binding> {
+    let mut out = Vec::new();
+    for x in 0..=max {
+        for y in 0..=max {
+            for z in 0..=max {
+                let pairs = [x, y, z]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| **v > 0)
+                    .map(|(p, v)| (p, Value::Int(*v)))
+                    .collect();
+                out.push(Binding::Map(pairs));
+            }
+        }
+    }
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
@@ -444,30 +497,12 @@ proptest! {
         delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.6, 0usize..4), 6), 4),
         tr in prop::collection::vec((0usize..6, 1i64..3, 1i64..3, 1i64..3), 0..16),
     ) {
-        let var = |xs: &[usize]| xs.iter().map(|&x| Term::Var(x)).collect::<Vec<_>>();
-        // "z" binds nothing: it moves ⊥, the state every unseen binding starts from.
-        let names = ["a", "b", "c", "d", "e", "z"];
-        let params: [&[usize]; 6] = [&[0, 1], &[1, 2], &[2], &[0], &[0, 1, 2], &[]];
-        let patterns: Vec<Pattern> = names
-            .iter()
-            .zip(params)
-            .map(|(n, ps)| Pattern { name: n.to_string(), args: var(ps) })
-            .collect();
-        let fsm = Fsm {
-            states: vec!["s0".into(), "s1".into(), "s2".into(), "s3".into()],
-            start: 0,
-            symbols: names.iter().map(|n| n.to_string()).collect(),
-            delta,
-            verdicts: vec![None, None, Some("hit".into()), None],
-            fail: Some("fail".into()),
-        };
+        let (patterns, fsm) = three_parameters(delta);
         let mut pruned = ParamMonitor::new(patterns.clone(), fsm.clone()).with_creation_events();
         let mut full = ParamMonitor::new(patterns, fsm).with_creation_events().with_full_scan();
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for (step, &(k, x, y, z)) in tr.iter().enumerate() {
-            let values = [x, y, z];
-            let args: Vec<i64> = params[k].iter().map(|&p| values[p]).collect();
-            let e = ev(names[k], &args);
+            let e = three_event(k, [x, y, z]);
             pruned.push(&e, &mut a);
             full.push(&e, &mut b);
             prop_assert_eq!(&a, &b, "verdicts after {} events", step + 1);
@@ -475,19 +510,8 @@ proptest! {
             sp.sort_by_key(|b| format!("{b:?}"));
             sf.sort_by_key(|b| format!("{b:?}"));
             prop_assert_eq!(&sp, &sf, "bindings after {} events", step + 1);
-            for x in 0..3i64 {
-                for y in 0..3i64 {
-                    for z in 0..3i64 {
-                        let pairs: Vec<(usize, Value)> = [x, y, z]
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, v)| **v > 0)
-                            .map(|(p, v)| (p, Value::Int(*v)))
-                            .collect();
-                        let b = Binding::Map(pairs);
-                        prop_assert_eq!(pruned.state_of(&b), full.state_of(&b), "{:?}", b);
-                    }
-                }
+            for b in three_bindings(2) {
+                prop_assert_eq!(pruned.state_of(&b), full.state_of(&b), "{:?}", b);
             }
         }
     }
@@ -615,22 +639,7 @@ proptest! {
         creation in any::<bool>(),
         full in any::<bool>(),
     ) {
-        let var = |xs: &[usize]| xs.iter().map(|&x| Term::Var(x)).collect::<Vec<_>>();
-        let names = ["a", "b", "c", "d", "e", "z"];
-        let params: [&[usize]; 6] = [&[0, 1], &[1, 2], &[2], &[0], &[0, 1, 2], &[]];
-        let patterns: Vec<Pattern> = names
-            .iter()
-            .zip(params)
-            .map(|(n, ps)| Pattern { name: n.to_string(), args: var(ps) })
-            .collect();
-        let fsm = Fsm {
-            states: vec!["s0".into(), "s1".into(), "s2".into(), "s3".into()],
-            start: 0,
-            symbols: names.iter().map(|n| n.to_string()).collect(),
-            delta,
-            verdicts: vec![None, None, Some("hit".into()), None],
-            fail: Some("fail".into()),
-        };
+        let (patterns, fsm) = three_parameters(delta);
         let make = || {
             let mut m = ParamMonitor::new(patterns.clone(), fsm.clone());
             if creation {
@@ -649,9 +658,7 @@ proptest! {
         let (mut plain, mut constrained) = (make(), make().with_constraints(&c));
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for (step, &(k, x, y, z)) in tr.iter().enumerate() {
-            let values = [x, y, z];
-            let args: Vec<i64> = params[k].iter().map(|&p| values[p]).collect();
-            let e = ev(names[k], &args);
+            let e = three_event(k, [x, y, z]);
             a.clear();
             b.clear();
             plain.push(&e, &mut a);
@@ -666,20 +673,9 @@ proptest! {
             sp.sort_by_key(|b| format!("{b:?}"));
             sc.sort_by_key(|b| format!("{b:?}"));
             prop_assert_eq!(&sp, &sc, "bindings after {} events", step + 1);
-            for x in 0..4i64 {
-                for y in 0..4i64 {
-                    for z in 0..4i64 {
-                        let pairs: Vec<(usize, Value)> = [x, y, z]
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, v)| **v > 0)
-                            .map(|(p, v)| (p, Value::Int(*v)))
-                            .collect();
-                        let theta = Binding::Map(pairs);
-                        let want = if admitted(&theta) { plain.state_of(&theta) } else { None };
-                        prop_assert_eq!(constrained.state_of(&theta), want, "{:?}", theta);
-                    }
-                }
+            for theta in three_bindings(3) {
+                let want = if admitted(&theta) { plain.state_of(&theta) } else { None };
+                prop_assert_eq!(constrained.state_of(&theta), want, "{:?}", theta);
             }
         }
     }
