@@ -612,7 +612,7 @@ impl ParamMonitor {
         self
     }
 
-    /// Algorithm A with constraints (paper 03, §5): only bindings that can be extended to a
+    /// Algorithm A with constraints (paper 03, §4): only bindings that can be extended to a
     /// solution of `c` (order constraints `x < y`, `x <= y` and inequalities `x != y` between
     /// parameters, over a dense order) are monitored. The others are never created, so they
     /// report nothing and cost nothing; the bindings that are monitored reach the states and
