@@ -1212,7 +1212,18 @@ impl ParamMonitor {
                     }
                 }
             }
-            if every {
+            // PERF: with one σ whose index holds no partial binding, pruning skipped nothing
+            // (σ itself was not skipped: it was just created), so the full visit would find
+            // the same bindings again. (UnsafeMapIterator's `createColl(m, c)`, which creates
+            // its σ, made every one of its lookups twice.)
+            let skipped_none = sigmas.is_empty()
+                && own.is_some()
+                && self
+                    .index
+                    .iter()
+                    .find(|ix| ix.dom == dom)
+                    .is_some_and(|ix| ix.partial.is_empty());
+            if every && !skipped_none {
                 prune = false;
                 continue;
             }
