@@ -1216,14 +1216,17 @@ impl ParamMonitor {
             // (σ itself was not skipped: it was just created), so the full visit would find
             // the same bindings again. (UnsafeMapIterator's `createColl(m, c)`, which creates
             // its σ, made every one of its lookups twice.)
-            let skipped_none = sigmas.is_empty()
-                && own.is_some()
-                && self
-                    .index
-                    .iter()
-                    .find(|ix| ix.dom == dom)
-                    .is_some_and(|ix| ix.partial.is_empty());
-            if every && !skipped_none {
+            // (Asked only when needed: most events create no σ of their own.)
+            let skipped_none = || {
+                sigmas.is_empty()
+                    && own.is_some()
+                    && self
+                        .index
+                        .iter()
+                        .find(|ix| ix.dom == dom)
+                        .is_some_and(|ix| ix.partial.is_empty())
+            };
+            if every && !skipped_none() {
                 prune = false;
                 continue;
             }

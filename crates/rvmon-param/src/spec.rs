@@ -629,16 +629,7 @@ impl P<'_> {
                         if a == "_" {
                             return Ok(Term::Any);
                         }
-                        let k = params.iter().position(|p| *p == a).ok_or_else(|| {
-                            self.err(
-                                at,
-                                format!(
-                                    "`{a}` is not a parameter of {name}({})",
-                                    params.join(", ")
-                                ),
-                            )
-                        })?;
-                        Ok(Term::Var(k))
+                        self.param_index(&name, &params, &a, at).map(Term::Var)
                     })
                     .collect::<Result<Vec<Term>, Error>>()?;
                 if ends {
@@ -841,6 +832,22 @@ impl P<'_> {
         }
     }
 
+    /// The number of parameter `p` (written at `at`) of property `name`.
+    fn param_index(
+        &self,
+        name: &str,
+        params: &[String],
+        p: &str,
+        at: usize,
+    ) -> Result<usize, Error> {
+        params.iter().position(|q| q == p).ok_or_else(|| {
+            self.err(
+                at,
+                format!("`{p}` is not a parameter of {name}({})", params.join(", ")),
+            )
+        })
+    }
+
     /// Whether a `where` clause starts here: `where` and a parameter name (an event or a state
     /// may still be called `where`: then `(`, `[` or an operator of a body follows).
     fn at_where(&self) -> bool {
@@ -858,12 +865,7 @@ impl P<'_> {
     ) -> Result<(), Error> {
         let param = |this: &mut Self| -> Result<usize, Error> {
             let (p, at) = this.ident("a parameter name")?;
-            params.iter().position(|q| *q == p).ok_or_else(|| {
-                this.err(
-                    at,
-                    format!("`{p}` is not a parameter of {name}({})", params.join(", ")),
-                )
-            })
+            this.param_index(name, params, &p, at)
         };
         loop {
             let a = param(self)?;
