@@ -382,51 +382,45 @@ impl<'a> ViolationWriter<'a> {
             violations += rows.len() as u64;
             match self.output {
                 Output::Monpoly => {
-                    let texts: Vec<String> = rows
-                        .iter()
-                        .map(|t| rvmon_fo::rel::tuple_text(t, interner))
-                        .collect();
-                    let shown = if vars.is_empty() {
-                        "true".to_string()
+                    write!(out, "@{} (time point {}):", a.ts, a.tp)?;
+                    if vars.is_empty() {
+                        out.write_all(b" true")?;
                     } else {
-                        texts.join(" ")
-                    };
-                    writeln!(out, "@{} (time point {}): {shown}", a.ts, a.tp)?;
+                        for t in &rows {
+                            out.write_all(b" ")?;
+                            rvmon_fo::rel::write_tuple(out, t, interner)?;
+                        }
+                    }
+                    out.write_all(b"\n")?;
                 }
                 Output::Text | Output::Rtlola => {
                     for t in &rows {
-                        let values: Vec<String> = vars
-                            .iter()
-                            .zip(t.iter())
-                            .map(|(v, x)| format!("{v}={}", rvmon_fo::rel::value_text(x, interner)))
-                            .collect();
-                        if values.is_empty() {
-                            writeln!(out, "violation: time point {} @{}", a.tp, a.ts)?;
-                        } else {
-                            writeln!(
-                                out,
-                                "violation: time point {} @{} ({})",
-                                a.tp,
-                                a.ts,
-                                values.join(", ")
-                            )?;
+                        write!(out, "violation: time point {} @{}", a.tp, a.ts)?;
+                        for (k, (v, x)) in vars.iter().zip(t.iter()).enumerate() {
+                            out.write_all(if k == 0 { b" (" } else { b", " })?;
+                            out.write_all(v.as_bytes())?;
+                            out.write_all(b"=")?;
+                            rvmon_fo::rel::write_value(out, x, interner)?;
                         }
+                        out.write_all(if vars.is_empty() { b"\n" } else { b")\n" })?;
                     }
                 }
                 Output::Jsonl => {
                     for t in &rows {
-                        let values: Vec<String> = vars
-                            .iter()
-                            .zip(t.iter())
-                            .map(|(v, x)| format!("{}:{}", json_string(v), json_value(x, interner)))
-                            .collect();
-                        writeln!(
+                        write!(
                             out,
-                            "{{\"tp\":{},\"ts\":{},\"verdict\":\"violation\",\"values\":{{{}}}}}",
-                            a.tp,
-                            a.ts,
-                            values.join(",")
+                            "{{\"tp\":{},\"ts\":{},\"verdict\":\"violation\",\"values\":{{",
+                            a.tp, a.ts
                         )?;
+                        for (k, (v, x)) in vars.iter().zip(t.iter()).enumerate() {
+                            if k > 0 {
+                                out.write_all(b",")?;
+                            }
+                            out.write_all(json_string(v).as_bytes())?;
+                            out.write_all(b":")?;
+                            out.write_all(json_value(x, interner).as_bytes())?;
+                        }
+                        out.write_all(b"}}\n")?;
                     }
                 }
             }
@@ -704,5 +698,79 @@ mod tests {
         assert_eq!((watched, pending), (false, 0));
         assert!(!online.is_empty());
         assert_eq!((status, online), (offline_status, offline));
+    }
+}
+
+#[cfg(test)]
+mod violation_writer_tests {
+    use super::*;
+    use std::rc::Rc;
+
+    /// Each output form, byte for byte: tuples sorted as MonPoly sorts them, strings quoted
+    /// (an already quoted one kept as it is), floats as `%g`, and a closed formula's
+    /// violation without data.
+    #[test]
+    fn violations_print_with_their_data_in_each_form() {
+        let mut interner = Interner::default();
+        let (b, a, q) = (
+            interner.intern("b"),
+            interner.intern("a\"x"),
+            interner.intern("\"q\""),
+        );
+        let tuple = |vals: &[Value]| -> rvmon_fo::rel::Tuple { Rc::from(vals) };
+        let open = || {
+            let mut rel = rvmon_fo::rel::Rel::default();
+            rel.insert(tuple(&[Value::Str(b), Value::Float(0.5)]));
+            rel.insert(tuple(&[Value::Str(a), Value::Int(-3)]));
+            rel.insert(tuple(&[Value::Str(q), Value::Float(1e7)]));
+            vec![rvmon_fo::Answer { tp: 4, ts: 10, rel }]
+        };
+        let closed = || {
+            vec![rvmon_fo::Answer {
+                tp: 2,
+                ts: 7,
+                rel: rvmon_fo::rel::unit(),
+            }]
+        };
+        let vars = ["x".to_string(), "y".to_string()];
+        let write = |vars: &[String], output, mut answers: Vec<rvmon_fo::Answer>| {
+            let mut out = Vec::new();
+            let n = ViolationWriter::new(vars, output)
+                .write(&mut answers, &interner, &mut out)
+                .unwrap();
+            (n, String::from_utf8(out).unwrap())
+        };
+        assert_eq!(
+            write(&vars, Output::Text, open()),
+            (
+                3,
+                "violation: time point 4 @10 (x=\"q\", y=1e+07)\n\
+                 violation: time point 4 @10 (x=\"a\"x\", y=-3)\n\
+                 violation: time point 4 @10 (x=\"b\", y=0.5)\n"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            write(&vars, Output::Monpoly, open()).1,
+            "@10 (time point 4): (\"q\",1e+07) (\"a\"x\",-3) (\"b\",0.5)\n"
+        );
+        assert_eq!(
+            write(&vars, Output::Jsonl, open()).1,
+            "{\"tp\":4,\"ts\":10,\"verdict\":\"violation\",\"values\":{\"x\":\"\\\"q\\\"\",\"y\":10000000}}\n\
+             {\"tp\":4,\"ts\":10,\"verdict\":\"violation\",\"values\":{\"x\":\"a\\\"x\",\"y\":-3}}\n\
+             {\"tp\":4,\"ts\":10,\"verdict\":\"violation\",\"values\":{\"x\":\"b\",\"y\":0.5}}\n"
+        );
+        assert_eq!(
+            write(&[], Output::Text, closed()),
+            (1, "violation: time point 2 @7\n".to_string())
+        );
+        assert_eq!(
+            write(&[], Output::Monpoly, closed()).1,
+            "@7 (time point 2): true\n"
+        );
+        assert_eq!(
+            write(&[], Output::Jsonl, closed()).1,
+            "{\"tp\":2,\"ts\":7,\"verdict\":\"violation\",\"values\":{}}\n"
+        );
     }
 }
