@@ -173,6 +173,9 @@ pub enum NodeKind {
         lhs: Term,
         rhs: Term,
         negated: bool,
+        /// `lhs` and `rhs` resolved, when both are a variable or a constant (most
+        /// comparisons: `1000 < t`, `x = "admin"`, `x != y`).
+        resolved: Option<[Operand; 2]>,
     },
     /// `l AND (NOT) t1 SUBSTRING t2` / `l AND (NOT) t1 MATCHES r"…" (groups)`; `regex` for
     /// `MATCHES`. Groups that bind new variables extend the left tuples.
@@ -267,6 +270,25 @@ pub enum NodeKind {
 
 /// The join that an [`NodeKind::ExistsJoin`] makes its left tuples from: its `l` joined with
 /// `r`, as [`NodeKind::Join`] would (the joined tuple is `l`'s, then `r`'s columns `r_new`).
+/// A comparison operand resolved when compiling: a column of the filtered tuple, or a
+/// constant with its string already interned. PERF: a term looked each variable up by name
+/// and interned each string constant again for every tuple it was evaluated on.
+#[derive(Clone, Copy, Debug)]
+pub enum Operand {
+    Col(usize),
+    Const(Value),
+}
+
+impl Operand {
+    #[inline]
+    pub fn value(&self, t: &[Value]) -> Value {
+        match *self {
+            Operand::Col(c) => t[c],
+            Operand::Const(v) => v,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct JoinOver {
     pub r: usize,
@@ -521,6 +543,17 @@ impl Compiler<'_> {
         self.nodes.push(Node { kind, vars });
         self.shape.push(shape);
         self.nodes.len() - 1
+    }
+
+    /// `t` as an [`Operand`] over the columns `vars`, when it is a variable or a constant.
+    fn operand(&mut self, t: &Term, vars: &[String]) -> Option<Operand> {
+        Some(match t {
+            Term::Var(v) => Operand::Col(col(vars, v)),
+            Term::Int(i) => Operand::Const(Value::Int(*i)),
+            Term::Float(f) => Operand::Const(Value::Float(*f)),
+            Term::Str(s) => Operand::Const(Value::Str(self.interner.intern(s))),
+            _ => return None,
+        })
     }
 
     fn constant(&mut self, t: &Term, ty: Option<Type>, f: &Formula) -> Result<Value, Error> {
@@ -1192,12 +1225,14 @@ impl Compiler<'_> {
             self.check_cmp_types(right, t1, t2)?;
             let rv = free_vars(right);
             if rv.iter().all(|v| lv.contains(v)) {
+                let resolved = self.operand(t1, &lv).zip(self.operand(t2, &lv));
                 let kind = NodeKind::Filter {
                     l,
                     op: *op,
                     lhs: t1.clone(),
                     rhs: t2.clone(),
                     negated,
+                    resolved: resolved.map(|(a, b)| [a, b]),
                 };
                 return Ok(self.push(kind, lv, Op::Not(l)));
             }

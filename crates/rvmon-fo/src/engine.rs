@@ -160,6 +160,27 @@ type Index = (Vec<usize>, FxHashMap<Tuple, Bucket>);
 /// may still find it (see [`retire`]).
 const REMOVED: u64 = u64::MAX;
 
+/// The tuples of `a` for which `x op y` holds (fails, when `negated`), with both operands
+/// resolved (see [`crate::compile::Operand`]).
+#[inline(never)]
+fn filter_resolved(
+    a: &Rel,
+    op: rvmon_logic::CmpOp,
+    [x, y]: &[crate::compile::Operand; 2],
+    negated: bool,
+    interner: &Interner,
+) -> Result<Rel, Error> {
+    let mut v = Rel::default();
+    for t in a.iter() {
+        let holds = compare(op, &x.value(t), &y.value(t), interner)
+            .ok_or_else(|| Error::msg("type error: comparison of values of different types"))?;
+        if holds != negated {
+            v.insert(t.clone());
+        }
+    }
+    Ok(v)
+}
+
 /// Records an insertion into a SINCE state's output in its views.
 #[inline]
 fn note_insert(views: &mut OutViews, t: &Tuple) {
@@ -1446,9 +1467,14 @@ impl FoEngine {
                 lhs,
                 rhs,
                 negated,
+                resolved,
             } => {
                 while let Some(a) = children[*l].get(out.end()) {
                     let mut v = Rel::default();
+                    if let Some(operands) = resolved {
+                        out.push(filter_resolved(a, *op, operands, *negated, interner)?);
+                        continue;
+                    }
                     for t in a.iter() {
                         let env = |x: &str| node.vars.iter().position(|y| y == x).map(|c| t[c]);
                         let lv =

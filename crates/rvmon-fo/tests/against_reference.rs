@@ -66,6 +66,12 @@ fn formula() -> impl Strategy<Value = String> {
                 .prop_map(|(a, v)| format!("(EXISTS {v}. {a})")),
             inner.clone().prop_map(|a| format!("({a} AND x = 2)")),
             inner.clone().prop_map(|a| format!("({a} AND x < y)")),
+            // Filters, negated and with the constant first (resolved operands).
+            (
+                inner.clone(),
+                prop::sample::select(&["NOT x = 2", "1 <= x", "NOT y <= x"][..])
+            )
+                .prop_map(|(a, c)| format!("({a} AND {c})")),
             (
                 inner.clone(),
                 interval(false),

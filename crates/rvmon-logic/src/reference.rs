@@ -32,9 +32,13 @@ pub fn compare(op: CmpOp, l: &Value, r: &Value, interner: &Interner) -> Option<b
     if std::mem::discriminant(l) != std::mem::discriminant(r) {
         return None;
     }
+    if op == CmpOp::Eq {
+        // Interned strings are equal exactly when their ids are: no need to read them.
+        return Some(l == r);
+    }
     let ord = l.cmp_in(r, interner);
     Some(match op {
-        CmpOp::Eq => l == r,
+        CmpOp::Eq => unreachable!("answered above"),
         CmpOp::Lt => ord.is_lt(),
         CmpOp::Le => ord.is_le(),
         CmpOp::Gt => ord.is_gt(),
