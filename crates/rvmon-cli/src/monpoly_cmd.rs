@@ -654,7 +654,7 @@ const SNAPSHOT_MAGIC: &str = "rvmon monitor state";
 /// Bumped whenever the layout of a snapshot or of an engine's state changes. A test
 /// (`saved_state_layout_is_versioned` in `tests/monpoly_state.rs`) pins the bytes of sample
 /// states to this number, so that a new layout cannot ship under an old number.
-pub const SNAPSHOT_VERSION: u32 = 6;
+pub const SNAPSHOT_VERSION: u32 = 7;
 
 /// The parts of the state saved at `path` whose layout [`SNAPSHOT_VERSION`] names (all but
 /// the file names and texts, which vary with where a test writes them), encoded.

@@ -374,7 +374,14 @@ impl NodeKind {
 #[derive(Clone, Debug)]
 pub struct Node {
     pub kind: NodeKind,
+    /// The names of its columns, as the formula where it was compiled names them. A node
+    /// shared up to renaming (see [`share_up_to_renaming`]) keeps its first occurrence's
+    /// names, which its other readers do not use.
     pub vars: Vec<String>,
+    /// Whether some reader knows its columns by other names (see [`share_up_to_renaming`]):
+    /// then nothing may match its columns, or those of the nodes below it, to a reader's
+    /// by name.
+    pub renamed: bool,
 }
 
 /// A compiled first-order formula.
@@ -540,7 +547,11 @@ impl Compiler<'_> {
     }
 
     fn push(&mut self, kind: NodeKind, vars: Vec<String>, shape: Op) -> usize {
-        self.nodes.push(Node { kind, vars });
+        self.nodes.push(Node {
+            kind,
+            vars,
+            renamed: false,
+        });
         self.shape.push(shape);
         self.nodes.len() - 1
     }
@@ -1762,7 +1773,7 @@ fn compile_plan(
     let root_vars = &c.nodes[root].vars;
     let output_order = output_vars.iter().map(|v| col(root_vars, v)).collect();
     Ok(Plan {
-        nodes: fuse_joins_into_exists_joins(share_common_subplans(c.nodes)),
+        nodes: share_up_to_renaming(fuse_joins_into_exists_joins(share_common_subplans(c.nodes))),
         output_order,
         shape: c.shape,
         arithmetic,
@@ -1785,6 +1796,42 @@ fn share_common_subplans(mut nodes: Vec<Node>) -> Vec<Node> {
         let key = format!("{:?}", (&node.kind, &node.vars));
         let first = same.len();
         same.push(*seen.entry(key).or_insert(first));
+    }
+    drop_unread(nodes, same[n - 1])
+}
+
+/// Nodes that are the same up to the names of their columns become one node, read by all
+/// their readers (PERF: the data race's `lockset(t1, x, l)` and `lockset(t2, x, l)` are one
+/// state, and so are fifo's scans of `enter(x)`, `enter(y)` and `enter(z)`; each copy kept
+/// the same state and did the same work at every time point). Operators find their operands'
+/// columns by position, so a reader may know a column by another name than the node's own
+/// (`renamed`). The operators that evaluate terms by name (filters, string relations,
+/// assignments) stay distinct unless their names agree too, and use their own names, never
+/// their operand's. Run after [`fuse_joins_into_exists_joins`], whose choices compare the
+/// names of its operands.
+fn share_up_to_renaming(mut nodes: Vec<Node>) -> Vec<Node> {
+    let n = nodes.len();
+    let mut same: Vec<usize> = Vec::with_capacity(n);
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for i in 0..n {
+        nodes[i].kind.map_nodes(&mut |c| same[c]);
+        let node = &nodes[i];
+        let names_matter = matches!(
+            node.kind,
+            NodeKind::Filter { .. } | NodeKind::StrRel { .. } | NodeKind::Assign { .. }
+        );
+        // The debug form names the operator, its parameters (columns by position) and its
+        // (shared) operands.
+        let key = if names_matter {
+            format!("{:?}", (&node.kind, &node.vars))
+        } else {
+            format!("{:?}", (&node.kind, node.vars.len()))
+        };
+        let first = *seen.entry(key).or_insert(i);
+        if nodes[first].vars != nodes[i].vars {
+            nodes[first].renamed = true;
+        }
+        same.push(first);
     }
     drop_unread(nodes, same[n - 1])
 }

@@ -1501,7 +1501,9 @@ impl FoEngine {
                 groups,
                 negated,
             } => {
-                let lvars = &self.plan.nodes[*l].vars;
+                // Its own names for its operand's columns (the first ones of its own): the
+                // operand may be shared under other names.
+                let lvars = &node.vars[..self.plan.nodes[*l].vars.len()];
                 while let Some(a) = children[*l].get(out.end()) {
                     let mut v = Rel::default();
                     for t in a.iter() {
@@ -1574,7 +1576,8 @@ impl FoEngine {
                 children[*l].release(i, e);
             }
             NodeKind::Assign { l, term } => {
-                let lvars = &self.plan.nodes[*l].vars;
+                // Its own names, as for a string relation.
+                let lvars = &node.vars[..self.plan.nodes[*l].vars.len()];
                 while let Some(a) = children[*l].get(out.end()) {
                     let mut v = Rel::default();
                     for t in a.iter() {
@@ -2139,6 +2142,10 @@ struct Bound {
 /// known is used before anything below it, as it comes first).
 fn bound_candidates(plan: &Plan, late: usize, early: usize) -> Vec<Bound> {
     fn go(plan: &Plan, x: usize, early: usize, allowed: &[&str], out: &mut Vec<Bound>) {
+        // A node shared under other names may name its columns differently from this path.
+        if plan.nodes[x].renamed {
+            return;
+        }
         let vars = &plan.nodes[x].vars;
         let allowed: Vec<&str> = allowed
             .iter()
@@ -2177,6 +2184,9 @@ fn bound_candidates(plan: &Plan, late: usize, early: usize) -> Vec<Bound> {
         for &c in below {
             go(plan, c, early, &allowed, out);
         }
+    }
+    if plan.nodes[early].renamed {
+        return Vec::new();
     }
     let allowed: Vec<&str> = plan.nodes[late]
         .vars
@@ -2266,7 +2276,9 @@ fn probed_states(
                 let cols: Vec<usize> = shared.iter().map(|p| p.1).collect();
                 let in_join = over.as_ref().is_some_and(|j| x == *l || x == j.r);
                 let in_test = x == *r || x == *s;
-                let test_ok = x == *s && x != *r || x == *r && x != *s && indexed_on(x, &cols);
+                // Probed as `r` through its index, and tested as `s`, or both (one state
+                // shared up to renaming, as the data race's two locksets).
+                let test_ok = x != *r || indexed_on(x, &cols);
                 (in_join || in_test)
                     && (!in_join || join_tests(&node.kind, x))
                     && (!in_test || test_ok)

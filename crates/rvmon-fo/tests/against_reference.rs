@@ -563,6 +563,18 @@ proptest! {
     ) {
         matches_reference(&text, &tr, false, batch, false)?;
     }
+
+    /// Joins that wait, over nodes shared under other names (see `renamed_under_a_wait`),
+    /// with waiting operands reduced whatever their size (`wait_always`).
+    #[test]
+    fn renamed_nodes_under_a_wait_match_reference(
+        text in renamed_under_a_wait(),
+        tr in trace_of(20),
+        wait_always in any::<bool>(),
+        batch in 1usize..8
+    ) {
+        matches_reference(&text, &tr, wait_always, batch, false)?;
+    }
 }
 
 /// The shapes `anti_exists` draws compile to an anti-exists-join, so that the property test
@@ -633,6 +645,48 @@ fn anti_exists_shapes_compile_to_an_anti_exists_join() {
         .nodes
         .iter()
         .any(|n| matches!(n.kind, NodeKind::ExistsJoin { .. })));
+}
+
+/// A join that waits for a future operand bounds its other operand by what it finds below
+/// the late one, matching columns by name; below it, a node shared under other names
+/// (`Q(y,x)`, one node with `Q(x,y)`) names its columns differently, and must not be matched.
+fn renamed_under_a_wait() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(&["Q(x,y)", "(ONCE Q(x,y))", "(P(x) AND Q(x,y))"][..]),
+        prop::sample::select(&["Q(y,x)", "(PREVIOUS Q(y,x))"][..]),
+        interval(true),
+    )
+        .prop_map(|(a, b, i)| format!("({a} AND ({b} AND EVENTUALLY{i} P(x)))"))
+}
+
+/// Subformulas that differ only in their variables' names compile to one node, which the
+/// property tests then exercise (`swapped_exists` draws `Q(x,y)` and `Q(z,y)` as witness and
+/// test), and a node read under other names says so.
+#[test]
+fn renamed_copies_compile_to_one_node() {
+    use rvmon_fo::compile::NodeKind;
+    let mut interner = Interner::new();
+    let count = |plan: &rvmon_fo::Plan, f: &dyn Fn(&NodeKind) -> bool| {
+        plan.nodes.iter().filter(|n| f(&n.kind)).count()
+    };
+    let text = "((P(z) AND ONCE Q(z,x)) AND NOT (EXISTS y. (Q(x,y) AND Q(z,y))))";
+    let plan = Setup::new(text).plan(&mut interner).expect("monitorable");
+    // `Q(z,x)`, `Q(x,y)` and `Q(z,y)`: one scan.
+    assert_eq!(
+        count(&plan, &|k| matches!(k, NodeKind::Pred { arity: 2, .. })),
+        1
+    );
+    let one_state = plan.nodes.iter().any(|n| match &n.kind {
+        NodeKind::ExistsJoin { r, s, .. } => r == s,
+        _ => false,
+    });
+    assert!(one_state, "{text}: witness and test are not one state");
+    assert!(plan.nodes.iter().any(|n| n.renamed));
+    // Filters name their columns themselves: `x < y` over (x, y) and over (y, x) differ.
+    let text = "((ONCE Q(x,y)) AND x < y) OR ((ONCE Q(y,x)) AND x < y)";
+    let plan = Setup::new(text).plan(&mut interner).expect("monitorable");
+    assert_eq!(count(&plan, &|k| matches!(k, NodeKind::Since { .. })), 1);
+    assert_eq!(count(&plan, &|k| matches!(k, NodeKind::Filter { .. })), 2);
 }
 
 /// The engine fed `tr` in batches of `batch` time points answers as the reference evaluator
@@ -924,5 +978,42 @@ proptest! {
             collected.collect();
         }
         prop_assert_eq!(&collected.answers, &kept.answers, "{}", text);
+    }
+}
+
+/// The case the bounds of a waiting join got wrong when they matched the columns of a node
+/// shared under other names by name: at time point 1 the early tuple (1,2) was dropped
+/// because `Q(x,y)` (the node's own names) did not hold, where `Q(y,x)` did.
+#[test]
+fn a_waiting_join_is_not_bounded_through_a_renamed_node() {
+    let q = |a, b| ("Q".to_string(), vec![Value::Int(a), Value::Int(b)]);
+    let p = |a| ("P".to_string(), vec![Value::Int(a)]);
+    let tr: Vec<RefFoTimePoint> = vec![
+        (0, vec![q(1, 2)]),
+        (1, vec![q(2, 1)]),
+        (2, vec![p(1)]),
+        (3, vec![p(2)]),
+        (5, vec![]),
+        (8, vec![]),
+    ];
+    let text = "((PREVIOUS Q(x,y)) AND (Q(y,x) AND EVENTUALLY[0,2] P(x)))";
+    let plan = Setup::new(text).plan(&mut Interner::new()).unwrap();
+    assert!(plan.nodes.iter().any(|n| n.renamed), "{plan:#?}");
+    for batch in 1..4 {
+        matches_reference(text, &tr, true, batch, false).unwrap();
+    }
+}
+
+/// An assignment over a node shared under other names evaluates its term with its own names
+/// for the columns: in the second disjunct `x` is column 1 of the shared `ONCE Q(x,y)`.
+#[test]
+fn an_assignment_over_a_renamed_node_uses_its_own_names() {
+    let q = |a, b| ("Q".to_string(), vec![Value::Int(a), Value::Int(b)]);
+    let tr: Vec<RefFoTimePoint> = vec![(0, vec![q(1, 2)]), (1, vec![q(3, 1)]), (2, vec![])];
+    let text = "((ONCE Q(x,y)) AND z = x) OR ((ONCE Q(y,x)) AND z = x)";
+    let plan = Setup::new(text).plan(&mut Interner::new()).unwrap();
+    assert!(plan.nodes.iter().any(|n| n.renamed), "{plan:#?}");
+    for batch in 1..3 {
+        matches_reference(text, &tr, false, batch, false).unwrap();
     }
 }
