@@ -11,6 +11,7 @@ use rvmon_core::{
 use rvmon_fo::FoEngine;
 use rvmon_logic::monpoly::candidate_forms;
 use rvmon_logic::order::order_conjuncts;
+use rvmon_logic::pushdown::push_comparisons;
 use rvmon_logic::{
     analyze, free_vars, parse_formula, Analysis, Formula, FormulaKind, TemporalClass,
 };
@@ -446,7 +447,7 @@ fn run_first_order(
     let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
     let vars = free_vars(f);
     // The first candidate form the engine can compile, its conjuncts ordered for the engine
-    // (`order_conjuncts`) or else as they are; otherwise the first one's error.
+    // (`order_conjuncts`, `push_comparisons`) or else as they are; otherwise the first one's error.
     let mut first_error = None;
     let mut chosen = None;
     'forms: for form in candidate_forms(&negated) {
@@ -454,7 +455,9 @@ fn run_first_order(
         // count (the compiler expands them the same way); kept as written (`LET`s and all, for
         // `--explain`) when ordering moves nothing.
         let expanded = rvmon_fo::expand_lets(&form);
-        let ordered = order_conjuncts(&expanded);
+        // And with comparisons pushed into the temporal operators that bind their variables
+        // (`push_comparisons`: the states keep only the tuples the comparisons keep).
+        let ordered = push_comparisons(&order_conjuncts(&expanded));
         // An error names a subformula as the user wrote it, so it is the unordered form's.
         let tries = if ordered == expanded {
             vec![(form, true)]

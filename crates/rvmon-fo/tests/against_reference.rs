@@ -9,6 +9,7 @@ use rvmon_core::{Interner, StringCollection, TimePoint, Value};
 use rvmon_fo::{compile, FoEngine};
 use rvmon_logic::monpoly::analyzed_formula;
 use rvmon_logic::order::order_conjuncts;
+use rvmon_logic::pushdown::push_comparisons;
 use rvmon_logic::reference::{evaluate_fo, time_point, OrdValue, RefFoTimePoint};
 use rvmon_logic::{free_vars, parse_formula};
 use rvmon_trace::Signature;
@@ -532,7 +533,8 @@ proptest! {
     }
 
     /// `rvmon check` compiles the formula with conjuncts decided at once joined before
-    /// conjuncts that wait for the future (`order_conjuncts`); the answers are the same.
+    /// conjuncts that wait for the future (`order_conjuncts`), and comparisons pushed into
+    /// the operators that bind their variables (`push_comparisons`); the answers are the same.
     #[test]
     fn ordered_conjuncts_match_reference(
         text in formula(), tr in trace(), wait_always in any::<bool>(), batch in 1usize..5
@@ -701,7 +703,7 @@ fn matches_reference(
     let setup = Setup::new(text);
     let mut interner = Interner::new();
     let analyzed = if ordered {
-        order_conjuncts(&setup.analyzed)
+        push_comparisons(&order_conjuncts(&setup.analyzed))
     } else {
         setup.analyzed.clone()
     };

@@ -14,6 +14,7 @@ pub mod monitorable;
 pub mod monpoly;
 pub mod order;
 mod parser;
+pub mod pushdown;
 pub mod reference;
 pub mod rewrite;
 pub mod strrel;
