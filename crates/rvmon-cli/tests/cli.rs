@@ -293,6 +293,56 @@ fn conjunct_order_sees_through_let() {
     assert!(kept.contains("LET pr(x)"), "{kept}");
 }
 
+/// A comparison goes into the temporal operator that binds its variables (through a `LET`),
+/// so that the state keeps only the tuples it keeps; the violations are those of the formula
+/// as written.
+#[test]
+fn comparisons_go_into_the_states_that_bind_them() {
+    let sig = file(
+        "pushdown",
+        "s.sig",
+        "acq(int,int)\nrel(int,int)\nuse(int)\n",
+    );
+    let formula = "LET held(t,l) = NOT rel(t,l) SINCE acq(t,l) IN \
+                   use(t) IMPLIES NOT EXISTS l. (held(t,l) AND l = 7)";
+    let spec = file("pushdown", "f.mfotl", formula);
+    let log = file(
+        "pushdown",
+        "t.log",
+        "@1 acq(1,7) acq(2,8)\n@2 use(1) use(2)\n@3 rel(1,7)\n@4 use(1) acq(2,7)\n@5 use(2)\n",
+    );
+    let explain = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        "--sig",
+        sig.to_str().unwrap(),
+        "--explain",
+    ])
+    .stdout;
+    assert!(
+        explain.contains("SINCE[0,*) (acq(t,l) AND l = 7)"),
+        "{explain}"
+    );
+    let r = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        log.to_str().unwrap(),
+        "--sig",
+        sig.to_str().unwrap(),
+        "--format",
+        "monpoly",
+    ]);
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (
+            1,
+            "violation: time point 1 @2 (t=1)\nviolation: time point 4 @5 (t=2)\n"
+        ),
+        "{}",
+        r.stderr
+    );
+}
+
 /// Online, a first-order monitor that is behind its input takes the time points already
 /// buffered as batches (`TraceReader::input_pending`); the verdicts are those of the offline
 /// run, in the same order. The log is piped in at once, in chunks of up to 64 KB, so batches
