@@ -457,13 +457,16 @@ fn run_first_order(
         let expanded = rvmon_fo::expand_lets(&form);
         // And with comparisons pushed into the temporal operators that bind their variables
         // (`push_comparisons`: the states keep only the tuples the comparisons keep).
-        let ordered = push_comparisons(&order_conjuncts(&expanded));
+        let ordered = order_conjuncts(&expanded);
+        let pushed = push_comparisons(&ordered);
         // An error names a subformula as the user wrote it, so it is the unordered form's.
-        let tries = if ordered == expanded {
-            vec![(form, true)]
-        } else {
-            vec![(ordered, false), (form, true)]
-        };
+        let mut tries = Vec::new();
+        for candidate in [pushed, ordered] {
+            if candidate != expanded && !tries.iter().any(|(t, _)| *t == candidate) {
+                tries.push((candidate, false));
+            }
+        }
+        tries.push((form, true));
         for (candidate, as_written) in tries {
             match rvmon_fo::compile(
                 &candidate,

@@ -343,6 +343,33 @@ fn comparisons_go_into_the_states_that_bind_them() {
     );
 }
 
+/// A comparison is not pushed ahead of a conjunct that can fail: `y = 10 / x` still meets
+/// `p(0,1)` and fails, as the formula as written does (a review found the error lost).
+#[test]
+fn comparisons_are_not_pushed_ahead_of_a_conjunct_that_can_fail() {
+    let sig = file("pushdown-fail", "s.sig", "p(int,int)\n");
+    let log = file("pushdown-fail", "t.log", "@1 p(0,1) p(2,1)\n@2 p(5,1)\n");
+    for formula in [
+        "NOT ((p(x,z) AND y = 10 / x) AND x > 0)",
+        "NOT ((ONCE[0,3] (p(x,z) AND y = 10 / x)) AND x > 0)",
+    ] {
+        let spec = file("pushdown-fail", "f.mfotl", formula);
+        let r = run(&[
+            "check",
+            spec.to_str().unwrap(),
+            log.to_str().unwrap(),
+            "--sig",
+            sig.to_str().unwrap(),
+        ]);
+        assert_eq!(r.status, 2, "{formula}: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr.contains("division by zero"),
+            "{formula}: {}",
+            r.stderr
+        );
+    }
+}
+
 /// Online, a first-order monitor that is behind its input takes the time points already
 /// buffered as batches (`TraceReader::input_pending`); the verdicts are those of the offline
 /// run, in the same order. The log is piped in at once, in chunks of up to 64 KB, so batches

@@ -100,7 +100,7 @@ struct Conjunct {
 /// join drops, an error where the formula as written has none
 /// (`p(x,y) AND EVENTUALLY[0,5] q(x) AND 10 / y > 1` on `p(1,0)`); with a semi-join moved
 /// ahead of it, an error the formula as written makes would be lost.
-fn can_fail(c: &Formula) -> bool {
+pub(crate) fn can_fail(c: &Formula) -> bool {
     fn computed(t: &Term) -> bool {
         matches!(t, Term::Neg(_) | Term::Arith(..) | Term::Func(..))
     }

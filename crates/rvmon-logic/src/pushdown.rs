@@ -22,6 +22,7 @@
 use crate::ast::*;
 use crate::free_vars;
 use crate::monpoly::map_children;
+use crate::order::can_fail;
 
 /// `f` with each comparison of variables and constants pushed down as the module explains.
 pub fn push_comparisons(f: &Formula) -> Formula {
@@ -127,11 +128,13 @@ fn sink(g: Formula, c: &Formula, vars: &[String], span: Option<Span>) -> Formula
         // of its own (a temporal operator, usually), else the left one. A right conjunct that
         // only tests (`NOT ψ`, a comparison) needs its variables bound on its left, which
         // they still are.
+        // Not past a conjunct that can fail: it must see the tuples it sees as written
+        // (`y = 10 / x` after `x > 0` would raise no error where the formula as written does).
         FormulaKind::Bool2 {
             op: BoolOp::And,
             lhs,
             rhs,
-        } => {
+        } if !can_fail(&rhs) => {
             if down(&rhs) && makes_relation(&rhs) {
                 FormulaKind::Bool2 {
                     op: BoolOp::And,
@@ -222,6 +225,8 @@ mod tests {
             "(ONCE p(x)) AND x < y",
             // Negations and aggregations keep their comparisons outside.
             "(NOT p(x)) AND x = 2",
+            // Not ahead of a conjunct that can fail (its error would be lost).
+            "(p(x,z) AND y = 10 / x) AND x > 0",
         ] {
             let g = parse_formula("f", f).unwrap();
             assert_eq!(push_comparisons(&g), g, "{f}");
