@@ -51,6 +51,18 @@ struct Run {
     stderr: String,
 }
 
+/// `rvmon check SPEC --sig SIG` and then `rest` (a log, options).
+fn check_with_sig(spec: &std::path::Path, sig: &std::path::Path, rest: &[&str]) -> Run {
+    let mut args = vec![
+        "check",
+        spec.to_str().unwrap(),
+        "--sig",
+        sig.to_str().unwrap(),
+    ];
+    args.extend_from_slice(rest);
+    run(&args)
+}
+
 fn run(args: &[&str]) -> Run {
     let out = rvmon().args(args).output().unwrap();
     Run {
@@ -311,27 +323,12 @@ fn comparisons_go_into_the_states_that_bind_them() {
         "t.log",
         "@1 acq(1,7) acq(2,8)\n@2 use(1) use(2)\n@3 rel(1,7)\n@4 use(1) acq(2,7)\n@5 use(2)\n",
     );
-    let explain = run(&[
-        "check",
-        spec.to_str().unwrap(),
-        "--sig",
-        sig.to_str().unwrap(),
-        "--explain",
-    ])
-    .stdout;
+    let explain = check_with_sig(&spec, &sig, &["--explain"]).stdout;
     assert!(
         explain.contains("SINCE[0,*) (acq(t,l) AND l = 7)"),
         "{explain}"
     );
-    let r = run(&[
-        "check",
-        spec.to_str().unwrap(),
-        log.to_str().unwrap(),
-        "--sig",
-        sig.to_str().unwrap(),
-        "--format",
-        "monpoly",
-    ]);
+    let r = check_with_sig(&spec, &sig, &[log.to_str().unwrap(), "--format", "monpoly"]);
     assert_eq!(
         (r.status, r.stdout.as_str()),
         (
@@ -354,13 +351,7 @@ fn comparisons_are_not_pushed_ahead_of_a_conjunct_that_can_fail() {
         "NOT ((ONCE[0,3] (p(x,z) AND y = 10 / x)) AND x > 0)",
     ] {
         let spec = file("pushdown-fail", "f.mfotl", formula);
-        let r = run(&[
-            "check",
-            spec.to_str().unwrap(),
-            log.to_str().unwrap(),
-            "--sig",
-            sig.to_str().unwrap(),
-        ]);
+        let r = check_with_sig(&spec, &sig, &[log.to_str().unwrap()]);
         assert_eq!(r.status, 2, "{formula}: {}{}", r.stdout, r.stderr);
         assert!(
             r.stderr.contains("division by zero"),

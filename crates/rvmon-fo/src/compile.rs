@@ -1786,18 +1786,8 @@ fn compile_plan(
 /// same state). Nodes are in post-order, so operands are shared before the nodes over them.
 /// Nodes no longer read are dropped; the root stays last. ([`Plan::shape`] keeps the
 /// formula's tree: MonPoly's timing is that of the unshared operators.)
-fn share_common_subplans(mut nodes: Vec<Node>) -> Vec<Node> {
-    let n = nodes.len();
-    let mut same: Vec<usize> = Vec::with_capacity(n);
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for node in &mut nodes {
-        node.kind.map_nodes(&mut |c| same[c]);
-        // The debug form names the operator, its parameters and its (shared) operands.
-        let key = format!("{:?}", (&node.kind, &node.vars));
-        let first = same.len();
-        same.push(*seen.entry(key).or_insert(first));
-    }
-    drop_unread(nodes, same[n - 1])
+fn share_common_subplans(nodes: Vec<Node>) -> Vec<Node> {
+    share_subplans(nodes, false)
 }
 
 /// Nodes that are the same up to the names of their columns become one node, read by all
@@ -1809,19 +1799,26 @@ fn share_common_subplans(mut nodes: Vec<Node>) -> Vec<Node> {
 /// assignments) stay distinct unless their names agree too, and use their own names, never
 /// their operand's. Run after [`fuse_joins_into_exists_joins`], whose choices compare the
 /// names of its operands.
-fn share_up_to_renaming(mut nodes: Vec<Node>) -> Vec<Node> {
+fn share_up_to_renaming(nodes: Vec<Node>) -> Vec<Node> {
+    share_subplans(nodes, true)
+}
+
+/// Merges each node into the first one with the same key: the debug form of its operator, its
+/// parameters (columns by position) and its (already shared) operands, with its column names
+/// unless `up_to_renaming` (they still count for the operators that evaluate terms by name).
+/// A node read under other names than its own is marked `renamed`.
+fn share_subplans(mut nodes: Vec<Node>, up_to_renaming: bool) -> Vec<Node> {
     let n = nodes.len();
     let mut same: Vec<usize> = Vec::with_capacity(n);
     let mut seen: HashMap<String, usize> = HashMap::new();
     for i in 0..n {
         nodes[i].kind.map_nodes(&mut |c| same[c]);
         let node = &nodes[i];
-        let names_matter = matches!(
-            node.kind,
-            NodeKind::Filter { .. } | NodeKind::StrRel { .. } | NodeKind::Assign { .. }
-        );
-        // The debug form names the operator, its parameters (columns by position) and its
-        // (shared) operands.
+        let names_matter = !up_to_renaming
+            || matches!(
+                node.kind,
+                NodeKind::Filter { .. } | NodeKind::StrRel { .. } | NodeKind::Assign { .. }
+            );
         let key = if names_matter {
             format!("{:?}", (&node.kind, &node.vars))
         } else {

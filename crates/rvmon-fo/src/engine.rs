@@ -160,6 +160,17 @@ type Index = (Vec<usize>, FxHashMap<Tuple, Bucket>);
 /// may still find it (see [`retire`]).
 const REMOVED: u64 = u64::MAX;
 
+/// `l op r`, or the run's error when they are values of different types.
+fn compared(
+    op: rvmon_logic::CmpOp,
+    l: &Value,
+    r: &Value,
+    interner: &Interner,
+) -> Result<bool, Error> {
+    compare(op, l, r, interner)
+        .ok_or_else(|| Error::msg("type error: comparison of values of different types"))
+}
+
 /// The tuples of `a` for which `x op y` holds (fails, when `negated`), with both operands
 /// resolved (see [`crate::compile::Operand`]).
 #[inline(never)]
@@ -172,9 +183,7 @@ fn filter_resolved(
 ) -> Result<Rel, Error> {
     let mut v = Rel::default();
     for t in a.iter() {
-        let holds = compare(op, &x.value(t), &y.value(t), interner)
-            .ok_or_else(|| Error::msg("type error: comparison of values of different types"))?;
-        if holds != negated {
+        if compared(op, &x.value(t), &y.value(t), interner)? != negated {
             v.insert(t.clone());
         }
     }
@@ -1470,21 +1479,18 @@ impl FoEngine {
                 resolved,
             } => {
                 while let Some(a) = children[*l].get(out.end()) {
-                    let mut v = Rel::default();
                     if let Some(operands) = resolved {
                         out.push(filter_resolved(a, *op, operands, *negated, interner)?);
                         continue;
                     }
+                    let mut v = Rel::default();
                     for t in a.iter() {
                         let env = |x: &str| node.vars.iter().position(|y| y == x).map(|c| t[c]);
                         let lv =
                             eval_term_with(arithmetic, lhs, &env, interner).map_err(eval_err)?;
                         let rv =
                             eval_term_with(arithmetic, rhs, &env, interner).map_err(eval_err)?;
-                        let holds = compare(*op, &lv, &rv, interner).ok_or_else(|| {
-                            Error::msg("type error: comparison of values of different types")
-                        })?;
-                        if holds != *negated {
+                        if compared(*op, &lv, &rv, interner)? != *negated {
                             v.insert(t.clone());
                         }
                     }

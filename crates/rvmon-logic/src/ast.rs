@@ -350,6 +350,18 @@ pub struct Formula {
 }
 
 impl Formula {
+    /// `lhs AND rhs`.
+    pub fn and(lhs: Formula, rhs: Formula, span: Span) -> Formula {
+        Formula::new(
+            FormulaKind::Bool2 {
+                op: BoolOp::And,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            },
+            span,
+        )
+    }
+
     pub fn new(kind: FormulaKind, span: Span) -> Formula {
         Formula { kind, span }
     }

@@ -68,14 +68,7 @@ pub fn order_conjuncts(f: &Formula) -> Formula {
                 bound.push(v);
             }
         }
-        out = Formula::new(
-            FormulaKind::Bool2 {
-                op: BoolOp::And,
-                lhs: Box::new(out),
-                rhs: Box::new(c),
-            },
-            f.span,
-        );
+        out = Formula::and(out, c, f.span);
     }
     // Unchanged, the formula keeps its own spans (and compares equal to itself).
     if changed {

@@ -41,7 +41,7 @@ pub fn push_comparisons(f: &Formula) -> Formula {
             return sink(lhs, rhs, &vars, Some(f.span));
         }
     }
-    and(lhs, push_comparisons(rhs), f.span)
+    Formula::and(lhs, push_comparisons(rhs), f.span)
 }
 
 /// Whether `c` is a comparison (or its negation) of variables and constants.
@@ -62,17 +62,6 @@ fn movable(c: &Formula) -> bool {
 fn bind_all(f: &Formula, vars: &[String]) -> bool {
     let fv = free_vars(f);
     vars.iter().all(|v| fv.contains(v))
-}
-
-fn and(lhs: Formula, rhs: Formula, span: Span) -> Formula {
-    Formula::new(
-        FormulaKind::Bool2 {
-            op: BoolOp::And,
-            lhs: Box::new(lhs),
-            rhs: Box::new(rhs),
-        },
-        span,
-    )
 }
 
 /// `g AND c`, with `c` (over `vars`, all bound by `g`) moved as far down into `g` as it goes;
@@ -127,42 +116,28 @@ fn sink(g: Formula, c: &Formula, vars: &[String], span: Option<Span>) -> Formula
         // Into the conjunct that binds the variables: the right one when it makes a relation
         // of its own (a temporal operator, usually), else the left one. A right conjunct that
         // only tests (`NOT ψ`, a comparison) needs its variables bound on its left, which
-        // they still are.
-        // Not past a conjunct that can fail: it must see the tuples it sees as written
-        // (`y = 10 / x` after `x > 0` would raise no error where the formula as written does).
+        // they still are. Not past a conjunct that can fail: it must see the tuples it sees
+        // as written (`y = 10 / x` after `x > 0` would raise no error where the formula as
+        // written does).
         FormulaKind::Bool2 {
             op: BoolOp::And,
             lhs,
             rhs,
-        } if !can_fail(&rhs) => {
-            if down(&rhs) && makes_relation(&rhs) {
-                FormulaKind::Bool2 {
-                    op: BoolOp::And,
-                    lhs,
-                    rhs: Box::new(sink(*rhs, c, vars, None)),
-                }
-            } else if down(&lhs) {
-                FormulaKind::Bool2 {
-                    op: BoolOp::And,
-                    lhs: Box::new(sink(*lhs, c, vars, None)),
-                    rhs,
-                }
-            } else {
-                return and(
-                    Formula::new(
-                        FormulaKind::Bool2 {
-                            op: BoolOp::And,
-                            lhs,
-                            rhs,
-                        },
-                        inner,
-                    ),
-                    c.clone(),
-                    span,
-                );
-            }
-        }
-        kind => return and(Formula::new(kind, inner), c.clone(), span),
+        } if !can_fail(&rhs) && down(&rhs) && makes_relation(&rhs) => FormulaKind::Bool2 {
+            op: BoolOp::And,
+            lhs,
+            rhs: Box::new(sink(*rhs, c, vars, None)),
+        },
+        FormulaKind::Bool2 {
+            op: BoolOp::And,
+            lhs,
+            rhs,
+        } if !can_fail(&rhs) && down(&lhs) => FormulaKind::Bool2 {
+            op: BoolOp::And,
+            lhs: Box::new(sink(*lhs, c, vars, None)),
+            rhs,
+        },
+        kind => return Formula::and(Formula::new(kind, inner), c.clone(), span),
     };
     Formula::new(kind, inner)
 }

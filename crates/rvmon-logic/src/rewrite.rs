@@ -14,14 +14,7 @@ fn mk(kind: FormulaKind, span: Span) -> Formula {
 
 fn and(a: Formula, b: Formula) -> Formula {
     let span = a.span;
-    mk(
-        FormulaKind::Bool2 {
-            op: BoolOp::And,
-            lhs: Box::new(a),
-            rhs: Box::new(b),
-        },
-        span,
-    )
+    Formula::and(a, b, span)
 }
 
 fn unary(op: UnaryTemporal, interval: Interval, body: Formula) -> Formula {
