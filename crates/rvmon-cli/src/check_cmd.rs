@@ -500,7 +500,7 @@ fn run_first_order(
         writeln!(out, "  violations are the assignments of: {analyzed}")?;
         writeln!(out, "free variables: ({})", vars.join(","))?;
         writeln!(out, "plan (operator -> its variables):")?;
-        write!(out, "{}", plan.describe())?;
+        write!(out, "{}", plan.describe(reader.interner_mut()))?;
         return Ok(0);
     }
     if args.sliced() {

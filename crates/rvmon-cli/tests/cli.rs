@@ -624,10 +624,28 @@ fn explain_shows_the_first_order_plan() {
     );
     assert!(
         r.stdout
-            .contains("project (EXISTS) -> (f)\n          scan (2 args) -> (f,m)"),
+            .contains("project (EXISTS) -> (f)\n          scan open (2 args) -> (f,m)"),
         "{}",
         r.stdout
     );
+}
+
+/// `--explain` numbers a subplan that several operators read where it first appears, and
+/// refers to it by number where it appears again (here `h(a,l)` and `h(b,l)`, one state up
+/// to renaming, whose scan of `q` is then shown once).
+#[test]
+fn explain_shows_shared_subplans_once() {
+    let sig = file("explain-shared", "s.sig", "p(int,int)\nq(int,int)\n");
+    let spec = file(
+        "explain-shared",
+        "f.mfotl",
+        "LET h(t,l) = ONCE q(t,l) IN p(a,b) IMPLIES NOT EXISTS l. (h(a,l) AND h(b,l))",
+    );
+    let explain = check_with_sig(&spec, &sig, &["--explain"]).stdout;
+    let firsts = explain.matches("#1 since[0,*)").count();
+    let agains = explain.matches("#1 again (since[0,*)").count();
+    assert_eq!((firsts, agains), (1, 1), "{explain}");
+    assert_eq!(explain.matches("scan q (2 args)").count(), 1, "{explain}");
 }
 
 /// The workload generators: renamed copies and the paper-04 shape are well-formed logs with

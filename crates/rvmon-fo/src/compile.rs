@@ -418,16 +418,47 @@ impl Plan {
         })
     }
 
-    /// The plan as an indented operator tree, root first (for `rvmon check --explain`).
-    pub fn describe(&self) -> String {
-        fn go(plan: &Plan, i: usize, depth: usize, out: &mut String) {
+    /// The plan as an indented operator tree, root first (for `rvmon check --explain`), with
+    /// scans named by their predicate. A node that several operators read (a common subplan,
+    /// see [`share_subplans`]) is numbered where it first appears, with its subtree, and
+    /// referred to by number where it appears again: the tree then shows how much work is
+    /// shared, and the names of a node shared up to renaming are its first occurrence's.
+    pub fn describe(&self, interner: &Interner) -> String {
+        struct Walk<'p> {
+            plan: &'p Plan,
+            interner: &'p Interner,
+            /// How many operators read each node.
+            readers: Vec<usize>,
+            /// The number given to each shared node where it was first shown.
+            shown: Vec<Option<usize>>,
+            next_number: usize,
+            out: String,
+        }
+        let mut readers = vec![0; self.nodes.len()];
+        for n in &self.nodes {
+            for k in n.kind.operands() {
+                readers[k] += 1;
+            }
+        }
+        let mut walk = Walk {
+            plan: self,
+            interner,
+            readers,
+            shown: vec![None; self.nodes.len()],
+            next_number: 1,
+            out: String::new(),
+        };
+        fn go(walk: &mut Walk, i: usize, depth: usize) {
+            let plan = walk.plan;
             let n = &plan.nodes[i];
             let w = |w: &Window| match w.hi {
                 Some(h) => format!("[{},{}]", w.lo, h),
                 None => format!("[{},*)", w.lo),
             };
             let label = match &n.kind {
-                NodeKind::Pred { args, .. } => format!("scan ({} args)", args.len()),
+                NodeKind::Pred { sym, args, .. } => {
+                    format!("scan {} ({} args)", walk.interner.resolve(*sym), args.len())
+                }
                 NodeKind::Const(rel) => format!("constant ({} tuples)", rel.len()),
                 NodeKind::Not(_) => "not (closed)".into(),
                 NodeKind::Join { shared, .. } => format!("join on {} columns", shared.len()),
@@ -491,19 +522,31 @@ impl Plan {
                 }
                 NodeKind::Until { w: win, .. } => format!("until{}", w(win)),
             };
-            let kids = n.kind.operands();
-            out.push_str(&format!(
-                "{}{label} -> ({})\n",
-                "  ".repeat(depth),
-                n.vars.join(",")
-            ));
-            for k in kids {
-                go(plan, k, depth + 1, out);
+            let indent = "  ".repeat(depth);
+            let vars = n.vars.join(",");
+            if let Some(number) = walk.shown[i] {
+                walk.out.push_str(&format!(
+                    "{indent}#{number} again ({label}, shared) -> ({vars})\n"
+                ));
+                return;
+            }
+            // (A constant is shown wherever it is read: sharing it saves nothing worth showing.)
+            let number = if walk.readers[i] > 1 && !matches!(n.kind, NodeKind::Const(_)) {
+                let number = walk.next_number;
+                walk.next_number += 1;
+                walk.shown[i] = Some(number);
+                format!("#{number} ")
+            } else {
+                String::new()
+            };
+            walk.out
+                .push_str(&format!("{indent}{number}{label} -> ({vars})\n"));
+            for k in n.kind.operands() {
+                go(walk, k, depth + 1);
             }
         }
-        let mut out = String::new();
-        go(self, self.root(), 1, &mut out);
-        out
+        go(&mut walk, self.root(), 1);
+        walk.out
     }
 
     pub fn has_future(&self) -> bool {

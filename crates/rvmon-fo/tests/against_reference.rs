@@ -312,7 +312,7 @@ fn versioned_projection() -> impl Strategy<Value = String> {
         prop::sample::select(&["Q(x,y)", "Q(y,x)", "(Q(x,y) AND R(y))", "(P(x) AND R(y))"][..]),
         prop::sample::select(&["", "PREVIOUS ", "PREVIOUS[1,2] "][..]),
         prop::sample::select(&["[0,*)", "[1,*)"][..]),
-        prop::sample::select(&["AND NOT", "AND", "EXISTS"][..]),
+        prop::sample::select(&["AND NOT", "AND", "EXISTS", "SHARED AND NOT", "SHARED AND"][..]),
     )
         .prop_map(|(a, l, b, prev, i, how)| {
             let since = if l == "TRUE" {
@@ -330,6 +330,17 @@ fn versioned_projection() -> impl Strategy<Value = String> {
                         format!("(({l}) SINCE{i} ({b} AND Q(x,y)))")
                     };
                     format!("(EXISTS y. (({a} AND Q(x,y)) AND (EXISTS w. {prev}{since})))")
+                }
+                // The state also read, under other names, by a test of its own (DejaVu's
+                // locks-basic reads `held` through `EXISTS s. PREVIOUS held(s,l)` and tests
+                // `PREVIOUS held(t,l)`): one state shared up to renaming, with two readers.
+                "SHARED AND NOT" | "SHARED AND" => {
+                    let test = how.trim_start_matches("SHARED ");
+                    let renamed = format!("{prev}{since}").replace('y', "w");
+                    format!(
+                        "(({a} AND NOT (EXISTS y. {prev}{since})) \
+                         OR ({a} AND (EXISTS w. (Q(x,w) {test} {renamed}))))"
+                    )
                 }
                 _ => format!("({a} {how} (EXISTS y. {prev}{since}))"),
             }
@@ -691,6 +702,28 @@ fn renamed_copies_compile_to_one_node() {
     assert_eq!(count(&plan, &|k| matches!(k, NodeKind::Filter { .. })), 2);
 }
 
+/// A state shared up to renaming that an anti-exists-join both walks (its left operand) and
+/// tests (`ONCE R(x)` and `ONCE R(y)`) is not probed in place: the join walks its tuples, not
+/// the markers a probed state hands out (those made it read a column of an empty tuple).
+#[test]
+fn a_state_walked_and_tested_by_one_exists_join_hands_out_its_tuples() {
+    let text = "(EVENTUALLY[0,0] ((ONCE[0,*) R(x)) AND NOT (EXISTS y. (Q(x,y) AND (ONCE R(y))))))";
+    let v = |k: i64| Value::Int(k);
+    let trace: Vec<RefFoTimePoint> = vec![
+        (0, vec![]),
+        (1, vec![("R".into(), vec![v(1)])]),
+        (
+            2,
+            vec![("Q".into(), vec![v(1), v(1)]), ("R".into(), vec![v(2)])],
+        ),
+        (3, vec![("Q".into(), vec![v(2), v(1)])]),
+        (4, vec![]),
+    ];
+    for batch in [1, 2, 5] {
+        matches_reference(text, &trace, false, batch, false).unwrap();
+    }
+}
+
 /// The engine fed `tr` in batches of `batch` time points answers as the reference evaluator
 /// (with the analysed formula's conjuncts reordered as `rvmon check` does when `ordered`).
 fn matches_reference(
@@ -777,6 +810,11 @@ fn a_tested_since_state_that_changes_costs_no_pass_per_time_point() {
         // Projections of the state, tested through its index (with `PREVIOUS` fused in).
         "(P(x) AND NOT EXISTS y. PREVIOUS ((NOT R(y)) SINCE Q(x,y)))",
         "(P(x) AND EXISTS y. ((NOT R(y)) SINCE Q(x,y)))",
+        // One state shared up to renaming, read through a projection and tested by an
+        // anti-join (DejaVu's locks-basic: `EXISTS s. PREVIOUS held(s,l)` and `PREVIOUS
+        // held(t,l)`); it was held as a snapshot and projected in full at every position.
+        "((P(x) AND NOT EXISTS y. PREVIOUS ((NOT R(y)) SINCE Q(x,y))) \
+         OR (EXISTS z. (Q(x,z) AND NOT PREVIOUS ((NOT R(z)) SINCE Q(x,z)))))",
         // A state that a guard tests.
         "(Q(x,y) AND ((NOT (P(x) AND NOT ((NOT R(y)) SINCE Q(x,y)))) SINCE Q(x,y)))",
     ] {
