@@ -60,6 +60,30 @@ fn formula() -> impl Strategy<Value = String> {
     .prop_map(String::from);
     leaf.prop_recursive(5, 40, 2, |inner| {
         prop_oneof![
+            // A subformula beside a copy of itself with x and y swapped: the copies compile
+            // to one node (shared up to renaming), read in two roles (walked and tested,
+            // projected and tested, both sides of a join). A state walked by an exists-join
+            // that also tested it was once probed in place, and read as markers.
+            (
+                inner.clone(),
+                prop::sample::select(&["AND", "AND NOT", "EXISTS", "NOT EXISTS", "PREVIOUS"][..])
+            )
+                .prop_map(|(a, how)| {
+                    let swapped: String = a
+                        .chars()
+                        .map(|c| match c {
+                            'x' => 'y',
+                            'y' => 'x',
+                            c => c,
+                        })
+                        .collect();
+                    match how {
+                        "EXISTS" => format!("({a} AND (EXISTS y. {swapped}))"),
+                        "NOT EXISTS" => format!("({a} AND NOT (EXISTS y. {swapped}))"),
+                        "PREVIOUS" => format!("({a} AND NOT (PREVIOUS {swapped}))"),
+                        _ => format!("({a} {how} {swapped})"),
+                    }
+                }),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} AND {b})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} AND NOT {b})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} OR {b})")),
