@@ -768,6 +768,9 @@ impl FoEngine {
             };
             if probed[c].is_some() {
                 since[c].views.join = Some((keep.clone(), FxHashMap::default()));
+                // A versioned state keeps no `out` and streams markers: no projection of it
+                // may project what it reads (it would project a marker), so the only
+                // projection that may read it is this one, tested through the index.
                 since[c].views.log = None;
                 proj[i] = None;
             } else {
