@@ -361,6 +361,34 @@ fn comparisons_are_not_pushed_ahead_of_a_conjunct_that_can_fail() {
     }
 }
 
+/// A future operator without an upper bound over data is refused before any event is read,
+/// with the place of the operator (it used to fail at the first time point, without one).
+#[test]
+fn an_unbounded_future_operator_is_refused_where_it_is() {
+    let sig = file("unbounded", "s.sig", "p(int)\nq(int)\n");
+    let log = file("unbounded", "t.log", "@1 p(1)\n@2 q(1)\n");
+    for (formula, column) in [
+        ("p(x) IMPLIES EVENTUALLY q(x)", 14),
+        ("p(x) IMPLIES (q(x) UNTIL[2,*) p(x))", 14),
+    ] {
+        let spec = file("unbounded", "f.mfotl", formula);
+        let r = check_with_sig(&spec, &sig, &[log.to_str().unwrap()]);
+        assert_eq!(
+            (r.status, r.stdout.as_str()),
+            (2, ""),
+            "{formula}: {}",
+            r.stderr
+        );
+        assert!(
+            r.stderr
+                .contains(&format!("f.mfotl:1:{column}: a future operator"))
+                && r.stderr.contains("bounded interval"),
+            "{formula}: {}",
+            r.stderr
+        );
+    }
+}
+
 /// Online, a first-order monitor that is behind its input takes the time points already
 /// buffered as batches (`TraceReader::input_pending`); the verdicts are those of the offline
 /// run, in the same order. The log is piped in at once, in chunks of up to 64 KB, so batches

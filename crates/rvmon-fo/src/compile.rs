@@ -589,6 +589,21 @@ impl Compiler<'_> {
         Error::at_offset(self.file, self.text, f.span.start, msg)
     }
 
+    /// A future operator's window must end: otherwise a time point's verdict could wait for
+    /// the end of the trace (MonPoly refuses such formulas too). Said where the operator is,
+    /// before any event is read.
+    fn bounded_future(&self, f: &Formula, w: &Window) -> Result<(), Error> {
+        match w.hi {
+            Some(_) => Ok(()),
+            None => Err(self.err(
+                f,
+                "a future operator (EVENTUALLY, UNTIL) needs a bounded interval here, such as \
+                 EVENTUALLY[0,10]: with [a,*) a time point's verdict could wait for the end of \
+                 the trace",
+            )),
+        }
+    }
+
     fn push(&mut self, kind: NodeKind, vars: Vec<String>, shape: Op) -> usize {
         self.nodes.push(Node {
             kind,
@@ -883,6 +898,9 @@ impl Compiler<'_> {
                         }
                     }
                     UnaryTemporal::Once | UnaryTemporal::Eventually => {
+                        if *op == UnaryTemporal::Eventually {
+                            self.bounded_future(f, &w)?;
+                        }
                         let t =
                             self.push(NodeKind::Const(crate::rel::unit()), vec![], Op::Const(true));
                         let r = self.compile(body)?;
@@ -932,6 +950,9 @@ impl Compiler<'_> {
                 rhs,
             } => {
                 let w = window(interval);
+                if *op == BinaryTemporal::Until {
+                    self.bounded_future(f, &w)?;
+                }
                 let (negated, left) = match &lhs.kind {
                     FormulaKind::Not(inner) => (true, &**inner),
                     _ => (false, &**lhs),

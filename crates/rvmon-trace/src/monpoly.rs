@@ -295,12 +295,19 @@ impl<R: BufRead> MonpolyLogReader<R> {
             }),
         };
         parsed.ok_or_else(|| {
+            let found = String::from_utf8_lossy(&self.scratch).into_owned();
+            let digits = found.strip_prefix('-').unwrap_or(&found);
             let what = match ty {
+                // Digits that parse_int refused: too many for 64 bits.
+                Some(Type::Int)
+                    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) =>
+                {
+                    "an integer of 64 bits (from -9223372036854775808 to 9223372036854775807)"
+                }
                 Some(Type::Int) => "an integer",
                 Some(Type::Float) => "a float",
                 _ => "UTF-8 text",
             };
-            let found = String::from_utf8_lossy(&self.scratch).into_owned();
             self.pos = at;
             self.err(format!("expected {what}, found `{found}`"))
         })
@@ -1201,6 +1208,12 @@ mod tests {
     fn errors_point_at_the_problem() {
         let e = read_all("@0 p(1)\n@1 p(x)", Some("p(int)")).unwrap_err();
         assert_eq!(e.to_string(), "log:2:6: expected an integer, found `x`");
+        let e = read_all("@0 p(-99999999999999999999)", Some("p(int)")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "log:1:6: expected an integer of 64 bits (from -9223372036854775808 to \
+             9223372036854775807), found `-99999999999999999999`"
+        );
         let e = read_all("@0 p(1\n", None).unwrap_err();
         assert_eq!(
             e.to_string(),
