@@ -47,14 +47,19 @@ fn unsupported(dir: &Path, formula: &str, options: &str) -> Option<String> {
 
 /// The log to run: `log` itself, or, when it saves the monitor's state to a relative path
 /// (`>save_state test39.sta<`, relative to the working directory as in MonPoly), a copy that
-/// saves it in a temporary directory instead of the crate's.
-fn state_files_in_temp(case: &str, log: &Path) -> String {
+/// saves it in a temporary directory of its own instead of the crate's (then also returned,
+/// to be removed after the run). Each call has its own directory: the tests of this file run
+/// the suite in parallel threads, and a directory per case only was shared by both, which
+/// made one run's saved state overwrite the other's (a failure seen once).
+fn state_files_in_temp(case: &str, log: &Path) -> (String, Option<PathBuf>) {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let text = std::fs::read_to_string(log).unwrap_or_default();
     if !text.contains(">save_") {
-        return log.display().to_string();
+        return (log.display().to_string(), None);
     }
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = std::env::temp_dir().join(format!(
-        "rvmon-compat-{}-{}",
+        "rvmon-compat-{}-{run}-{}",
         std::process::id(),
         case.replace('/', "-")
     ));
@@ -67,7 +72,7 @@ fn state_files_in_temp(case: &str, log: &Path) -> String {
         );
     let copy = tmp.join("log");
     std::fs::write(&copy, rewritten).unwrap();
-    copy.display().to_string()
+    (copy.display().to_string(), Some(tmp))
 }
 
 /// Runs one case of the suite (`[sig, formula, log, options]` as in `INDEX.tsv`, then `extra`
@@ -81,20 +86,25 @@ fn run_case(
 ) -> Result<(i32, String), String> {
     let mut args: Vec<String> = vec!["-sig".into(), dir.join(sig).display().to_string()];
     args.extend(["-formula".into(), dir.join(formula).display().to_string()]);
-    args.extend(["-log".into(), state_files_in_temp(case, &dir.join(log))]);
+    let (log, tmp) = state_files_in_temp(case, &dir.join(log));
+    args.extend(["-log".into(), log]);
     args.extend(options.split_whitespace().map(String::from));
     args.extend(extra.iter().map(|o| o.to_string()));
     let buf = Shared::default();
-    let a = MonpolyArgs::parse(&args).map_err(|e| e.to_string())?;
-    let status = match run(&a, &mut buf.clone(), &mut buf.clone()) {
-        Ok(code) => code,
-        Err(e) => {
-            writeln!(buf.clone(), "rvmon: error: {e}").unwrap();
-            2
-        }
-    };
+    let status = MonpolyArgs::parse(&args)
+        .map_err(|e| e.to_string())
+        .map(|a| match run(&a, &mut buf.clone(), &mut buf.clone()) {
+            Ok(code) => code,
+            Err(e) => {
+                writeln!(buf.clone(), "rvmon: error: {e}").unwrap();
+                2
+            }
+        });
+    if let Some(tmp) = tmp {
+        let _ = std::fs::remove_dir_all(tmp);
+    }
     let got = String::from_utf8(buf.0.borrow().clone()).unwrap();
-    Ok((status, got))
+    Ok((status?, got))
 }
 
 /// Every case that reproduces MonPoly's output still does when the strings no state holds are
