@@ -361,6 +361,33 @@ fn comparisons_are_not_pushed_ahead_of_a_conjunct_that_can_fail() {
     }
 }
 
+/// A `LET` changes nothing to what `rvmon check` can monitor: the formula with `h` defined
+/// gives the violations of the formula with `h` written out (the rewriting that makes `NOT
+/// (a OR b)` with different free variables monitorable stopped at the `LET`).
+#[test]
+fn a_let_is_rewritten_as_its_expansion_is() {
+    let sig = file("let-rewrite", "s.sig", "acq(int,int)\nuse(int,int)\n");
+    let log = file(
+        "let-rewrite",
+        "t.log",
+        "@0 acq(1,2) use(1,3)\n@1 use(2,2) acq(2,2)\n@3 use(2,1) acq(1,1)\n@4 use(1,1) use(3,3)\n",
+    );
+    let with_let = file(
+        "let-rewrite",
+        "let.mfotl",
+        "LET h(t,l) = acq(t,l) IN use(t,x) IMPLIES ((EXISTS y. (use(y,x) AND h(y,x))) OR acq(t,x))",
+    );
+    let written_out = file(
+        "let-rewrite",
+        "out.mfotl",
+        "use(t,x) IMPLIES ((EXISTS y. (use(y,x) AND acq(y,x))) OR acq(t,x))",
+    );
+    let a = check_with_sig(&with_let, &sig, &[log.to_str().unwrap()]);
+    let b = check_with_sig(&written_out, &sig, &[log.to_str().unwrap()]);
+    assert_eq!(a.status, 1, "{}", a.stderr);
+    assert_eq!((a.status, &a.stdout), (b.status, &b.stdout));
+}
+
 /// A future operator without an upper bound over data is refused before any event is read,
 /// with the place of the operator (it used to fail at the first time point, without one).
 #[test]

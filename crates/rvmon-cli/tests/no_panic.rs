@@ -28,6 +28,40 @@ const RVM_LTL_SEED: &str = "H(c, i) {\n event create(c, i)\n event update(coll: 
 
 const RVM_ERE_SEED: &str = "L(l) {\n event acq(_, l)\n event rel(_, l)\n ere: (acq | rel)* & ~((acq | rel)* acq acq (acq | rel)*) | epsilon ~rel+ acq?\n @fail \"twice {l}\"\n @match \"m\"\n}";
 
+/// A first-order policy with most of what the compiler and the engine do: `LET`, a `SINCE`
+/// state shared up to renaming (`h(t,l)`, `h(y,x)`), an existential and an anti-existential
+/// join, a comparison to push down, arithmetic, an aggregation, past and future windows.
+const FO_SEED: &str = "LET h(t,l) = NOT rel(t,l) SINCE[0,*) acq(t,l) IN \
+                       (use(t,x) AND NOT (EXISTS l. (h(t,l) AND l > 1))) IMPLIES \
+                       ((EXISTS y. (use(y,x) AND ONCE[0,5] h(y,x))) \
+                       OR (EXISTS c. (c <- CNT y; t ONCE[0,3] use(t,y)) AND c > 2) \
+                       OR EVENTUALLY[0,3] acq(t,x) OR PREVIOUS (use(x,t) AND x < t + 1))";
+const FO_SIG: &str = "acq(int,int)\nrel(int,int)\nuse(int,int)\n";
+const FO_LOG: &str = "@0 acq(1,2) use(1,3)\n@1 use(2,2) rel(1,2) acq(2,2)\n@3 acq(2,3) use(2,1)\n\
+                      @4 use(1,2) use(2,3) rel(2,2)\n@9 rel(2,3) use(3,3)\n@9 use(1,1)\n";
+
+/// A first-order formula: if `rvmon check` accepts it, it runs over a fixed log (in-process),
+/// as rvmon check compiles it (conjuncts ordered, comparisons pushed down, subplans shared).
+fn first_order(text: &str) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static CASES: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "rvmon-no-panic-{}-{}",
+        std::process::id(),
+        CASES.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (spec, sig, log) = (dir.join("f.mfotl"), dir.join("s.sig"), dir.join("t.log"));
+    std::fs::write(&spec, text).unwrap();
+    std::fs::write(&sig, FO_SIG).unwrap();
+    std::fs::write(&log, FO_LOG).unwrap();
+    let mut args =
+        rvmon_cli::check_cmd::CheckArgs::new(spec.display().to_string(), log.display().to_string());
+    args.sig = Some(sig.display().to_string());
+    let _ = rvmon_cli::check_cmd::run(&args, &mut std::io::sink(), &mut std::io::sink());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A valid seed with random byte edits.
 fn mutated(seed: &'static str) -> impl Strategy<Value = String> {
     prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 0..6).prop_map(
@@ -145,6 +179,9 @@ proptest! {
             let _ = rvmon_logic::monpoly::to_monpoly_string(&rvmon_logic::monpoly::normalize(&f));
         }
     }
+
+    #[test]
+    fn first_order_compiler_and_engine(text in input(FO_SEED)) { first_order(&text) }
 
     #[test]
     fn signature_parser(text in input("p(x:int, y:string)\nq (int,float) r()")) {

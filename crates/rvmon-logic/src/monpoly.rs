@@ -37,7 +37,23 @@ pub fn candidate_forms(f: &Formula) -> Vec<Formula> {
         g = next;
     }
     let rewritten = crate::rewrite::rewrite(&g);
-    vec![analyzed_formula(f), g, rewritten]
+    // MonPoly's rewriting stops at a `LET`; rvmon's candidates also rewrite the bodies of
+    // `LET`s (`LET h(t,l) = acq(t,l) IN use(t,x) IMPLIES ((EXISTS y. (use(y,x) AND h(y,x)))
+    // OR acq(t,x))` was refused, while the same formula with `h` written out was not).
+    let through_lets = rewrite_through_lets(&g);
+    let mut forms = vec![analyzed_formula(f), g, rewritten];
+    if !forms.contains(&through_lets) {
+        forms.push(through_lets);
+    }
+    forms
+}
+
+/// MonPoly's `rewrite`, applied to the body of each `LET` (and so below nested ones).
+fn rewrite_through_lets(f: &Formula) -> Formula {
+    match &f.kind {
+        FormulaKind::Let { .. } => map_let_body(f, &mut rewrite_through_lets),
+        _ => crate::rewrite::rewrite(f),
+    }
 }
 
 /// The formula MonPoly analyses: normalised, but with negations pushed only when that keeps
