@@ -163,10 +163,26 @@ impl CheckArgs {
     }
 }
 
+/// `--explain`'s lines for the formula's temporal class and how far a verdict looks back and
+/// ahead (the same for every engine).
+fn class_and_horizons(analysis: &Analysis) -> String {
+    let fmt_h = |h: Option<u64>| h.map_or("unbounded".to_string(), |h| h.to_string());
+    format!(
+        "class: {}\nhorizons: past {}, future {} time units{}\n",
+        analysis.temporal,
+        fmt_h(analysis.past_horizon),
+        fmt_h(analysis.future_horizon),
+        if analysis.next_depth > 0 {
+            format!(" (+{} NEXT steps)", analysis.next_depth)
+        } else {
+            String::new()
+        }
+    )
+}
+
 /// The plan for a formula: which engine runs it and why.
 pub fn explain(formula: &Formula, analysis: &Analysis, engine: &Engine) -> String {
     let program = engine.program();
-    let fmt_h = |h: Option<u64>| h.map_or("unbounded".to_string(), |h| h.to_string());
     let mut s = String::new();
     s.push_str(&format!("formula: {formula}\n"));
     s.push_str(&format!(
@@ -177,17 +193,7 @@ pub fn explain(formula: &Formula, analysis: &Analysis, engine: &Engine) -> Strin
         "  why: the formula has no variables or predicate arguments; {} operators\n",
         program.ops.len()
     ));
-    s.push_str(&format!("class: {}\n", analysis.temporal));
-    s.push_str(&format!(
-        "horizons: past {}, future {} time units{}\n",
-        fmt_h(analysis.past_horizon),
-        fmt_h(analysis.future_horizon),
-        if analysis.next_depth > 0 {
-            format!(" (+{} NEXT steps)", analysis.next_depth)
-        } else {
-            String::new()
-        }
-    ));
+    s.push_str(&class_and_horizons(analysis));
     let memory = match analysis.temporal {
         TemporalClass::PastOnly => {
             "O(1) per operator for [0,b] and [a,*) intervals; otherwise at most one timestamp per distinct \
@@ -497,7 +503,23 @@ fn run_first_order(
             "engine: first-order MFOTL (rvmon-fo), relational plan of {} operators",
             plan.nodes.len()
         )?;
+        let analysis = analyze(&args.spec, text, f)?;
+        if let Some((_, why)) = &analysis.first_order_at {
+            writeln!(out, "  why: {why}")?;
+        }
         writeln!(out, "  violations are the assignments of: {analyzed}")?;
+        write!(out, "{}", class_and_horizons(&analysis))?;
+        let waiting = if analysis.temporal == TemporalClass::PastOnly {
+            ""
+        } else {
+            ", plus the time points whose verdicts wait for the future horizon"
+        };
+        writeln!(
+            out,
+            "memory: each temporal operator keeps the tuples it must remember: those inside its \
+             interval, and for an interval without end every tuple that still satisfies it (this \
+             grows with the distinct values seen, not with the trace's length){waiting}"
+        )?;
         writeln!(out, "free variables: ({})", vars.join(","))?;
         writeln!(out, "plan (operator -> its variables):")?;
         write!(out, "{}", plan.describe(reader.interner_mut()))?;

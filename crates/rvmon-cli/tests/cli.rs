@@ -667,6 +667,15 @@ fn explain_shows_the_first_order_plan() {
         "--explain",
     ]);
     assert_eq!(r.status, 0, "{}", r.stderr);
+    // Why the first-order engine, the class and the horizons, as for a propositional formula.
+    assert!(
+        r.stdout.contains("  why: it quantifies over variables\n")
+            && r.stdout
+                .contains("class: past-only\nhorizons: past unbounded, future 0 time units\n")
+            && r.stdout.contains("memory: each temporal operator keeps"),
+        "{}",
+        r.stdout
+    );
     assert!(
         r.stdout.contains("anti-join (AND NOT) -> (f)"),
         "{}",
