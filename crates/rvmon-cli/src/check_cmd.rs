@@ -260,7 +260,17 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 args.spec
             )));
         };
-        return run_first_order(args, &f, &text, &sig, &mut *reader, online, out, err);
+        return run_first_order(
+            args,
+            &f,
+            &analysis,
+            &text,
+            &sig,
+            &mut *reader,
+            online,
+            out,
+            err,
+        );
     }
     let program = Program::compile(&f, reader.interner_mut(), &args.spec, &text)?;
     let mut engine = Engine::new(program);
@@ -443,6 +453,7 @@ impl<'a> ViolationWriter<'a> {
 fn run_first_order(
     args: &CheckArgs,
     f: &Formula,
+    analysis: &Analysis,
     text: &str,
     sig: &Signature,
     reader: &mut dyn TraceReader,
@@ -503,12 +514,11 @@ fn run_first_order(
             "engine: first-order MFOTL (rvmon-fo), relational plan of {} operators",
             plan.nodes.len()
         )?;
-        let analysis = analyze(&args.spec, text, f)?;
         if let Some((_, why)) = &analysis.first_order_at {
             writeln!(out, "  why: {why}")?;
         }
         writeln!(out, "  violations are the assignments of: {analyzed}")?;
-        write!(out, "{}", class_and_horizons(&analysis))?;
+        write!(out, "{}", class_and_horizons(analysis))?;
         let waiting = if analysis.temporal == TemporalClass::PastOnly {
             ""
         } else {
@@ -706,6 +716,7 @@ mod tests {
             let status = run_first_order(
                 &args,
                 &f,
+                &analyze("f", FORMULA, &f).unwrap(),
                 FORMULA,
                 &sig,
                 &mut reader,

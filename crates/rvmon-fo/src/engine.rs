@@ -1922,11 +1922,9 @@ impl FoEngine {
                 l_key,
                 guard,
             } => {
-                let Some(hi) = w.hi else {
-                    return Err(Error::msg(
-                        "unbounded UNTIL/EVENTUALLY over data is not supported yet",
-                    ));
-                };
+                // (The compiler refuses a future window without an end, at its place in the
+                // formula: `Compiler::bounded_future`.)
+                let hi = w.hi.expect("a future window has an end");
                 let st = &mut self.until[i];
                 let eventually = self.true_left[i];
                 let leaves = &self.reads[i];
