@@ -30,7 +30,7 @@ use std::rc::Rc;
 use rustc_hash::{FxHashMap, FxHashSet};
 use rvmon_core::{Error, Value};
 
-use crate::bindings::{code_state, hash_key, mask_of, state_code, Bindings};
+use crate::bindings::{code_state, hash_key, hash_restricted, mask_of, state_code, Bindings};
 use crate::slicing::{matchers_of, Binding, ConstraintCheck, Constraints, Event, Pattern, Term};
 
 /// A deterministic machine over event names. A missing transition goes to no state: the
@@ -128,6 +128,11 @@ pub struct ParamMonitor {
     /// Order and inequality constraints between parameters (see
     /// [`ParamMonitor::with_constraints`]).
     constraints: Option<ConstraintCheck>,
+    /// With creation events, the masks a binding seen can have (see [`Pruning::seeable`]):
+    /// the search for the largest binding seen below another looks up no other. (PERF:
+    /// UnsafeMapIterator's `createColl(m, c)` looked up (m) and (c), which no event creates,
+    /// twice per event.)
+    seeable: Vec<u32>,
 }
 
 /// The bindings of a property whose every event pattern is `name(x)` for one parameter x.
@@ -177,6 +182,10 @@ struct DomainIndex {
 struct Inert {
     own: bool,
     partial: Vec<u32>,
+    /// `own`, and every restriction but the domain itself is in `partial`: the event then
+    /// creates no binding, and updates exactly the bindings of the `exact` entry of its σ
+    /// (see [`ParamMonitor::step_exact`]).
+    exact_only: bool,
 }
 
 /// Ids by machine state (`None`: dead); a handful of states per entry.
@@ -197,9 +206,10 @@ impl DomainIndex {
         mask & !self.dom != 0
     }
 
-    fn add(&mut self, restricted: &[Value], id: u32, state: Option<usize>) {
-        let hash = hash_key(restricted);
-        if mask_of(restricted) == self.dom {
+    /// Adds the binding `id` with key `key` (bound outside the domain) in state `state`.
+    fn add(&mut self, key: &[Value], id: u32, state: Option<usize>) {
+        let (hash, kept) = hash_restricted(key, self.dom);
+        if kept == self.dom {
             self.exact
                 .entry(hash)
                 .and_modify(|ids| ids.push(id))
@@ -213,9 +223,9 @@ impl DomainIndex {
         }
     }
 
-    fn remove(&mut self, restricted: &[Value], id: u32, state: Option<usize>) {
-        let hash = hash_key(restricted);
-        if mask_of(restricted) == self.dom {
+    fn remove(&mut self, key: &[Value], id: u32, state: Option<usize>) {
+        let (hash, kept) = hash_restricted(key, self.dom);
+        if kept == self.dom {
             if let Some(ids) = self.exact.get_mut(&hash) {
                 if ids.remove(id) {
                     self.exact.remove(&hash);
@@ -262,6 +272,8 @@ struct Kind {
     direct: Option<Positions>,
     /// The machine's symbol, if the machine reads this event.
     symbol: Option<usize>,
+    /// With `direct`: the index of its σ's domain.
+    index: Option<usize>,
     /// The end-of-life patterns with this name: index, and (parameter, argument position)
     /// when its arguments are distinct variables (the objects are then read off directly).
     ends: Vec<(usize, Option<Positions>)>,
@@ -391,6 +403,20 @@ fn join_into(a: &[Value], b: &[Value], out: &mut Vec<Value>) -> bool {
     true
 }
 
+/// Whether the binding `key` contains `sub` (binds its parameters to its values).
+fn contains(key: &[Value], sub: &[Value]) -> bool {
+    let (mask, of) = (mask_of(key), mask_of(sub));
+    if of & !mask != 0 {
+        return false;
+    }
+    let mut bits = of;
+    sub[1..].iter().all(|v| {
+        let p = bits.trailing_zeros();
+        bits &= bits - 1;
+        key[1 + (mask & ((1u32 << p) - 1)).count_ones() as usize] == *v
+    })
+}
+
 /// The submasks of `mask`, largest first (by enumeration order, not size).
 fn submasks(mask: u32) -> impl Iterator<Item = u32> {
     let mut next = Some(mask);
@@ -421,7 +447,7 @@ fn pairs(key: &[Value]) -> impl Iterator<Item = (usize, Value)> + '_ {
     })
 }
 
-/// Adds the new binding `key` to the event's updates, once; `below` is the mask of a seen
+/// Adds the new binding `key` to the event's updates, once; `below` is the id of a seen
 /// binding below it (the t it joins).
 fn push_new(updated: &mut Vec<Step>, key: &[Value], below: u32) {
     if !updated
@@ -450,7 +476,7 @@ impl Step {
 }
 
 /// A binding the current event updates: one seen (its id), or a new one (its key, and the
-/// mask of a seen binding below it).
+/// id of a seen binding below it).
 enum Updated {
     Seen(u32),
     New(Box<[Value]>, u32),
@@ -490,7 +516,11 @@ impl ParamMonitor {
             }
             _ => None,
         };
-        let (inert, outside_params) = inert_lookups(&patterns, &fsm, &domains);
+        let Pruning {
+            inert,
+            outside: outside_params,
+            seeable,
+        } = inert_lookups(&patterns, &fsm, &domains);
         let mut m = ParamMonitor {
             patterns,
             fsm,
@@ -524,6 +554,7 @@ impl ParamMonitor {
             holding: Vec::new(),
             one,
             constraints: None,
+            seeable,
         };
         m.value_index = m.index.len() > 1;
         m.own_domain = m
@@ -721,7 +752,12 @@ impl ParamMonitor {
             [p] => variable_positions(&self.patterns[p]),
             _ => None,
         };
+        let index = direct.as_ref().and_then(|vars| {
+            let dom = vars.iter().fold(0u32, |m, v| m | 1 << v.0);
+            self.index.iter().position(|ix| ix.dom == dom)
+        });
         let kind = Rc::new(Kind {
+            index,
             direct,
             symbol: self.fsm.symbol(name),
             ends: (0..self.end_events.len())
@@ -738,8 +774,7 @@ impl ParamMonitor {
         let id = self.store.insert(key, state);
         let mask = mask_of(key);
         for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
-            restrict_into(key, index.dom, &mut self.sub);
-            index.add(&self.sub, id, state);
+            index.add(key, id, state);
         }
         if self.value_index {
             self.index_values(id);
@@ -748,10 +783,10 @@ impl ParamMonitor {
     }
 
     fn index_values(&mut self, id: u32) {
-        let Some(key) = self.store.key(id) else {
+        let indexed = self.value_params & !self.own_domain;
+        let Some(key) = self.store.key(id).filter(|k| mask_of(k) & indexed != 0) else {
             return;
         };
-        let indexed = self.value_params & !self.own_domain;
         for pair in pairs(key).filter(|p| indexed >> p.0 & 1 == 1) {
             self.by_value
                 .entry(pair)
@@ -835,8 +870,7 @@ impl ParamMonitor {
             self.store.remove(id);
             let mask = mask_of(&key);
             for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
-                restrict_into(&key, index.dom, &mut self.sub);
-                index.remove(&self.sub, id, state);
+                index.remove(&key, id, state);
             }
             let indexed = self.value_params & !self.own_domain;
             for pair in pairs(&key).filter(|p| *p != (param, value) && indexed >> p.0 & 1 == 1) {
@@ -862,9 +896,8 @@ impl ParamMonitor {
         let mask = mask_of(key);
         for index in self.index.iter_mut().filter(|ix| ix.holds(mask)) {
             if mask & index.dom != index.dom {
-                restrict_into(key, index.dom, &mut self.sub);
-                index.remove(&self.sub, id, from);
-                index.add(&self.sub, id, to);
+                index.remove(key, id, from);
+                index.add(key, id, to);
             }
         }
     }
@@ -879,22 +912,28 @@ impl ParamMonitor {
     }
 
     /// The state of the largest binding seen below `key`, which is not seen itself, knowing
-    /// that its restriction to `floor` is seen. The largest one is the join of all seen below
-    /// `key` (the set seen is join-closed), so it contains that restriction: only the
-    /// sub-bindings that do are looked up. Largest first, so the first found is the largest.
-    /// (PERF: a new (m, c, i) joined from (m, c) looks up (m, c) directly; in numeric order
-    /// over every sub-binding it looked up four others first.)
-    fn largest_below(&self, key: &[Value], floor: u32, buf: &mut Vec<Value>) -> Option<usize> {
+    /// that the binding `below` (an id) is seen below it. The largest one is the join of all
+    /// seen below `key` (the set seen is join-closed), so it contains `below`: only the
+    /// sub-bindings that do are looked up, largest first, so the first found is the largest,
+    /// and `below` itself is the last. (PERF: a new (m, c, i) joined from (m, c) takes (m, c)'s
+    /// state without a lookup; in numeric order over every sub-binding it looked up four
+    /// others first.)
+    fn largest_below(&self, key: &[Value], below: u32, buf: &mut Vec<Value>) -> Option<usize> {
+        let floor = mask_of(self.store.key(below).expect("a binding seen below"));
         let rest = mask_of(key) & !floor;
-        for size in (0..rest.count_ones()).rev() {
+        let pruned = self.creation && !self.full_scan;
+        for size in (1..rest.count_ones()).rev() {
             for sub in submasks(rest).filter(|s| s.count_ones() == size) {
+                if pruned && self.seeable.binary_search(&(floor | sub)).is_err() {
+                    continue;
+                }
                 restrict_into(key, floor | sub, buf);
                 if let Some(id) = self.store.find(buf) {
                     return self.store.state(id);
                 }
             }
         }
-        unreachable!("the floor is seen")
+        self.store.state(below)
     }
 
     /// The states `steps` leave (a new binding's is its largest sub-binding's) and enter on
@@ -903,7 +942,7 @@ impl ParamMonitor {
         for st in steps {
             st.from = match &st.binding {
                 Updated::Seen(id) => self.store.state(*id),
-                Updated::New(k, floor) => self.largest_below(k, *floor, buf),
+                Updated::New(k, below) => self.largest_below(k, *below, buf),
             };
             st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
         }
@@ -1068,6 +1107,13 @@ impl ParamMonitor {
                 key.clear();
             }
         }
+        if let (Some(at), true) = (kind.index, self.creation && !self.full_scan) {
+            if self.index[at].inert.get(sym).is_some_and(|x| x.exact_only) {
+                self.step_exact(at, &key, sym, out);
+                self.key = key;
+                return;
+            }
+        }
         let direct = kind.direct.is_some();
         // The bindings updated: σ ⊔ t for every t seen that σ can extend. (Buffers are
         // reused across events: an event that creates no binding allocates nothing.)
@@ -1128,7 +1174,7 @@ impl ParamMonitor {
                         // A new binding with no solution of the constraints is never made.
                         None => {
                             if this.admits(&joined) {
-                                push_new(updated, &joined, mask_of(tk));
+                                push_new(updated, &joined, t);
                             }
                         }
                     }
@@ -1154,12 +1200,12 @@ impl ParamMonitor {
                             if s != dom && inert.is_some_and(|x| x.partial.contains(&s)) {
                                 continue;
                             }
-                            restrict_into(sigma, s, &mut sub);
+                            let (hash, _) = hash_restricted(sigma, s);
                             if s == dom {
-                                if let Some(ids) = index.exact.get(&hash_key(&sub)) {
+                                if let Some(ids) = index.exact.get(&hash) {
                                     ids.for_each(|t| visit(t, self, &mut updated));
                                 }
-                            } else if let Some(buckets) = index.partial.get(&hash_key(&sub)) {
+                            } else if let Some(buckets) = index.partial.get(&hash) {
                                 for (state, ids) in buckets {
                                     let enabled =
                                         state.is_some_and(|q| self.fsm.delta[q][sym].is_some());
@@ -1255,7 +1301,7 @@ impl ParamMonitor {
                         // it would only cost memory.
                         continue;
                     }
-                    push_new(&mut updated, &joined, mask_of(tk));
+                    push_new(&mut updated, &joined, t);
                 }
             }
             self.holding = holding;
@@ -1317,6 +1363,51 @@ impl ParamMonitor {
 }
 
 impl ParamMonitor {
+    /// [`ParamMonitor::push_kind`] for an event whose σ (`sigma`, of the domain of
+    /// `self.index[at]`) creates no binding and is never live itself, by creation events
+    /// ([`Inert::exact_only`]): the bindings it updates are those that contain σ and bind
+    /// more, which are the `exact` entry of σ's restriction. Algorithm A's other candidates
+    /// (σ itself, σ ⊔ t for the bindings t of the partial entries) are the ones creation
+    /// events make pointless whatever the trace. (PERF: UnsafeMapIterator's `useIter(i)`,
+    /// most of its events, went through the general search: about 900 instructions to step
+    /// one binding.)
+    fn step_exact(&mut self, at: usize, sigma: &[Value], sym: usize, out: &mut Vec<Report>) {
+        let event = self.events - 1;
+        // σ itself is considered and not created, as on the general path.
+        self.skipped += 1;
+        let index = &self.index[at];
+        let (hash, _) = hash_restricted(sigma, index.dom);
+        let mut ids = std::mem::take(&mut self.holding);
+        ids.clear();
+        if let Some(entry) = index.exact.get(&hash) {
+            // An entry is keyed by a hash: a binding of another restriction may share it.
+            entry.for_each(|t| {
+                if self.store.key(t).is_some_and(|k| contains(k, sigma)) {
+                    ids.push(t);
+                }
+            });
+        }
+        for &t in &ids {
+            let from = self.store.state(t);
+            let to = from.and_then(|q| self.fsm.delta[q][sym]);
+            let category = match to {
+                Some(q) => self.fsm.verdicts[q].clone(),
+                None if from.is_some() => self.fsm.fail.clone(),
+                None => None,
+            };
+            self.set_state(t, to);
+            if let Some(category) = category {
+                let key = self.store.key(t).expect("just updated");
+                out.push(Report {
+                    event,
+                    binding: decode(key),
+                    category,
+                });
+            }
+        }
+        self.holding = ids;
+    }
+
     /// [`ParamMonitor::push_kind`] for a [`OneObject`] property: the event's object is
     /// `args[0]` (its one pattern is `name(x)`), and its binding is the only one updated.
     fn push_one_object(&mut self, sym: usize, args: &[Value], out: &mut Vec<Report>) {
@@ -1375,12 +1466,21 @@ fn variable_positions(p: &Pattern) -> Option<Positions> {
     Some(vars)
 }
 
-/// For each pattern domain (in order), by machine symbol: the lookups that creation events make
-/// pointless (see [`DomainIndex::inert`]), from [`live_states`]. Also the parameters through
-/// which a new live binding can make joins an event must keep dead: when an event of domain D
-/// creates a live binding of mask K ⊋ D (other than the binding of every parameter), its
-/// search goes through the bindings holding its value of K's first parameter outside D.
-fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> (Vec<Vec<Inert>>, u32) {
+/// What creation events make pointless to look up, whatever the trace, from [`live_states`].
+struct Pruning {
+    /// For each pattern domain (in order), by machine symbol (see [`DomainIndex::inert`]).
+    inert: Vec<Vec<Inert>>,
+    /// The parameters through which a new live binding can make joins an event must keep
+    /// dead: when an event of domain D creates a live binding of mask K ⊋ D (other than the
+    /// binding of every parameter), its search goes through the bindings holding its value of
+    /// K's first parameter outside D.
+    outside: u32,
+    /// The masks a binding seen can have, sorted: ⊥'s, those of live bindings, and their
+    /// unions (a binding is kept dead only as the join of bindings seen).
+    seeable: Vec<u32>,
+}
+
+fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> Pruning {
     let dom_of = |p: &Pattern| {
         p.args.iter().fold(0u32, |m, t| match t {
             Term::Var(x) => m | 1 << x,
@@ -1421,6 +1521,22 @@ fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> (Vec<Vec<I
             }
         }
     }
+    let mut seeable: Vec<u32> = live
+        .iter()
+        .filter(|(m, st)| *m == 0 || st.contains(&true))
+        .map(|p| p.0)
+        .collect();
+    let mut k = 0;
+    while k < seeable.len() {
+        for j in 0..k {
+            let u = seeable[k] | seeable[j];
+            if !seeable.contains(&u) {
+                seeable.push(u);
+            }
+        }
+        k += 1;
+    }
+    seeable.sort_unstable();
     let inert = domains
         .iter()
         .map(|&d| {
@@ -1431,7 +1547,7 @@ fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> (Vec<Vec<I
                         .iter()
                         .any(|(m, st)| m & !d == 0 && *m != d && takes(st, sym));
                     let ever_live = live.iter().any(|(m, st)| *m == d && st.contains(&true));
-                    let partial = submasks(d)
+                    let partial: Vec<u32> = submasks(d)
                         .filter(|&s| s != d)
                         .filter(|&s| {
                             !live
@@ -1439,15 +1555,22 @@ fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> (Vec<Vec<I
                                 .any(|(t, st)| t & d == s && t & !d != 0 && takes(st, sym))
                         })
                         .collect();
+                    let own = !below_takes && !ever_live;
+                    let exact_only = own && partial.len() + 1 == 1 << d.count_ones();
                     Inert {
-                        own: !below_takes && !ever_live,
+                        own,
                         partial,
+                        exact_only,
                     }
                 })
                 .collect()
         })
         .collect();
-    (inert, outside)
+    Pruning {
+        inert,
+        outside,
+        seeable,
+    }
 }
 
 /// With creation events: for each parameter mask a binding can have (⊥'s, and unions of
