@@ -17,6 +17,7 @@
 
 mod bindings;
 pub mod ere;
+mod ids;
 pub mod ltl;
 pub mod monitor;
 pub mod slicing;

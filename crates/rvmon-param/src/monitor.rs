@@ -27,10 +27,11 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use rvmon_core::{Error, Value};
 
 use crate::bindings::{code_state, hash_key, hash_restricted, mask_of, state_code, Bindings};
+use crate::ids::{Entries, Ids};
 use crate::slicing::{matchers_of, Binding, ConstraintCheck, Constraints, Event, Pattern, Term};
 
 /// A deterministic machine over event names. A missing transition goes to no state: the
@@ -163,7 +164,7 @@ struct DomainIndex {
     dom: u32,
     /// Those that bind every parameter of the domain: their restriction is the σ they extend,
     /// and every one of them is updated by σ.
-    exact: FxHashMap<u64, Ids>,
+    exact: Entries,
     /// Those that bind only some of it, then by machine state: RV-Monitor's enable sets. Such
     /// a t only ever gives a *new* binding σ ⊔ t, and with creation events a new binding is
     /// created only when the state of its largest sub-binding seen can take σ's event. That
@@ -195,7 +196,7 @@ impl DomainIndex {
     fn new(dom: u32) -> DomainIndex {
         DomainIndex {
             dom,
-            exact: FxHashMap::default(),
+            exact: Entries::default(),
             partial: FxHashMap::default(),
             inert: Vec::new(),
         }
@@ -210,10 +211,7 @@ impl DomainIndex {
     fn add(&mut self, key: &[Value], id: u32, state: Option<usize>) {
         let (hash, kept) = hash_restricted(key, self.dom);
         if kept == self.dom {
-            self.exact
-                .entry(hash)
-                .and_modify(|ids| ids.push(id))
-                .or_insert(Ids::One(id));
+            self.exact.add(hash, id);
             return;
         }
         let buckets = self.partial.entry(hash).or_default();
@@ -226,11 +224,7 @@ impl DomainIndex {
     fn remove(&mut self, key: &[Value], id: u32, state: Option<usize>) {
         let (hash, kept) = hash_restricted(key, self.dom);
         if kept == self.dom {
-            if let Some(ids) = self.exact.get_mut(&hash) {
-                if ids.remove(id) {
-                    self.exact.remove(&hash);
-                }
-            }
+            self.exact.remove(hash, id);
             return;
         }
         let Some(buckets) = self.partial.get_mut(&hash) else {
@@ -277,79 +271,6 @@ struct Kind {
     /// The end-of-life patterns with this name: index, and (parameter, argument position)
     /// when its arguments are distinct variables (the objects are then read off directly).
     ends: Vec<(usize, Option<Positions>)>,
-}
-
-/// Ids in an index entry; most entries hold one, many hold a few. A set, because a binding
-/// leaves its entry whenever its state changes (and may sit in an entry with every other
-/// binding of a domain: UnsafeMapIterator's `(m, c)` in `useIter(i)`'s index). Up to
-/// [`FEW`] ids are a fixed array (PERF: a hash set per entry of two or three ids cost the
-/// allocation of a table and a hash per insert); more are a hash set, so that removing one
-/// from a large entry stays cheap.
-#[derive(Debug)]
-enum Ids {
-    One(u32),
-    Few(u8, Box<[u32; FEW]>),
-    Many(Box<FxHashSet<u32>>),
-}
-
-/// The most ids an entry keeps in an array.
-const FEW: usize = 8;
-
-impl Ids {
-    fn for_each(&self, mut f: impl FnMut(u32)) {
-        match self {
-            Ids::One(id) => f(*id),
-            Ids::Few(n, ids) => ids[..*n as usize].iter().for_each(|&id| f(id)),
-            Ids::Many(v) => v.iter().for_each(|&id| f(id)),
-        }
-    }
-
-    fn push(&mut self, id: u32) {
-        match self {
-            Ids::One(a) if *a == id => {}
-            Ids::One(a) => {
-                let mut ids = Box::new([0; FEW]);
-                ids[..2].copy_from_slice(&[*a, id]);
-                *self = Ids::Few(2, ids);
-            }
-            Ids::Few(n, ids) if ids[..*n as usize].contains(&id) => {}
-            Ids::Few(n, ids) if (*n as usize) < FEW => {
-                ids[*n as usize] = id;
-                *n += 1;
-            }
-            Ids::Few(_, ids) => {
-                *self = Ids::Many(Box::new(ids.iter().copied().chain([id]).collect()));
-            }
-            Ids::Many(v) => {
-                v.insert(id);
-            }
-        }
-    }
-
-    /// Removes `id`; `true` when the entry is then empty.
-    fn remove(&mut self, id: u32) -> bool {
-        let single = match self {
-            Ids::One(a) => return *a == id,
-            Ids::Few(n, ids) => {
-                if let Some(k) = ids[..*n as usize].iter().position(|&x| x == id) {
-                    *n -= 1;
-                    ids[k] = ids[*n as usize];
-                }
-                (*n == 1).then(|| ids[0])
-            }
-            Ids::Many(v) => {
-                v.remove(&id);
-                if v.is_empty() {
-                    return true;
-                }
-                (v.len() == 1).then(|| *v.iter().next().expect("one"))
-            }
-        };
-        if let Some(a) = single {
-            *self = Ids::One(a);
-        }
-        false
-    }
 }
 
 /// Writes the key of `key` restricted to the parameters in `to` into `out`.
@@ -688,6 +609,19 @@ impl ParamMonitor {
         self
     }
 
+    /// Makes every restriction share one entry of each index's exact entries, as if all
+    /// their hashes collided: every lookup then returns every binding indexed. Verdicts must
+    /// not change (see [`crate::ids::Entries`]); the property tests check it. Call it before
+    /// the first event.
+    #[doc(hidden)]
+    pub fn with_colliding_index_entries(mut self) -> ParamMonitor {
+        assert!(self.events == 0, "called before the first event");
+        for index in &mut self.index {
+            index.exact = std::mem::take(&mut index.exact).colliding();
+        }
+        self
+    }
+
     /// Whether every event of the property binds the same one parameter, so that it runs on
     /// a map from object to state instead of the general indexes (see [`OneObject`]).
     pub fn is_one_object(&self) -> bool {
@@ -813,17 +747,15 @@ impl ParamMonitor {
             .iter()
             .find(|ix| ix.dom == 1 << param)
             .expect("a domain of its own");
-        if let Some(ids) = index.exact.get(&hash_key(&own)) {
-            ids.for_each(|id| {
-                let holds = self
-                    .store
-                    .key(id)
-                    .is_some_and(|k| pairs(k).any(|pair| pair == (param, value)));
-                if holds {
-                    out.push(id);
-                }
-            });
-        }
+        index.exact.for_each(hash_key(&own), |id| {
+            let holds = self
+                .store
+                .key(id)
+                .is_some_and(|k| pairs(k).any(|pair| pair == (param, value)));
+            if holds {
+                out.push(id);
+            }
+        });
     }
 
     /// The object bound to `param` as `value` is dead: no later event mentions it. Its
@@ -1202,9 +1134,7 @@ impl ParamMonitor {
                             }
                             let (hash, _) = hash_restricted(sigma, s);
                             if s == dom {
-                                if let Some(ids) = index.exact.get(&hash) {
-                                    ids.for_each(|t| visit(t, self, &mut updated));
-                                }
+                                index.exact.for_each(hash, |t| visit(t, self, &mut updated));
                             } else if let Some(buckets) = index.partial.get(&hash) {
                                 for (state, ids) in buckets {
                                     let enabled =
@@ -1379,14 +1309,12 @@ impl ParamMonitor {
         let (hash, _) = hash_restricted(sigma, index.dom);
         let mut ids = std::mem::take(&mut self.holding);
         ids.clear();
-        if let Some(entry) = index.exact.get(&hash) {
-            // An entry is keyed by a hash: a binding of another restriction may share it.
-            entry.for_each(|t| {
-                if self.store.key(t).is_some_and(|k| contains(k, sigma)) {
-                    ids.push(t);
-                }
-            });
-        }
+        // An entry is keyed by a hash: a binding of another restriction may share it.
+        index.exact.for_each(hash, |t| {
+            if self.store.key(t).is_some_and(|k| contains(k, sigma)) {
+                ids.push(t);
+            }
+        });
         for &t in &ids {
             let from = self.store.state(t);
             let to = from.and_then(|q| self.fsm.delta[q][sym]);
