@@ -45,11 +45,19 @@ pub fn explain(spec: &str, props: &[Property]) -> String {
                     None => param,
                 }
             });
+            let starts = if p.creators.contains(&pat.name) {
+                "creation event"
+            } else {
+                "event"
+            };
             s += &format!(
-                "  event {} binds ({})\n",
+                "  {starts} {} binds ({})\n",
                 pat.name,
                 args.collect::<Vec<_>>().join(", ")
             );
+        }
+        if !p.creators.is_empty() {
+            s += "  only creation events start a binding; the others extend bindings that exist\n";
         }
         for pat in &p.end_events {
             s += &format!("  end event {} frees the objects it binds\n", pat.name);
@@ -148,7 +156,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         .iter()
         .map(|p| {
             ParamMonitor::new(p.patterns.clone(), p.fsm.clone())
-                .with_creation_events()
+                .with_creators(&p.creators)
                 .with_end_events(p.end_events.clone())
                 .with_constraints(&p.constraints)
         })

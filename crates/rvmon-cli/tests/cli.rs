@@ -1398,3 +1398,43 @@ fn explain_names_the_stream_engine() {
         r.stdout
     );
 }
+
+/// JavaMOP's `creation event`: once a property marks some events, only they start a
+/// monitor; the others only extend monitors that exist. The same property without the mark
+/// reports the `next` that comes before any `hasnexttrue`.
+#[test]
+fn creation_events_start_monitors() {
+    let body = |mark: &str| {
+        format!(
+            "HasNext(i) {{\n  {mark}event hasnexttrue(i)\n  event next(i)\n  fsm:\n    \
+             na [ hasnexttrue -> more, next -> error ]\n    more [ hasnexttrue -> more, next -> na ]\n    \
+             error [ ]\n  @error \"next on {{i}}\"\n}}\n"
+        )
+    };
+    let marked = file("rvm", "creation.rvm", &body("creation "));
+    let plain = file("rvm", "no-creation.rvm", &body(""));
+    let log = file(
+        "rvm",
+        "creation.log",
+        "@0 next(1)\n@1 hasnexttrue(2)\n@2 next(2)\n@3 next(2)\n",
+    );
+    let r = run(&["check", marked.to_str().unwrap(), log.to_str().unwrap()]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "violation: HasNext (i=2) at time point 3 @3: next on 2\n"
+    );
+    let r = run(&["check", plain.to_str().unwrap(), log.to_str().unwrap()]);
+    assert_eq!(
+        r.stdout,
+        "violation: HasNext (i=1) at time point 0 @0: next on 1\n\
+         violation: HasNext (i=2) at time point 3 @3: next on 2\n"
+    );
+    let r = run(&["check", marked.to_str().unwrap(), "--explain"]);
+    assert!(
+        r.stdout
+            .contains("  creation event hasnexttrue binds (i)\n  event next binds (i)\n"),
+        "{}",
+        r.stdout
+    );
+}

@@ -22,7 +22,7 @@ const LOLA_SEED: &str = "import math\ninput a: Int64, b: Float64\ninput s: Strin
                          trigger d > 2 \"too big\"\ntrigger eval when !m with \"c={{}}\".format(c)";
 const LOLA_CSV_SEED: &str = "a,b,s,time\n1,2.5,x,0.1\n#,#,#,0.2\n3,,\"y,z\",0.30\n-4,1e3,w,1\n";
 
-const RVM_SEED: &str = "// c\nP(c, i) {\n event create(c, i)\n event update(c)\n event next(i, _)\n where c < i, i >= c, c != i\n fsm:\n  s [ create -> u ]\n  u [ next -> u, update -> m ]\n  m [ next -> e ]\n  e [ ]\n @e \"bad {i} {c}\"\n @fail \"x\"\n}\nQ() { event a() fsm: s [ a -> s ] }";
+const RVM_SEED: &str = "// c\nP(c, i) {\n creation event create(c, i)\n event update(c)\n event next(i, _)\n where c < i, i >= c, c != i\n fsm:\n  s [ create -> u ]\n  u [ next -> u, update -> m ]\n  m [ next -> e ]\n  e [ ]\n @e \"bad {i} {c}\"\n @fail \"x\"\n}\nQ() { event a() fsm: s [ a -> s ] }";
 
 const RVM_LTL_SEED: &str = "H(c, i) {\n event create(c, i)\n event update(coll: c)\n event next(i)\n end event dispose(i)\n ltl: create => [] (update => [] !next) and (next => (*) (!update S create)) // x\n @violation \"bad {i}\"\n @validation \"ok\"\n}\nP(i) { event a(i) ltl: <*> a U o a\n}";
 
@@ -133,7 +133,10 @@ fn parametric_spec(text: &str) {
     use rvmon_param::slicing::Event;
     if let Ok(props) = rvmon_param::spec::parse_rvm("t.rvm", text) {
         for p in props {
+            // As `rvmon check` builds it.
             let mut m = rvmon_param::monitor::ParamMonitor::new(p.patterns.clone(), p.fsm.clone())
+                .with_creators(&p.creators)
+                .with_end_events(p.end_events.clone())
                 .with_constraints(&p.constraints);
             let mut out = Vec::new();
             for (name, args) in [

@@ -129,6 +129,9 @@ pub struct ParamMonitor {
     /// Order and inequality constraints between parameters (see
     /// [`ParamMonitor::with_constraints`]).
     constraints: Option<ConstraintCheck>,
+    /// By machine symbol: whether its events may start a binding from ⊥ (`None`: all may;
+    /// see [`ParamMonitor::with_creators`]).
+    creators: Option<Vec<bool>>,
     /// With creation events, the masks a binding seen can have (see [`Pruning::seeable`]):
     /// the search for the largest binding seen below another looks up no other. (PERF:
     /// UnsafeMapIterator's `createColl(m, c)` looked up (m) and (c), which no event creates,
@@ -476,6 +479,7 @@ impl ParamMonitor {
             one,
             constraints: None,
             seeable,
+            creators: None,
         };
         m.value_index = m.index.len() > 1;
         m.own_domain = m
@@ -561,6 +565,22 @@ impl ParamMonitor {
     /// them, so `next(i) create(c,i) update(c) next(i)` is still a violation.
     pub fn with_creation_events(mut self) -> ParamMonitor {
         self.creation = true;
+        self
+    }
+
+    /// JavaMOP's marked creation events (`creation event create(c, i)`): only events named in
+    /// `names` start a binding from nothing (one whose largest sub-binding seen is ⊥); the
+    /// others only extend bindings that exist, as `createIter(c, i)` extends a `(m, c)`
+    /// created by `createColl(m, c)`. With no names, every event may (as before). Implies
+    /// creation events ([`ParamMonitor::with_creation_events`]): a marked event, too, starts a
+    /// binding only when the machine can take it. Call it before the first event.
+    pub fn with_creators(mut self, names: &[String]) -> ParamMonitor {
+        assert!(self.events == 0, "called before the first event");
+        self.creation = true;
+        if !names.is_empty() {
+            let marked = self.fsm.symbols.iter().map(|s| names.contains(s)).collect();
+            self.creators = Some(marked);
+        }
         self
     }
 
@@ -839,18 +859,18 @@ impl ParamMonitor {
     fn source_state(&self, key: &[Value], buf: &mut Vec<Value>) -> Option<usize> {
         match self.store.find(key) {
             Some(id) => self.store.state(id),
-            None => self.largest_below(key, 0, buf),
+            None => self.store.state(self.largest_below(key, 0, buf)),
         }
     }
 
-    /// The state of the largest binding seen below `key`, which is not seen itself, knowing
+    /// The largest binding seen below `key` (its id), which is not seen itself, knowing
     /// that the binding `below` (an id) is seen below it. The largest one is the join of all
     /// seen below `key` (the set seen is join-closed), so it contains `below`: only the
     /// sub-bindings that do are looked up, largest first, so the first found is the largest,
     /// and `below` itself is the last. (PERF: a new (m, c, i) joined from (m, c) takes (m, c)'s
     /// state without a lookup; in numeric order over every sub-binding it looked up four
     /// others first.)
-    fn largest_below(&self, key: &[Value], below: u32, buf: &mut Vec<Value>) -> Option<usize> {
+    fn largest_below(&self, key: &[Value], below: u32, buf: &mut Vec<Value>) -> u32 {
         let floor = mask_of(self.store.key(below).expect("a binding seen below"));
         let rest = mask_of(key) & !floor;
         let pruned = self.creation && !self.full_scan;
@@ -861,22 +881,34 @@ impl ParamMonitor {
                 }
                 restrict_into(key, floor | sub, buf);
                 if let Some(id) = self.store.find(buf) {
-                    return self.store.state(id);
+                    return id;
                 }
             }
         }
-        self.store.state(below)
+        below
+    }
+
+    /// Whether events of machine symbol `sym` may start a binding from nothing (from ⊥): all
+    /// of them, unless the property marks its creation events (see
+    /// [`ParamMonitor::with_creators`]).
+    fn starts(&self, sym: usize) -> bool {
+        self.creators.as_ref().is_none_or(|marked| marked[sym])
     }
 
     /// The states `steps` leave (a new binding's is its largest sub-binding's) and enter on
-    /// symbol `sym`.
+    /// symbol `sym`. A new binding with only ⊥ below it enters none (it is not created)
+    /// unless `sym` may start one.
     fn settle(&self, steps: &mut [Step], sym: usize, buf: &mut Vec<Value>) {
         for st in steps {
-            st.from = match &st.binding {
-                Updated::Seen(id) => self.store.state(*id),
-                Updated::New(k, below) => self.largest_below(k, *below, buf),
+            let (from, starts) = match &st.binding {
+                Updated::Seen(id) => (self.store.state(*id), true),
+                Updated::New(k, below) => {
+                    let below = self.largest_below(k, *below, buf);
+                    (self.store.state(below), below != 0 || self.starts(sym))
+                }
             };
-            st.to = st.from.and_then(|s| self.fsm.delta[s][sym]);
+            st.from = from;
+            st.to = from.filter(|_| starts).and_then(|s| self.fsm.delta[s][sym]);
         }
     }
 
@@ -1070,10 +1102,14 @@ impl ParamMonitor {
         debug_assert_eq!(self.store.key(0), Some(&[Value::Int(0)][..]), "⊥ is id 0");
         let own_dies = |this: &Self, sigma: &[Value], buf: &mut Vec<Value>| {
             let below = match mask_of(sigma).count_ones() {
-                0 | 1 => this.store.state(0), // only ⊥ is below (or σ is ⊥, always seen)
+                0 | 1 => 0, // only ⊥ is below (or σ is ⊥, always seen)
                 _ => this.largest_below(sigma, 0, buf),
             };
-            below.is_none_or(|q| this.fsm.delta[q][sym].is_none())
+            (below == 0 && !this.starts(sym))
+                || this
+                    .store
+                    .state(below)
+                    .is_none_or(|q| this.fsm.delta[q][sym].is_none())
         };
         let skip_own = self.creation && !self.full_scan && own.is_some();
         let mut own_skipped;
@@ -1340,6 +1376,7 @@ impl ParamMonitor {
     /// `args[0]` (its one pattern is `name(x)`), and its binding is the only one updated.
     fn push_one_object(&mut self, sym: usize, args: &[Value], out: &mut Vec<Report>) {
         let i = self.events - 1;
+        let starts = self.starts(sym);
         let one = self.one.as_mut().expect("a one-object property");
         let [object] = args else {
             return; // another arity: the pattern does not match
@@ -1352,9 +1389,10 @@ impl ParamMonitor {
         let to = from.and_then(|q| self.fsm.delta[q][sym]);
         match slot {
             Some(code) => *code = state_code(to),
-            // Creation events: the new binding would die at once, and ⊥ alone is below it
-            // (it is not the join of bindings seen), so it is not kept.
-            None if self.creation && to.is_none() => {
+            // Creation events: the new binding would die at once (or its event may not start
+            // one), and ⊥ alone is below it (it is not the join of bindings seen), so it is
+            // not kept.
+            None if self.creation && (to.is_none() || !starts) => {
                 self.skipped += 1;
                 return;
             }

@@ -21,7 +21,9 @@
 //!   fields (CSRV CSV, JSON, XML), `event open(file: f, mode: m)` binds them by name instead,
 //!   in any order; an event that lacks one of them does not match.
 //!   `end event dispose(i)` declares that the object bound to `i` is gone: its monitors are
-//!   freed (the program promises not to mention it again).
+//!   freed (the program promises not to mention it again). `creation event create(c, i)`
+//!   (JavaMOP's creation events): once a property marks some, only they start a binding from
+//!   nothing; the others only extend bindings that exist.
 //! * `fsm:` lists the states, the first being the start, each with its transitions. An event
 //!   with no transition from the current state ends that binding's monitoring.
 //! * `ere:` instead gives the body as an extended regular expression over event names
@@ -136,8 +138,8 @@ fn ltl_body(lex: &mut logos::Lexer<Tok>) -> (usize, String) {
     (start, rest[..i].to_string())
 }
 
-/// Whether `tail` is a line break followed by `event`, `end event`, `where`, `fsm:`, `ere:` or
-/// `ltl:`.
+/// Whether `tail` is a line break followed by `event`, `end event`, `creation event`, `where`,
+/// `fsm:`, `ere:` or `ltl:`.
 fn starts_declaration(tail: &str) -> bool {
     let Some(line) = tail.strip_prefix('\n') else {
         return false;
@@ -149,7 +151,7 @@ fn starts_declaration(tail: &str) -> bool {
     let (word, after) = line.split_at(word_len);
     match word {
         "event" | "where" => after.starts_with(char::is_whitespace),
-        "end" => after.trim_start().starts_with("event"),
+        "end" | "creation" => after.trim_start().starts_with("event"),
         "fsm" | "ere" | "ltl" => after.trim_start().starts_with(':'),
         _ => false,
     }
@@ -164,6 +166,9 @@ pub struct Property {
     pub patterns: Vec<Pattern>,
     /// `end event dispose(i)`: events that end the life of the objects they bind.
     pub end_events: Vec<Pattern>,
+    /// `creation event create(c, i)`: the events marked to start bindings (none marked: every
+    /// event may, see [`crate::monitor::ParamMonitor::with_creators`]).
+    pub creators: Vec<String>,
     pub fsm: Fsm,
     /// The message of each verdict category (a state name or `fail`).
     pub messages: Vec<(String, String)>,
@@ -247,6 +252,7 @@ struct Decl {
     params: Vec<String>,
     patterns: Vec<Pattern>,
     end_events: Vec<Pattern>,
+    creators: Vec<String>,
     messages: Vec<(String, String, usize)>,
     constraints: Constraints,
     fields: Vec<(String, Vec<String>)>,
@@ -288,6 +294,7 @@ impl Decl {
             params: self.params,
             patterns: self.patterns,
             end_events: self.end_events,
+            creators: self.creators,
             messages: self.messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
             validates,
             body,
@@ -422,9 +429,11 @@ impl P<'_> {
         loop {
             let more = match self.toks.get(self.pos) {
                 Some((Tok::LParen | Tok::Tilde, _)) => true,
-                // `end event …`, `where …` and `ere:` start the next declaration.
+                // `end event …`, `creation event …`, `where …` and `ere:` start the next
+                // declaration.
                 Some((Tok::Ident(w), _)) => {
-                    !(w == "end" && self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Event))
+                    !((w == "end" || w == "creation")
+                        && self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Event))
                         && self.toks.get(self.pos + 1).map(|t| &t.0) != Some(&Tok::Colon)
                         && !self.at_where()
                 }
@@ -595,6 +604,7 @@ impl P<'_> {
         self.expect(&Tok::LBrace, "`{`")?;
         let mut patterns: Vec<Pattern> = Vec::new();
         let mut end_events: Vec<Pattern> = Vec::new();
+        let mut creators: Vec<String> = Vec::new();
         let mut states: Vec<(String, usize)> = Vec::new();
         let mut transitions: Vec<(usize, String, String, usize)> = Vec::new();
         let mut messages: Vec<(String, String, usize)> = Vec::new();
@@ -608,9 +618,13 @@ impl P<'_> {
             if self.eat(&Tok::RBrace) {
                 break;
             }
-            let ends = matches!(self.toks.get(self.pos), Some((Tok::Ident(w), _)) if w == "end")
-                && self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Event);
-            if ends {
+            // `end event …` or `creation event …`
+            let marked = |this: &Self, word: &str| {
+                matches!(this.toks.get(this.pos), Some((Tok::Ident(w), _)) if w == word)
+                    && this.toks.get(this.pos + 1).map(|t| &t.0) == Some(&Tok::Event)
+            };
+            let (ends, creates) = (marked(self, "end"), marked(self, "creation"));
+            if ends || creates {
                 self.pos += 1;
             }
             if self.eat(&Tok::Event) {
@@ -635,14 +649,21 @@ impl P<'_> {
                 if ends {
                     end_events.push(Pattern { name: ev, args });
                 } else {
+                    if creates {
+                        creators.push(ev.clone());
+                    }
                     patterns.push(Pattern { name: ev, args });
                 }
             } else if self.eat(&Tok::Fsm) {
                 self.expect(&Tok::Colon, "`:` after `fsm`")?;
                 have_fsm = true;
                 while let Some((Tok::Ident(_), _)) = self.toks.get(self.pos) {
-                    if self.at_where() {
-                        break; // a state's name is followed by `[`
+                    // A state's name is followed by `[`; `where x …`, `end event …` and
+                    // `creation event …` start the next declaration.
+                    if self.at_where()
+                        || self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Event)
+                    {
+                        break;
                     }
                     let (state, at) = self.ident("a state name")?;
                     if states.iter().any(|s| s.0 == state) {
@@ -699,7 +720,7 @@ impl P<'_> {
                 messages.push((cat, msg, at));
             } else {
                 return Err(self.expected(
-                    "`event`, `where`, `fsm:`, `ere:`, `ltl:`, `@state \"message\"` or `}`",
+                    "`event`, `creation event`, `end event`, `where`, `fsm:`, `ere:`, `ltl:`, `@state \"message\"` or `}`",
                 ));
             }
         }
@@ -727,6 +748,7 @@ impl P<'_> {
                 params,
                 patterns,
                 end_events,
+                creators,
                 messages,
                 constraints,
                 fields,
@@ -782,6 +804,7 @@ impl P<'_> {
             params,
             patterns,
             end_events,
+            creators,
             fsm: Fsm {
                 states: states.into_iter().map(|s| s.0).collect(),
                 start: 0,
@@ -1048,5 +1071,27 @@ mod tests {
                 format!("w.rvm:{at}: no binding of P's parameters satisfies these constraints")
             );
         }
+    }
+
+    /// `creation event` marks JavaMOP's creation events, after any body too (an `ere:` or
+    /// `ltl:` body stops before it); `creation` without `event` is an error.
+    #[test]
+    fn creation_events_are_marked() {
+        for body in [
+            "fsm:\n s [ f -> s, g -> s ]\n creation event f(x)\n @s \"m\"\n}",
+            "ere: f g*\n creation event f(x)\n @match \"m\"\n}",
+            "ltl: g => (*) f\n creation event f(x)\n @violation \"m\"\n}",
+        ] {
+            let text = format!("P(x) {{\n event g(x)\n {body}");
+            let props = parse_rvm("c.rvm", &text).unwrap_or_else(|e| panic!("{body}: {e}"));
+            assert_eq!(props[0].creators, ["f"], "{body}");
+            assert!(props[0].patterns.iter().any(|p| p.name == "f"), "{body}");
+        }
+        let props = parse_rvm("c.rvm", HAS_NEXT).unwrap();
+        assert!(props[0].creators.is_empty());
+        let e = parse_rvm("c.rvm", "P(x) {\n creation f(x)\n}").unwrap_err();
+        assert!(e.to_string().starts_with("c.rvm:2:2: expected"), "{e}");
+        let e = parse_rvm("c.rvm", "P(x) {\n creation event f(x)\n event f(x)\n}").unwrap_err();
+        assert_eq!(e.to_string(), "c.rvm:3:8: event `f` is declared twice");
     }
 }

@@ -504,15 +504,23 @@ proptest! {
     /// shortcuts of creation events change nothing: on three parameters and events over none,
     /// one, two and all three of them (the shape of UnsafeMapIterator, and an event that moves
     /// ⊥), the pruned monitor reports the same verdicts, keeps the same bindings and gives
-    /// every binding the same state as one that visits every binding without shortcuts.
+    /// every binding the same state as one that visits every binding without shortcuts;
+    /// also when only some events are marked to start bindings (JavaMOP's `creation event`).
     #[test]
     fn enable_sets_change_no_verdict(
         delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.6, 0usize..4), 6), 4),
         tr in prop::collection::vec((0usize..6, 1i64..3, 1i64..3, 1i64..3), 0..16),
+        marked in prop::collection::vec(any::<bool>(), 6),
     ) {
         let (patterns, fsm) = three_parameters(delta);
-        let mut pruned = ParamMonitor::new(patterns.clone(), fsm.clone()).with_creation_events();
-        let mut full = ParamMonitor::new(patterns, fsm).with_creation_events().with_full_scan();
+        let creators: Vec<String> = THREE_NAMES
+            .iter()
+            .zip(&marked)
+            .filter(|(_, m)| **m)
+            .map(|(n, _)| n.to_string())
+            .collect();
+        let mut pruned = ParamMonitor::new(patterns.clone(), fsm.clone()).with_creators(&creators);
+        let mut full = ParamMonitor::new(patterns, fsm).with_creators(&creators).with_full_scan();
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for (step, &(k, x, y, z)) in tr.iter().enumerate() {
             let e = three_event(k, [x, y, z]);
@@ -591,8 +599,15 @@ proptest! {
         fail in any::<bool>(),
         creation in any::<bool>(),
         ends in any::<bool>(),
+        marked in prop::collection::vec(any::<bool>(), 4),
     ) {
         let names = ["a", "b", "c"];
+        let creators: Vec<String> = ["a", "b", "c", "d"]
+            .iter()
+            .zip(&marked)
+            .filter(|(_, m)| **m)
+            .map(|(n, _)| n.to_string())
+            .collect();
         let patterns: Vec<Pattern> = names
             .iter()
             .map(|n| Pattern { name: n.to_string(), args: vec![Term::Var(param)] })
@@ -616,7 +631,7 @@ proptest! {
                 m = m.with_general_indexes();
             }
             if creation {
-                m = m.with_creation_events();
+                m = m.with_creators(&creators);
             }
             if ends {
                 m = m.with_end_events(end_patterns.clone());
@@ -735,4 +750,88 @@ proptest! {
             }
         }
     }
+}
+
+/// JavaMOP's marked creation events: once a property marks some, only they start a binding
+/// from nothing; the others still extend the bindings that exist.
+#[test]
+fn only_marked_events_start_bindings() {
+    // P(x, y): a(x) then b(x, y) is `late`; b(x, y) with nothing before it is `early`.
+    let patterns = vec![
+        Pattern {
+            name: "a".into(),
+            args: vec![Term::Var(0)],
+        },
+        Pattern {
+            name: "b".into(),
+            args: vec![Term::Var(0), Term::Var(1)],
+        },
+    ];
+    let fsm = Fsm {
+        states: vec!["start".into(), "seen".into(), "early".into(), "late".into()],
+        start: 0,
+        symbols: vec!["a".into(), "b".into()],
+        delta: vec![
+            vec![Some(1), Some(2)],
+            vec![None, Some(3)],
+            vec![None, None],
+            vec![None, None],
+        ],
+        verdicts: vec![None, None, Some("early".into()), Some("late".into())],
+        fail: None,
+    };
+    let trace = [
+        ev("b", &[1, 2]),
+        ev("a", &[1]),
+        ev("b", &[1, 2]),
+        ev("b", &[3, 4]),
+    ];
+    let run = |creators: &[String]| {
+        let mut m = ParamMonitor::new(patterns.clone(), fsm.clone()).with_creators(creators);
+        let mut out = Vec::new();
+        for e in &trace {
+            m.push(e, &mut out);
+        }
+        let reports: Vec<(usize, String)> =
+            out.into_iter().map(|r| (r.event, r.category)).collect();
+        (
+            reports,
+            m.state_of(&Binding::Map(vec![(0, Value::Int(3)), (1, Value::Int(4))])),
+        )
+    };
+    // Unmarked: every event the machine can take starts a binding.
+    let (reports, _) = run(&[]);
+    assert_eq!(reports, [(0, "early".into()), (3, "early".into())]);
+    // Marked `a`: b(1, 2) and b(3, 4) start nothing; b(1, 2) after a(1) extends (x ↦ 1).
+    let (reports, state) = run(&["a".to_string()]);
+    assert_eq!(reports, [(2, "late".into())]);
+    assert_eq!(
+        state,
+        Some(0),
+        "(3, 4) was never created: it is still ⊥'s start"
+    );
+    // Marking every event is the same as marking none.
+    assert_eq!(run(&["a".to_string(), "b".to_string()]).0, run(&[]).0);
+}
+
+/// The same for a one-object property (a map from object to state).
+#[test]
+fn only_marked_events_start_one_object_bindings() {
+    let (patterns, fsm) = has_next();
+    let trace = [
+        ev("next", &[1]),
+        ev("hasnexttrue", &[2]),
+        ev("next", &[2]),
+        ev("next", &[2]),
+    ];
+    let mut m = ParamMonitor::new(patterns, fsm).with_creators(&["hasnexttrue".to_string()]);
+    assert!(m.is_one_object());
+    let mut out = Vec::new();
+    for e in &trace {
+        m.push(e, &mut out);
+    }
+    // next(1) starts nothing; iterator 2's second next is the violation.
+    let events: Vec<usize> = out.iter().map(|r| r.event).collect();
+    assert_eq!(events, [3]);
+    assert_eq!(m.bindings(), 2, "⊥ and iterator 2");
 }
