@@ -80,7 +80,7 @@ impl Ids {
 /// when the entry holds one (most do: UnsafeMapIterator's `(c, i)` and `(i)` entries),
 /// else the number of a list of ids in `lists`.
 ///
-/// Entries are found by the upper half of the restriction's 64-bit hash. Two restrictions
+/// Entries are found by 32 bits of the restriction's 64-bit hash. Two restrictions
 /// that share it share an entry. That only makes a lookup return a binding it need not, as
 /// with any hash collision here: every reader checks that a binding agrees with its event
 /// (see [`crate::monitor`]'s `DomainIndex`). (PERF: a map from the full hash to [`Ids`] took
@@ -118,9 +118,12 @@ impl Entries {
         self
     }
 
+    /// Both halves folded: the upper half of an `FxHasher` hash depends only on the low 38
+    /// bits of each value, so floats with short mantissas (`1.5`, `2.25`), or ids that
+    /// differ by multiples of 2^38, would all share one entry.
     #[inline]
     fn short(&self, hash: u64) -> u32 {
-        (hash >> 32) as u32 & self.keep
+        (hash ^ hash >> 32) as u32 & self.keep
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -195,6 +198,22 @@ mod tests {
         e.for_each(hash, |id| v.push(id));
         v.sort_unstable();
         v
+    }
+
+    /// Restrictions of short floats, and of integers 2^38 apart, have entries of their own
+    /// (the upper half of their hashes alone is the same for all of them).
+    #[test]
+    fn entry_keys_use_every_bit_of_the_values() {
+        use rvmon_core::Value;
+        let e = Entries::default();
+        let key = |v: Value| e.short(crate::bindings::hash_key(&[Value::Int(1), v]));
+        let floats: std::collections::HashSet<u32> = (1..100)
+            .map(|k| key(Value::Float(f64::from(k) + 0.5)))
+            .collect();
+        assert_eq!(floats.len(), 99);
+        let ints: std::collections::HashSet<u32> =
+            (1..100).map(|k| key(Value::Int(k << 38))).collect();
+        assert_eq!(ints.len(), 99);
     }
 
     #[test]

@@ -540,20 +540,28 @@ proptest! {
     /// Index entries are found by a 32-bit hash of the restriction, so two restrictions may
     /// share one: a lookup may return bindings that do not agree with the event. Making
     /// every restriction share one entry changes no verdict, binding or state, with and
-    /// without creation events (whose shortcuts step an entry's bindings directly) and with
-    /// end events (which remove bindings from entries).
+    /// without creation events (whose shortcuts step an entry's bindings directly; with
+    /// random `creation event` marks) and with end events (which remove bindings from
+    /// entries).
     #[test]
     fn index_collisions_change_no_verdict(
         delta in prop::collection::vec(prop::collection::vec(prop::option::weighted(0.6, 0usize..4), 6), 4),
         tr in prop::collection::vec((0usize..7, 1i64..3, 1i64..3, 1i64..3), 0..16),
         creation in any::<bool>(),
+        marked in prop::collection::vec(any::<bool>(), 6),
     ) {
         let (patterns, fsm) = three_parameters(delta);
+        let creators: Vec<String> = THREE_NAMES
+            .iter()
+            .zip(&marked)
+            .filter(|(_, m)| **m)
+            .map(|(n, _)| n.to_string())
+            .collect();
         let make = |colliding: bool| {
             let mut m = ParamMonitor::new(patterns.clone(), fsm.clone())
                 .with_end_events(vec![Pattern { name: "end".into(), args: vec![Term::Var(2)] }]);
             if creation {
-                m = m.with_creation_events();
+                m = m.with_creators(&creators);
             }
             if colliding {
                 m = m.with_colliding_index_entries();
