@@ -91,7 +91,7 @@ pub(crate) struct Entries {
     lists: Vec<Ids>,
     /// Numbers of lists no slot refers to.
     free: Vec<u32>,
-    /// The bits of a hash's upper half that key an entry: all of them, or none when a test
+    /// The bits of the folded hash that key an entry: all of them, or none when a test
     /// makes every restriction share one entry ([`Entries::colliding`]).
     keep: u32,
 }
