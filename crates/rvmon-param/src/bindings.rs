@@ -42,16 +42,20 @@ pub(crate) fn hash_restricted(key: &[Value], to: u32) -> (u64, u32) {
     if kept == mask {
         key[1..].iter().for_each(|v| v.hash(&mut h));
     } else {
-        // Keys list values in parameter order: p's value follows those of the parameters
-        // below it.
         let mut bits = kept;
         while bits != 0 {
-            let p = bits.trailing_zeros();
-            key[1 + (mask & ((1u32 << p) - 1)).count_ones() as usize].hash(&mut h);
+            value_at(key, mask, bits.trailing_zeros()).hash(&mut h);
             bits &= bits - 1;
         }
     }
     (h.finish(), kept)
+}
+
+/// The value of parameter `p` in a key of mask `mask` that binds it: keys list values in
+/// parameter order, so p's follows those of the parameters below it.
+#[inline]
+pub(crate) fn value_at(key: &[Value], mask: u32, p: u32) -> Value {
+    key[1 + (mask & ((1u32 << p) - 1)).count_ones() as usize]
 }
 
 /// A key's parameter mask.

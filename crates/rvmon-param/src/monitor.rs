@@ -30,7 +30,9 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap;
 use rvmon_core::{Error, Value};
 
-use crate::bindings::{code_state, hash_key, hash_restricted, mask_of, state_code, Bindings};
+use crate::bindings::{
+    code_state, hash_key, hash_restricted, mask_of, state_code, value_at, Bindings,
+};
 use crate::ids::{Entries, Ids};
 use crate::slicing::{matchers_of, Binding, ConstraintCheck, Constraints, Event, Pattern, Term};
 
@@ -52,6 +54,16 @@ pub struct Fsm {
 impl Fsm {
     fn symbol(&self, name: &str) -> Option<usize> {
         self.symbols.iter().position(|s| s == name)
+    }
+
+    /// The category a step from `from` to `to` reports: the verdict of the state entered, or
+    /// `@fail` when a live binding's event has no transition.
+    fn category(&self, from: Option<usize>, to: Option<usize>) -> Option<String> {
+        match to {
+            Some(q) => self.verdicts[q].clone(),
+            None if from.is_some() => self.fail.clone(),
+            None => None,
+        }
     }
 
     /// The state after reading `word` from the start (`None` once a transition is missing).
@@ -337,7 +349,7 @@ fn contains(key: &[Value], sub: &[Value]) -> bool {
     sub[1..].iter().all(|v| {
         let p = bits.trailing_zeros();
         bits &= bits - 1;
-        key[1 + (mask & ((1u32 << p) - 1)).count_ones() as usize] == *v
+        value_at(key, mask, p) == *v
     })
 }
 
@@ -613,10 +625,7 @@ impl ParamMonitor {
             return true;
         };
         let mask = mask_of(key);
-        c.admits_values(|p| {
-            (p < 32 && mask >> p & 1 == 1)
-                .then(|| key[1 + (mask & ((1u32 << p) - 1)).count_ones() as usize])
-        })
+        c.admits_values(|p| (p < 32 && mask >> p & 1 == 1).then(|| value_at(key, mask, p as u32)))
     }
 
     /// Turns the enable-set pruning off: every partial binding of an index is visited, as
@@ -1218,9 +1227,7 @@ impl ParamMonitor {
                         every = true;
                     } else {
                         let p = extra.trailing_zeros();
-                        // Its value: keys list values in parameter order.
-                        let at = 1 + (mask_of(k) & ((1u32 << p) - 1)).count_ones() as usize;
-                        outside.push((p as usize, k[at]));
+                        outside.push((p as usize, value_at(k, mask_of(k), p)));
                     }
                 }
             }
@@ -1292,11 +1299,7 @@ impl ParamMonitor {
                     continue;
                 }
             }
-            let category = match to {
-                Some(s) => self.fsm.verdicts[s].clone(),
-                None if from.is_some() => self.fsm.fail.clone(),
-                None => None,
-            };
+            let category = self.fsm.category(from, to);
             let id = match u {
                 Updated::Seen(id) => {
                     self.set_state(id, to);
@@ -1354,11 +1357,7 @@ impl ParamMonitor {
         for &t in &ids {
             let from = self.store.state(t);
             let to = from.and_then(|q| self.fsm.delta[q][sym]);
-            let category = match to {
-                Some(q) => self.fsm.verdicts[q].clone(),
-                None if from.is_some() => self.fsm.fail.clone(),
-                None => None,
-            };
+            let category = self.fsm.category(from, to);
             self.set_state(t, to);
             if let Some(category) = category {
                 let key = self.store.key(t).expect("just updated");
@@ -1400,11 +1399,7 @@ impl ParamMonitor {
                 one.states.insert(*object, state_code(to));
             }
         }
-        let category = match to {
-            Some(q) => self.fsm.verdicts[q].clone(),
-            None if from.is_some() => self.fsm.fail.clone(),
-            None => None,
-        };
+        let category = self.fsm.category(from, to);
         if let Some(category) = category {
             out.push(Report {
                 event: i,
@@ -1492,16 +1487,7 @@ fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> Pruning {
         .filter(|(m, st)| *m == 0 || st.contains(&true))
         .map(|p| p.0)
         .collect();
-    let mut k = 0;
-    while k < seeable.len() {
-        for j in 0..k {
-            let u = seeable[k] | seeable[j];
-            if !seeable.contains(&u) {
-                seeable.push(u);
-            }
-        }
-        k += 1;
-    }
+    close_under_unions(&mut seeable);
     seeable.sort_unstable();
     let inert = domains
         .iter()
@@ -1551,16 +1537,7 @@ fn inert_lookups(patterns: &[Pattern], fsm: &Fsm, domains: &[u32]) -> Pruning {
 fn live_states(fsm: &Fsm, sym_domains: &[Vec<u32>], domains: &[u32]) -> Vec<(u32, Vec<bool>)> {
     let mut masks: Vec<u32> = domains.to_vec();
     masks.push(0);
-    let mut k = 0;
-    while k < masks.len() {
-        for j in 0..masks.len() {
-            let u = masks[k] | masks[j];
-            if !masks.contains(&u) {
-                masks.push(u);
-            }
-        }
-        k += 1;
-    }
+    close_under_unions(&mut masks);
     masks.sort_by_key(|m| (m.count_ones(), *m));
     let n = fsm.states.len();
     let mut live: Vec<(u32, Vec<bool>)> = Vec::new();
@@ -1603,6 +1580,20 @@ fn live_states(fsm: &Fsm, sym_domains: &[Vec<u32>], domains: &[u32]) -> Vec<(u32
         live.push((m, states));
     }
     live
+}
+
+/// Adds to `masks` the unions of any of them, until it holds every union.
+fn close_under_unions(masks: &mut Vec<u32>) {
+    let mut k = 0;
+    while k < masks.len() {
+        for j in 0..k {
+            let u = masks[k] | masks[j];
+            if !masks.contains(&u) {
+                masks.push(u);
+            }
+        }
+        k += 1;
+    }
 }
 
 /// For each state: whether a verdict is reachable from it by at least one event among the

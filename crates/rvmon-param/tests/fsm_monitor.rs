@@ -497,6 +497,33 @@ fn three_bindings(max: i64) -> Vec<Binding> {
     out
 }
 
+/// The names whose flag in `marked` is set (the events marked `creation event`).
+fn marked_names(names: &[&str], marked: &[bool]) -> Vec<String> {
+    names
+        .iter()
+        .zip(marked)
+        .filter(|(_, m)| **m)
+        .map(|(n, _)| n.to_string())
+        .collect()
+}
+
+/// Two monitors of [`three_parameters`] keep the same bindings and give every binding of
+/// values 1 and 2 the same state, after event `step` (0-based).
+fn same_bindings_and_states(
+    a: &ParamMonitor,
+    b: &ParamMonitor,
+    step: usize,
+) -> Result<(), TestCaseError> {
+    let (mut sa, mut sb) = (a.seen(), b.seen());
+    sa.sort_by_key(|b| format!("{b:?}"));
+    sb.sort_by_key(|b| format!("{b:?}"));
+    prop_assert_eq!(&sa, &sb, "bindings after {} events", step + 1);
+    for theta in three_bindings(2) {
+        prop_assert_eq!(a.state_of(&theta), b.state_of(&theta), "{:?}", theta);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
@@ -513,12 +540,7 @@ proptest! {
         marked in prop::collection::vec(any::<bool>(), 6),
     ) {
         let (patterns, fsm) = three_parameters(delta);
-        let creators: Vec<String> = THREE_NAMES
-            .iter()
-            .zip(&marked)
-            .filter(|(_, m)| **m)
-            .map(|(n, _)| n.to_string())
-            .collect();
+        let creators = marked_names(&THREE_NAMES, &marked);
         let mut pruned = ParamMonitor::new(patterns.clone(), fsm.clone()).with_creators(&creators);
         let mut full = ParamMonitor::new(patterns, fsm).with_creators(&creators).with_full_scan();
         let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -527,13 +549,7 @@ proptest! {
             pruned.push(&e, &mut a);
             full.push(&e, &mut b);
             prop_assert_eq!(&a, &b, "verdicts after {} events", step + 1);
-            let (mut sp, mut sf) = (pruned.seen(), full.seen());
-            sp.sort_by_key(|b| format!("{b:?}"));
-            sf.sort_by_key(|b| format!("{b:?}"));
-            prop_assert_eq!(&sp, &sf, "bindings after {} events", step + 1);
-            for b in three_bindings(2) {
-                prop_assert_eq!(pruned.state_of(&b), full.state_of(&b), "{:?}", b);
-            }
+            same_bindings_and_states(&pruned, &full, step)?;
         }
     }
 
@@ -551,12 +567,7 @@ proptest! {
         marked in prop::collection::vec(any::<bool>(), 6),
     ) {
         let (patterns, fsm) = three_parameters(delta);
-        let creators: Vec<String> = THREE_NAMES
-            .iter()
-            .zip(&marked)
-            .filter(|(_, m)| **m)
-            .map(|(n, _)| n.to_string())
-            .collect();
+        let creators = marked_names(&THREE_NAMES, &marked);
         let make = |colliding: bool| {
             let mut m = ParamMonitor::new(patterns.clone(), fsm.clone())
                 .with_end_events(vec![Pattern { name: "end".into(), args: vec![Term::Var(2)] }]);
@@ -578,13 +589,7 @@ proptest! {
             a.sort_by_key(|r| format!("{r:?}"));
             b.sort_by_key(|r| format!("{r:?}"));
             prop_assert_eq!(&a, &b, "verdicts after {} events", step + 1);
-            let (mut sp, mut sc) = (plain.seen(), colliding.seen());
-            sp.sort_by_key(|b| format!("{b:?}"));
-            sc.sort_by_key(|b| format!("{b:?}"));
-            prop_assert_eq!(&sp, &sc, "bindings after {} events", step + 1);
-            for b in three_bindings(2) {
-                prop_assert_eq!(plain.state_of(&b), colliding.state_of(&b), "{:?}", b);
-            }
+            same_bindings_and_states(&plain, &colliding, step)?;
         }
     }
 }
@@ -610,12 +615,7 @@ proptest! {
         marked in prop::collection::vec(any::<bool>(), 4),
     ) {
         let names = ["a", "b", "c"];
-        let creators: Vec<String> = ["a", "b", "c", "d"]
-            .iter()
-            .zip(&marked)
-            .filter(|(_, m)| **m)
-            .map(|(n, _)| n.to_string())
-            .collect();
+        let creators = marked_names(&["a", "b", "c", "d"], &marked);
         let patterns: Vec<Pattern> = names
             .iter()
             .map(|n| Pattern { name: n.to_string(), args: vec![Term::Var(param)] })
