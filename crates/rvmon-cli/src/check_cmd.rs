@@ -13,7 +13,8 @@ use rvmon_logic::monpoly::candidate_forms;
 use rvmon_logic::order::order_conjuncts;
 use rvmon_logic::pushdown::push_comparisons;
 use rvmon_logic::{
-    analyze, free_vars, parse_formula, Analysis, Formula, FormulaKind, TemporalClass,
+    analyze, check_arities, free_vars, parse_formula_with, Analysis, Formula, FormulaKind,
+    ParseOptions, TemporalClass,
 };
 use rvmon_mtl::{Engine, Program};
 use rvmon_slice::empty_points_removable;
@@ -234,9 +235,12 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         ));
     }
     let text = read_file(&args.spec)?;
-    let f = parse_formula(&args.spec, &text)?;
+    let f = parse_formula_with(&args.spec, &text, ParseOptions::for_check(lang.as_deref()))?;
     let analysis = analyze(&args.spec, &text, &f)?;
     let sig = crate::read_signature(args.sig.as_deref())?;
+    if let Some(sig) = &sig {
+        check_arities(&args.spec, &text, &f, &|p| sig.get(p).map(|d| d.args.len()))?;
+    }
     let trace_path = args.trace.as_deref().filter(|t| *t != "-");
     let format = crate::trace_format(args.format, trace_path)?;
     let online = trace_path.is_none();
@@ -702,7 +706,7 @@ mod tests {
             .map(|t| format!("@{t} p({})\n", t % 7))
             .collect::<String>()
             .leak();
-        let f = parse_formula("f", FORMULA).unwrap();
+        let f = parse_formula_with("f", FORMULA, ParseOptions::MONPOLY).unwrap();
         let sig = rvmon_trace::Signature::parse("sig", "p(int)").unwrap();
         let args = Cli::parse_from(["t", "f.mfotl", "-"]).check;
         let run = |online: bool| {

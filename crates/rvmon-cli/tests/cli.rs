@@ -1438,3 +1438,123 @@ fn creation_events_start_monitors() {
         r.stdout
     );
 }
+
+/// `rvmon check SPEC TRACE` with `spec` written as `name` in the test's directory.
+fn check_spec(test: &str, name: &str, spec: &str, trace: &std::path::Path) -> Run {
+    let spec = file(test, name, spec);
+    run(&["check", spec.to_str().unwrap(), trace.to_str().unwrap()])
+}
+
+/// A bare proposition is `p()`: the same verdicts, in `.mtl` files and in files without a
+/// known extension.
+#[test]
+fn bare_propositions_are_nullary_predicates() {
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/requests/trace.log"
+    );
+    let log = std::path::Path::new(log);
+    let explicit = check_spec(
+        "bare",
+        "explicit.mtl",
+        "(request() IMPLIES EVENTUALLY[0,5s] grant()) AND (grant() IMPLIES ONCE[0,5s] request())",
+        log,
+    );
+    assert_eq!(explicit.status, 1, "{}", explicit.stderr);
+    for name in ["bare.mtl", "bare.spec"] {
+        let bare = check_spec(
+            "bare",
+            name,
+            "(request IMPLIES EVENTUALLY[0,5s] grant) AND (grant IMPLIES ONCE[0,5s] request)",
+            log,
+        );
+        assert_eq!(
+            (bare.status, &bare.stdout),
+            (explicit.status, &explicit.stdout),
+            "{name}: {}",
+            bare.stderr
+        );
+    }
+    // Under a signature that gives `request` an argument, a bare `request` is an error.
+    let sig = file("bare", "s.sig", "request(int) grant()");
+    let spec = file("bare", "sig.mtl", "request IMPLIES EVENTUALLY grant");
+    let r = check_with_sig(&spec, &sig, &[log.to_str().unwrap()]);
+    assert_eq!((r.status, r.stdout.as_str()), (2, ""), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "sig.mtl:1:1: `request` takes 1 argument in the signature, but is used here with none"
+        ),
+        "{}",
+        r.stderr
+    );
+}
+
+/// A `.ltl` file in Spot's syntax gives the verdicts of the same formula in MonPoly's.
+#[test]
+fn spot_syntax_in_ltl_files() {
+    let log = file(
+        "spot",
+        "t.log",
+        "@0 request()\n@1 grant()\n@2 request()\n@3 heartbeat()\n@4 request()\n@5 grant()\n",
+    );
+    let log = log.to_str().unwrap();
+    let check = |name: &str, formula: &str| {
+        let spec = file("spot", name, formula);
+        run(&["check", spec.to_str().unwrap(), log, "--output", "jsonl"])
+    };
+    for (spot, monpoly, verdict) in [
+        (
+            "G(request -> F grant)",
+            "ALWAYS (request() IMPLIES EVENTUALLY grant())",
+            "inconclusive",
+        ),
+        (
+            "G(request -> X grant)",
+            "ALWAYS (request() IMPLIES NEXT grant())",
+            "violation",
+        ),
+        // Spot's precedence, not MonPoly's: `X[2] a | b` is `(X X a) | b`.
+        (
+            "X[2] heartbeat | request",
+            "(NEXT NEXT heartbeat()) OR request()",
+            "violation",
+        ),
+    ] {
+        let s = check("f.ltl", spot);
+        let m = check("f.mtl", monpoly);
+        assert!(
+            m.stdout.contains(verdict),
+            "{monpoly}: {}{}",
+            m.stdout,
+            m.stderr
+        );
+        assert_eq!(
+            (s.status, &s.stdout, &s.stderr),
+            (m.status, &m.stdout, &m.stderr),
+            "{spot}"
+        );
+    }
+    // (MonPoly's precedence would read it otherwise, with other verdicts.)
+    let spot = check("f.ltl", "X[2] heartbeat | request");
+    let other = check("f.mtl", "NEXT NEXT heartbeat() OR request()");
+    assert_ne!(spot.stdout, other.stdout);
+}
+
+/// A misspelt keyword is named, with the keyword it resembles, at its place.
+#[test]
+fn misspelt_keywords_get_a_suggestion() {
+    let log = file("typo", "t.log", "@0 p()\n");
+    let r = check_spec(
+        "typo",
+        "f.mtl",
+        "ALWAYS (q() IMPLIES\n  EVENTUALY p())",
+        &log,
+    );
+    assert_eq!((r.status, r.stdout.as_str()), (2, ""), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("f.mtl:2:3: `EVENTUALY` is not a keyword: did you mean `EVENTUALLY`?"),
+        "{}",
+        r.stderr
+    );
+}

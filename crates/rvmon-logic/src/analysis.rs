@@ -79,6 +79,62 @@ pub fn analyze(file: &str, text: &str, f: &Formula) -> Result<Analysis, Error> {
     })
 }
 
+/// Checks that each predicate a signature declares is used with the arguments it declares.
+/// `declared` gives a predicate's number of arguments, `None` when the signature does not
+/// declare it; names a `LET` defines are the `LET`'s, not the signature's, within its body.
+///
+/// Without this, a bare proposition `p` (the same formula as `p()`) under a signature that
+/// declares `p(x:int)` would be an error for the first-order engine but "some `p` event" for
+/// the propositional one: which of the two a formula reaches must not change its meaning.
+pub fn check_arities(
+    file: &str,
+    text: &str,
+    f: &Formula,
+    declared: &dyn Fn(&str) -> Option<usize>,
+) -> Result<(), Error> {
+    fn go(
+        f: &Formula,
+        at: &dyn Fn(&Formula, String) -> Error,
+        declared: &dyn Fn(&str) -> Option<usize>,
+        defined: &mut Vec<String>,
+    ) -> Result<(), Error> {
+        match &f.kind {
+            FormulaKind::Pred { name, args } if !defined.contains(name) => match declared(name) {
+                Some(n) if n != args.len() => {
+                    let plural = if n == 1 { "" } else { "s" };
+                    let used = match args.len() {
+                        0 => "none".to_string(),
+                        k => k.to_string(),
+                    };
+                    Err(at(
+                        f,
+                        format!(
+                            "`{name}` takes {n} argument{plural} in the signature, but is \
+                                 used here with {used}"
+                        ),
+                    ))
+                }
+                _ => Ok(()),
+            },
+            FormulaKind::Let {
+                name, def, body, ..
+            } => {
+                go(def, at, declared, defined)?;
+                defined.push(name.clone());
+                let checked = go(body, at, declared, defined);
+                defined.pop();
+                checked
+            }
+            _ => f
+                .children()
+                .into_iter()
+                .try_for_each(|c| go(c, at, declared, defined)),
+        }
+    }
+    let at = |f: &Formula, message: String| Error::at_offset(file, text, f.span.start, message);
+    go(f, &at, declared, &mut Vec::new())
+}
+
 fn has_future(f: &Formula) -> bool {
     match &f.kind {
         FormulaKind::Unary { op, .. } if op.is_future() => true,

@@ -352,11 +352,64 @@ pub struct Formula {
 impl Formula {
     /// `lhs AND rhs`.
     pub fn and(lhs: Formula, rhs: Formula, span: Span) -> Formula {
+        Formula::bool2(BoolOp::And, lhs, rhs, span)
+    }
+
+    /// `lhs op rhs` for a Boolean connective.
+    pub fn bool2(op: BoolOp, lhs: Formula, rhs: Formula, span: Span) -> Formula {
         Formula::new(
             FormulaKind::Bool2 {
-                op: BoolOp::And,
+                op,
                 lhs: Box::new(lhs),
                 rhs: Box::new(rhs),
+            },
+            span,
+        )
+    }
+
+    /// `NOT body`.
+    pub fn not(body: Formula, span: Span) -> Formula {
+        Formula::new(FormulaKind::Not(Box::new(body)), span)
+    }
+
+    /// A unary temporal operator with its interval.
+    pub fn unary(op: UnaryTemporal, interval: Interval, body: Formula, span: Span) -> Formula {
+        Formula::new(
+            FormulaKind::Unary {
+                op,
+                interval,
+                body: Box::new(body),
+            },
+            span,
+        )
+    }
+
+    /// `lhs SINCE/UNTIL rhs` with its interval.
+    pub fn binary(
+        op: BinaryTemporal,
+        interval: Interval,
+        lhs: Formula,
+        rhs: Formula,
+        span: Span,
+    ) -> Formula {
+        Formula::new(
+            FormulaKind::Binary {
+                op,
+                interval,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            },
+            span,
+        )
+    }
+
+    /// The proposition `name()`: a predicate without arguments. A bare `name` and Spot's
+    /// atomic propositions are built by this too, so that every engine sees one shape.
+    pub fn proposition(name: String, span: Span) -> Formula {
+        Formula::new(
+            FormulaKind::Pred {
+                name,
+                args: Vec::new(),
             },
             span,
         )

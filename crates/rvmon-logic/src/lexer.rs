@@ -128,6 +128,21 @@ pub enum Tok {
     Slash,
 }
 
+/// Every spelling the lexer reads as a keyword, for "did you mean" suggestions. The `#[token]`
+/// attributes above cannot be enumerated, so this repeats them; a test checks that each entry
+/// lexes as a keyword.
+#[rustfmt::skip]
+pub const KEYWORDS: &[&str] = &[
+    "NOT", "not", "AND", "and", "OR", "or", "IMPLIES", "implies", "EQUIV", "equiv",
+    "EXISTS", "exists", "FORALL", "forall",
+    "PREV", "PREVIOUS", "prev", "previous", "NEXT", "next",
+    "ONCE", "once", "EVENTUALLY", "SOMETIMES", "eventually",
+    "PAST_ALWAYS", "HISTORICALLY", "past_always", "historically", "ALWAYS", "always",
+    "SINCE", "since", "UNTIL", "until",
+    "TRUE", "FALSE", "LET", "IN", "MOD", "SUBSTRING", "MATCHES",
+    "CNT", "SUM", "MIN", "MAX", "AVG", "MED",
+];
+
 impl Tok {
     /// How the token is named in "expected …, found …" messages.
     pub fn describe(&self) -> String {
@@ -189,6 +204,25 @@ impl Tok {
                 };
                 format!("`{text}`")
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `KEYWORDS` repeats the `#[token]` spellings: each must still lex as a keyword.
+    #[test]
+    fn every_listed_keyword_is_one() {
+        for kw in KEYWORDS {
+            let toks: Vec<_> = Tok::lexer(kw).collect();
+            assert_eq!(toks.len(), 1, "{kw}");
+            assert!(
+                matches!(&toks[0], Ok(t) if !matches!(t, Tok::Ident(_))),
+                "{kw} lexes as {:?}",
+                toks[0]
+            );
         }
     }
 }

@@ -1,7 +1,8 @@
 //! rvmon's temporal-formula language.
 //!
 //! One language for propositional and first-order, past and future, metric and unbounded
-//! properties: MonPoly's concrete syntax ([`parse_formula`]) plus lower-case aliases. The
+//! properties: MonPoly's concrete syntax ([`parse_formula`]) plus lower-case aliases, and for
+//! `rvmon check` bare propositions and Spot's LTL syntax ([`parse_formula_with`]). The
 //! [`analysis`] classifies a formula so that the front door can pick an engine; [`reference`]
 //! is the brute-force semantics every engine is property-tested against; [`monpoly`] reproduces
 //! MonPoly's normalisation and printing for drop-in compatibility.
@@ -17,11 +18,13 @@ mod parser;
 pub mod pushdown;
 pub mod reference;
 pub mod rewrite;
+mod spot;
 pub mod strrel;
+mod suggest;
 
-pub use analysis::{analyze, Analysis, TemporalClass};
+pub use analysis::{analyze, check_arities, Analysis, TemporalClass};
 pub use ast::*;
-pub use parser::parse_formula;
+pub use parser::{parse_formula, parse_formula_with, ParseOptions};
 
 use std::collections::BTreeSet;
 

@@ -13,6 +13,7 @@ use rvmon_core::Error;
 
 use crate::ast::*;
 use crate::lexer::Tok;
+use crate::suggest::{did_you_mean, nearest_keyword};
 
 const BP_TEMPORAL_BINARY: u8 = 10;
 const BP_TEMPORAL_PREFIX: u8 = 20;
@@ -23,8 +24,71 @@ const BP_OR: u8 = 60;
 const BP_AND: u8 = 70;
 const BP_NOT: u8 = 80;
 
-/// Parses a whole formula; `file` names the text in error messages.
+/// Which concrete syntaxes a formula file may use.
+///
+/// `rvmon monpoly` reads formulas exactly as MonPoly does ([`ParseOptions::MONPOLY`]): its
+/// fatal-error cases include formulas that only fail because a proposition lacks its `()`.
+/// `rvmon check` is for people as much as for MonPoly's files, so it also takes a bare
+/// proposition, and Spot's LTL syntax in `.ltl` files ([`ParseOptions::for_check`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// A bare identifier in formula position is the proposition `p()`: one not followed by
+    /// `(` and not a term of a comparison (`x = 3`, `x + 1 < y`).
+    pub bare_propositions: bool,
+    /// Spot's LTL syntax is accepted as well (see [`parse_formula_with`] for how the two
+    /// grammars share a file).
+    pub spot: bool,
+}
+
+impl ParseOptions {
+    /// MonPoly's syntax and nothing else.
+    pub const MONPOLY: ParseOptions = ParseOptions {
+        bare_propositions: false,
+        spot: false,
+    };
+
+    /// What `rvmon check` accepts in a formula file with extension (or `--lang`) `lang`:
+    /// bare propositions always, Spot's syntax too in `.ltl` files.
+    pub fn for_check(lang: Option<&str>) -> ParseOptions {
+        ParseOptions {
+            bare_propositions: true,
+            spot: lang == Some("ltl"),
+        }
+    }
+}
+
+/// Parses a whole formula in MonPoly's syntax; `file` names the text in error messages.
 pub fn parse_formula(file: &str, text: &str) -> Result<Formula, Error> {
+    parse_formula_with(file, text, ParseOptions::MONPOLY)
+}
+
+/// Parses a whole formula in the syntaxes `options` allows.
+///
+/// With Spot's syntax allowed, the text is parsed with both grammars and the one that accepts
+/// it wins. Both accept only formulas made of names, parentheses and `TRUE`/`FALSE` (the
+/// grammars share no operator: MonPoly's are words such as `AND` and `ALWAYS`, which Spot reads
+/// as names, and Spot's are symbols and the single letters `F G X U R V W M`, which MonPoly's
+/// grammar cannot place between names); there Spot's reading is taken, as only it can differ
+/// (`GFa` is `G F a` in Spot and a proposition named `GFa` in MonPoly's grammar, `G(a)` is
+/// `G a` and a predicate `G` of `a`). When neither
+/// accepts the text, the error of the grammar that read further is reported: it is where the
+/// author's formula most plausibly goes wrong. On a tie MonPoly's is reported, unless its
+/// lexer stopped there, at a character MonPoly's syntax does not have (`!`, `&`, `:`, …).
+pub fn parse_formula_with(file: &str, text: &str, options: ParseOptions) -> Result<Formula, Error> {
+    let monpoly = parse_monpoly(file, text, options.bare_propositions);
+    if !options.spot {
+        return monpoly.map_err(|(e, _)| e);
+    }
+    match (monpoly, crate::spot::parse(file, text)) {
+        (_, Ok(f)) => Ok(f),
+        (Ok(f), Err(_)) => Ok(f),
+        (Err((m, reached)), Err((s, spot_reached))) => {
+            Err(if (spot_reached, 1) > reached { s } else { m })
+        }
+    }
+}
+
+fn lex(file: &str, text: &str) -> Result<Vec<(Tok, Span)>, Error> {
     let mut toks = Vec::new();
     let mut lex = Tok::lexer(text);
     while let Some(t) = lex.next() {
@@ -49,17 +113,40 @@ pub fn parse_formula(file: &str, text: &str) -> Result<Formula, Error> {
             }
         }
     }
+    Ok(toks)
+}
+
+/// The formula, or the error with how far this grammar read: the byte offset where the error
+/// was found (before "did you mean" moves the message to the misspelt word), then 0 for an
+/// error of the lexer and 2 for one of the grammar, which order errors at the same offset.
+fn parse_monpoly(file: &str, text: &str, bare: bool) -> Result<Formula, (Error, (usize, u8))> {
+    let reached = |e: &Error| {
+        e.pos
+            .as_ref()
+            .map_or(0, |p| byte_offset(text, p.line, p.col))
+    };
+    let toks = lex(file, text).map_err(|e| {
+        let at = reached(&e);
+        (e, (at, 0))
+    })?;
     let mut p = Parser {
         file,
         text,
         toks,
         pos: 0,
+        bare,
     };
-    let f = p.formula(0)?;
-    if p.pos < p.toks.len() {
-        return Err(p.error("expected an operator or the end of the formula"));
-    }
-    Ok(f)
+    let parsed = p.formula(0).and_then(|f| {
+        if p.pos < p.toks.len() {
+            Err(p.error("expected an operator or the end of the formula"))
+        } else {
+            Ok(f)
+        }
+    });
+    parsed.map_err(|e| {
+        let at = reached(&e);
+        (p.with_suggestion(e), (at, 2))
+    })
 }
 
 struct Parser<'a> {
@@ -67,6 +154,8 @@ struct Parser<'a> {
     text: &'a str,
     toks: Vec<(Tok, Span)>,
     pos: usize,
+    /// [`ParseOptions::bare_propositions`].
+    bare: bool,
 }
 
 impl Parser<'_> {
@@ -291,8 +380,94 @@ impl Parser<'_> {
             {
                 self.predicate()
             }
+            Some(Tok::Ident(_)) if self.bare && !self.ident_starts_term() => {
+                self.bare_proposition()
+            }
             _ => self.comparison_or_parenthesised(),
         }
+    }
+
+    /// Whether the identifier at the cursor begins a term rather than a bare proposition: it
+    /// is followed by `(` (a function such as `f2i(x)`), or by what extends a term or makes
+    /// it one side of a comparison (`x = 3`, `x + 1 < y`, `s SUBSTRING t`).
+    fn ident_starts_term(&self) -> bool {
+        matches!(
+            self.peek_at(1),
+            Some(
+                Tok::LParen
+                    | Tok::LArrow
+                    | Tok::Eq
+                    | Tok::Lt
+                    | Tok::Le
+                    | Tok::Gt
+                    | Tok::Ge
+                    | Tok::Plus
+                    | Tok::Minus
+                    | Tok::Star
+                    | Tok::Slash
+                    | Tok::Mod
+                    | Tok::Substring
+                    | Tok::Matches
+            )
+        )
+    }
+
+    /// A bare `p`: the same formula as `p()`.
+    fn bare_proposition(&mut self) -> Result<Formula, Error> {
+        let span = self.span_here();
+        let name = self.ident("expected a proposition")?;
+        // A keyword in the wrong case (`true`, `Always`) would otherwise be a proposition
+        // that never holds: a silent wrong answer instead of an error.
+        if let Some(kw) = nearest_keyword(&name).filter(|k| k.eq_ignore_ascii_case(&name)) {
+            return Err(Error::at_offset(
+                self.file,
+                self.text,
+                span.start,
+                format!(
+                    "{} (a proposition named `{name}` is written `{name}()`)",
+                    did_you_mean(&name, kw)
+                ),
+            ));
+        }
+        Ok(Formula::proposition(name, span))
+    }
+
+    /// `err`, or "did you mean" instead when an identifier at the error, just before it, or
+    /// naming the predicate whose arguments the error is in (`EVENTUALY(p())`) is near a
+    /// keyword: a misspelt keyword is an identifier to the lexer, and the error it causes
+    /// (`EVENTUALY p()` fails at `p`, expecting a comparison) says nothing about it.
+    fn with_suggestion(&self, err: Error) -> Error {
+        let Some(pos) = err
+            .pos
+            .as_ref()
+            .filter(|_| !err.message.contains("did you mean"))
+        else {
+            return err;
+        };
+        let offset = byte_offset(self.text, pos.line, pos.col);
+        let at = self.toks.partition_point(|(_, s)| s.start < offset);
+        let mut candidates = vec![Some(at), at.checked_sub(1)];
+        let mut depth = 0usize;
+        for i in (0..at).rev() {
+            match self.toks[i].0 {
+                Tok::RParen => depth += 1,
+                Tok::LParen if depth > 0 => depth -= 1,
+                Tok::LParen => {
+                    candidates.push(i.checked_sub(1));
+                    break;
+                }
+                _ => {}
+            }
+        }
+        for i in candidates.into_iter().flatten() {
+            if let Some((Tok::Ident(word), span)) = self.toks.get(i) {
+                if let Some(kw) = nearest_keyword(word) {
+                    let message = did_you_mean(word, kw);
+                    return Error::at_offset(self.file, self.text, span.start, message);
+                }
+            }
+        }
+        err
     }
 
     fn ident(&mut self, expected: &str) -> Result<String, Error> {
@@ -419,8 +594,29 @@ impl Parser<'_> {
                 Some(Tok::Gt) => CmpOp::Gt,
                 Some(Tok::Ge) => CmpOp::Ge,
                 _ => {
-                    return Err(self
-                        .error("expected a comparison (`=`, `<`, `<=`, `>`, `>=`) after the term"))
+                    let mut e = self
+                        .error("expected a comparison (`=`, `<`, `<=`, `>`, `>=`) after the term");
+                    // Without bare propositions (MonPoly's syntax), `request IMPLIES …` ends
+                    // here: say how a proposition is written.
+                    if let Term::Var(v) = &lhs {
+                        if matches!(
+                            self.peek(),
+                            None | Some(
+                                Tok::And
+                                    | Tok::Or
+                                    | Tok::Implies
+                                    | Tok::Equiv
+                                    | Tok::Since
+                                    | Tok::Until
+                                    | Tok::RParen
+                                    | Tok::In
+                            )
+                        ) {
+                            e.message
+                                .push_str(&format!(": a proposition is written `{v}()`"));
+                        }
+                    }
+                    return Err(e);
                 }
             };
             self.pos += 1;
@@ -618,4 +814,18 @@ impl Parser<'_> {
         }
         Ok(n)
     }
+}
+
+/// The byte offset of 1-based `line` and `col` (in characters) in `text`, as
+/// [`Error::at_offset`] computed them.
+pub(crate) fn byte_offset(text: &str, line: usize, col: usize) -> usize {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    text[line_start..]
+        .char_indices()
+        .nth(col.saturating_sub(1))
+        .map_or(text.len(), |(i, _)| line_start + i)
 }
