@@ -37,6 +37,16 @@ impl Error {
         }
     }
 
+    /// A file that cannot be opened or read: "FILE: no such file" when it does not exist (the
+    /// first thing to tell, before any question of its format or content), else what the
+    /// system says.
+    pub fn file(path: &str, e: &std::io::Error) -> Self {
+        match e.kind() {
+            std::io::ErrorKind::NotFound => Error::msg(format!("{path}: no such file")),
+            _ => Error::msg(format!("{path}: cannot read: {e}")),
+        }
+    }
+
     /// Computes line and column of byte `offset` in `text` and attaches them with `file`.
     pub fn at_offset(file: &str, text: &str, offset: usize, message: impl Into<String>) -> Self {
         let offset = offset.min(text.len());
@@ -94,5 +104,11 @@ mod tests {
             })
         );
         assert_eq!(e.to_string(), "f:2:4: m");
+    }
+
+    #[test]
+    fn a_missing_file_is_named_as_such() {
+        let e = std::fs::File::open("/nonexistent/rvmon-test").unwrap_err();
+        assert_eq!(Error::file("t.log", &e).to_string(), "t.log: no such file");
     }
 }

@@ -20,6 +20,20 @@ pub use state::{decode_state, encode_state};
 pub use timepoint::{EventRef, TimePoint, Timestamp, Value};
 pub use verdict::{Truth, Verdict};
 
+/// The field names an event's time has when no `--time-field` names it, in any case: the
+/// event trace readers (CSRV CSV, JSON, JSON Lines, XML), signal CSV and the stream
+/// specifications' CSV and JSON Lines all take these, so that one trace reads alike
+/// everywhere.
+pub const TIME_FIELDS: [&str; 3] = ["time", "ts", "timestamp"];
+
+/// Whether `name` is one of [`TIME_FIELDS`] (ASCII case ignored: `Time` is a time).
+pub fn is_time_field(name: &str) -> bool {
+    TIME_FIELDS.iter().any(|t| name.eq_ignore_ascii_case(t))
+}
+
+/// What a run says, once, about a trace whose events have no time field.
+pub const POSITIONS_AS_TIMESTAMPS: &str = "the trace's events have no time field (`time`, `ts` or `timestamp`; --time-field names another): event positions are used as timestamps";
+
 /// An online monitor: fed time points in order, it reports each verdict as soon as it is decided.
 ///
 /// Engines never buffer verdicts for the caller's convenience: `step` hands over everything that

@@ -18,6 +18,11 @@ use crate::value::Val;
 pub trait EventSource {
     /// Reads the next event into `ev`; `false` at the end.
     fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error>;
+    /// Whether events have no time, so that their positions are taken as seconds (known once
+    /// the first event is read): a run says so, once.
+    fn positions_as_times(&self) -> bool {
+        false
+    }
 }
 
 /// Events from CSV, read as bytes: a line is found with `memchr` in a large buffer and split
@@ -50,8 +55,8 @@ const CHUNK: usize = 1 << 16;
 
 impl<R: BufRead> CsvEvents<R> {
     /// Reads the header. `time_field` names the time column; by default the first column
-    /// called `time`, `ts` or `timestamp` (any case). Without one, the row index is the time
-    /// in seconds.
+    /// called `time`, `ts` or `timestamp` (any case, [`rvmon_core::is_time_field`], as event
+    /// traces). Without one, the row index is the time in seconds.
     pub fn new(
         mut reader: R,
         file: &str,
@@ -76,9 +81,7 @@ impl<R: BufRead> CsvEvents<R> {
             Some(t) => Some(names.iter().position(|n| n == t).ok_or_else(|| {
                 Error::at(pos(1, 1), format!("the header has no time column `{t}`"))
             })?),
-            None => names.iter().position(|n| {
-                matches!(n.to_ascii_lowercase().as_str(), "time" | "ts" | "timestamp")
-            }),
+            None => names.iter().position(|n| rvmon_core::is_time_field(n)),
         };
         let mut columns = vec![None; names.len()];
         for (i, (name, ty)) in inputs.iter().enumerate() {
@@ -298,6 +301,10 @@ impl<R: BufRead> EventSource for CsvEvents<R> {
         self.rows += 1;
         Ok(true)
     }
+
+    fn positions_as_times(&self) -> bool {
+        self.time_col.is_none()
+    }
 }
 
 /// A cell's value of type `ty`; floats in plain decimal notation are parsed here, the rest by
@@ -353,22 +360,26 @@ pub struct JsonlEvents<R> {
     file: String,
     line: usize,
     inputs: Vec<(String, Type)>,
-    time_field: Option<String>,
+    /// The key that holds the time, found on the first line unless `--time-field` names it
+    /// (outer `None`: no line read yet; inner `None`: the first line had none, so line
+    /// indices are the times).
+    time_key: Option<Option<String>>,
     last_time: i64,
     rows: i64,
     buf: String,
 }
 
 impl<R: BufRead> JsonlEvents<R> {
-    /// `time_field` names the time key; by default `time`, `ts` or `timestamp`. Without one,
-    /// the line's index is the time in seconds.
+    /// `time_field` names the time key; by default `time`, `ts` or `timestamp` (any case),
+    /// as the first line has it. Without one there, the line's index is the time in seconds
+    /// (and a later line with a time key is an error: two clocks).
     pub fn new(reader: R, file: &str, inputs: &[(String, Type)], time_field: Option<&str>) -> Self {
         JsonlEvents {
             reader,
             file: file.to_string(),
             line: 0,
             inputs: inputs.to_vec(),
-            time_field: time_field.map(str::to_string),
+            time_key: time_field.map(|t| Some(t.to_string())),
             last_time: i64::MIN,
             rows: 0,
             buf: String::new(),
@@ -430,20 +441,34 @@ impl<R: BufRead> EventSource for JsonlEvents<R> {
             };
             ev.values.push(v);
         }
-        let key = match &self.time_field {
-            Some(k) => Some(k.as_str()),
-            None => ["time", "ts", "timestamp"]
-                .into_iter()
-                .find(|k| obj.contains_key(*k)),
-        };
-        ev.time = match key.map(|k| (k, obj.get(k))) {
-            Some((_, Some(serde_json::Value::Number(n)))) => {
-                let text = n.to_string();
-                parse_seconds(text.as_bytes())
-                    .ok_or_else(|| self.err(format!("expected a time in seconds, found {text}")))?
+        let keys = || obj.keys().filter(|k| rvmon_core::is_time_field(k));
+        if self.time_key.is_none() {
+            let found: Vec<&String> = keys().collect();
+            if let [a, b, ..] = found[..] {
+                return Err(self.err(format!(
+                    "two time keys, `{a}` and `{b}`; --time-field names the one that holds the time"
+                )));
             }
-            Some((k, _)) => return Err(self.err(format!("expected a number of seconds in `{k}`"))),
-            None => self.rows.saturating_mul(1_000_000_000),
+            self.time_key = Some(found.first().map(|k| k.to_string()));
+        }
+        ev.time = match self.time_key.as_ref().and_then(Option::as_ref) {
+            Some(k) => match obj.get(k) {
+                Some(serde_json::Value::Number(n)) => {
+                    let text = n.to_string();
+                    parse_seconds(text.as_bytes()).ok_or_else(|| {
+                        self.err(format!("expected a time in seconds, found {text}"))
+                    })?
+                }
+                _ => return Err(self.err(format!("expected a number of seconds in `{k}`"))),
+            },
+            None => {
+                if let Some(k) = keys().next() {
+                    return Err(self.err(format!(
+                        "this line has a time key `{k}`, but the first line had none, so line positions are the times; give every line its time, or none"
+                    )));
+                }
+                self.rows.saturating_mul(1_000_000_000)
+            }
         };
         if ev.time < self.last_time {
             return Err(self.err("time is earlier than the previous event's".into()));
@@ -451,6 +476,10 @@ impl<R: BufRead> EventSource for JsonlEvents<R> {
         self.last_time = ev.time;
         self.rows += 1;
         Ok(true)
+    }
+
+    fn positions_as_times(&self) -> bool {
+        self.time_key == Some(None)
     }
 }
 

@@ -103,4 +103,8 @@ impl<R: BufRead> TraceReader for CsrvCsvReader<R> {
         self.events.name_fields();
         true
     }
+
+    fn positions_as_timestamps(&self) -> bool {
+        self.events.positions_as_timestamps()
+    }
 }

@@ -28,10 +28,25 @@ pub fn type_value(raw: &str, interner: &mut Interner) -> Value {
     }
 }
 
+/// Where the events' timestamps come from.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+enum TimeSource {
+    /// `--time-field NAME`: that field, which every event must have.
+    Named(String),
+    /// Not known before the first event: a field named as [`rvmon_core::is_time_field`]
+    /// says there makes the trace timed, none makes it untimed.
+    #[default]
+    Undecided,
+    /// The first event had this time field: every event must have one.
+    Found(String),
+    /// The first event had no time field: an event's position is its timestamp.
+    Positions,
+}
+
 /// Builds one-event time points, numbering them and checking timestamps.
 #[derive(Debug, Default)]
 pub struct EventAssembler {
-    pub time_field: Option<String>,
+    time: TimeSource,
     next_index: u64,
     last_ts: Option<Timestamp>,
     values: Vec<Value>,
@@ -44,13 +59,18 @@ pub struct EventAssembler {
     /// reader benchmark, interning every name made the CSRV CSV reader about a third slower
     /// and JSON Lines a sixth; with this cache, about a tenth and a twentieth.)
     last_names: Vec<(String, rvmon_core::Sym)>,
+    /// The current event's timestamp, and the name of the field it came from (a buffer
+    /// reused from event to event).
     ts: Option<Timestamp>,
+    ts_field: String,
 }
 
 impl EventAssembler {
+    /// `time_field`: the field that holds each event's timestamp (`--time-field`); by default
+    /// a field named `time`, `ts` or `timestamp`, or else the event's position.
     pub fn new(time_field: Option<String>) -> Self {
         EventAssembler {
-            time_field,
+            time: time_field.map_or(TimeSource::Undecided, TimeSource::Named),
             ..Default::default()
         }
     }
@@ -60,6 +80,20 @@ impl EventAssembler {
         self.naming = true;
     }
 
+    /// Whether a field called `name` holds the event's time (and is no argument of it).
+    pub fn is_time_field(&self, name: &str) -> bool {
+        match &self.time {
+            TimeSource::Named(f) => f == name,
+            _ => rvmon_core::is_time_field(name),
+        }
+    }
+
+    /// Whether the events' positions are their timestamps: the first event had no time field
+    /// (false before it is read).
+    pub fn positions_as_timestamps(&self) -> bool {
+        self.time == TimeSource::Positions
+    }
+
     pub fn begin(&mut self, tp: &mut TimePoint) {
         tp.clear();
         self.values.clear();
@@ -67,7 +101,8 @@ impl EventAssembler {
         self.ts = None;
     }
 
-    /// Adds a field; `pos` locates it for errors.
+    /// Adds a field; `pos` locates it for errors. The time field sets the timestamp and is no
+    /// argument of the event.
     pub fn field(
         &mut self,
         name: &str,
@@ -75,19 +110,8 @@ impl EventAssembler {
         interner: &mut Interner,
         pos: impl Fn() -> SourcePos,
     ) -> Result<(), Error> {
-        if self.time_field.as_deref() == Some(name) {
-            let ts = raw.trim().parse::<Timestamp>().ok().filter(|t| *t >= 0).ok_or_else(|| {
-                Error::at(pos(), format!("expected a non-negative integer timestamp in field `{name}`, found `{raw}`"))
-            })?;
-            if let Some(last) = self.last_ts {
-                if ts < last {
-                    return Err(Error::at(
-                        pos(),
-                        format!("timestamps must not decrease: {ts} comes after {last}"),
-                    ));
-                }
-            }
-            self.ts = Some(ts);
+        if self.is_time_field(name) {
+            return self.time(name, raw, pos);
         }
         self.values.push(type_value(raw, interner));
         if !self.naming {
@@ -107,6 +131,44 @@ impl EventAssembler {
         Ok(())
     }
 
+    /// The event's time field `name`.
+    fn time(&mut self, name: &str, raw: &str, pos: impl Fn() -> SourcePos) -> Result<(), Error> {
+        if self.ts.is_some() {
+            return Err(Error::at(
+                pos(),
+                format!(
+                    "two time fields in one event, `{}` and `{name}`; --time-field names the one that holds the time",
+                    self.ts_field
+                ),
+            ));
+        }
+        if self.time == TimeSource::Positions {
+            // Taking it as an argument here would give this event one argument more than
+            // the same event without it; taking it as the time would mix two clocks.
+            return Err(Error::at(
+                pos(),
+                format!(
+                    "this event has a time field `{name}`, but the trace's first event had none, so event positions are the timestamps; give every event its time, or none (or name another time field with --time-field)"
+                ),
+            ));
+        }
+        let ts = raw.trim().parse::<Timestamp>().ok().filter(|t| *t >= 0).ok_or_else(|| {
+            Error::at(pos(), format!("expected a non-negative integer timestamp in field `{name}`, found `{raw}`"))
+        })?;
+        if let Some(last) = self.last_ts {
+            if ts < last {
+                return Err(Error::at(
+                    pos(),
+                    format!("timestamps must not decrease: {ts} comes after {last}"),
+                ));
+            }
+        }
+        self.ts = Some(ts);
+        self.ts_field.clear();
+        self.ts_field.push_str(name);
+        Ok(())
+    }
+
     /// Completes the time point with event `name`; `pos` locates the event for errors.
     pub fn finish(
         &mut self,
@@ -115,15 +177,23 @@ impl EventAssembler {
         interner: &mut Interner,
         pos: impl Fn() -> SourcePos,
     ) -> Result<(), Error> {
-        let ts = match (&self.time_field, self.ts) {
-            (Some(f), None) => {
+        let ts = match (&self.time, self.ts) {
+            (TimeSource::Named(f) | TimeSource::Found(f), None) => {
                 return Err(Error::at(
                     pos(),
                     format!("event `{name}` has no timestamp field `{f}`"),
                 ))
             }
-            (Some(_), Some(ts)) => ts,
-            (None, _) => self.next_index as Timestamp,
+            (TimeSource::Undecided, Some(ts)) => {
+                self.time = TimeSource::Found(self.ts_field.clone());
+                ts
+            }
+            (TimeSource::Undecided, None) => {
+                self.time = TimeSource::Positions;
+                self.next_index as Timestamp
+            }
+            (_, Some(ts)) => ts,
+            (TimeSource::Positions, None) => self.next_index as Timestamp,
         };
         self.last_ts = Some(ts);
         tp.index = self.next_index;

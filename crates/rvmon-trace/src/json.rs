@@ -1,5 +1,8 @@
 //! CSRV JSON and JSON Lines: each event is an object, either keyed by the event name
 //! (`{"open": {"file": "f1"}}`) or explicit (`{"name": "open", "fields": {"file": "f1"}}`).
+//! Its time is a field named `time`, `ts` or `timestamp` (or `--time-field`'s), among its
+//! fields or beside them (`{"name": "open", "time": 3, "fields": {…}}`, `{"open": {…},
+//! "time": 3}`); it is no argument of the event. Without one, positions are timestamps.
 //! A `.jsonl` trace holds one event per line and is read line by line (online); a `.json` trace
 //! is a stream of event objects or one array of them (an array is read whole).
 
@@ -97,6 +100,19 @@ impl<R: BufRead> JsonReader<R> {
     }
 }
 
+/// A field's value as the text the event assembler types: a string, number or boolean.
+fn field_text(key: &str, v: &Json, pos: &SourcePos) -> Result<String, Error> {
+    match v {
+        Json::String(s) => Ok(s.clone()),
+        Json::Number(n) => Ok(n.to_string()),
+        Json::Bool(b) => Ok(b.to_string()),
+        _ => Err(Error::at(
+            pos.clone(),
+            format!("field `{key}`: expected a string, number or boolean"),
+        )),
+    }
+}
+
 impl<R: BufRead> TraceReader for JsonReader<R> {
     fn next_time_point(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
         let (value, line) = if self.lines {
@@ -126,16 +142,28 @@ impl<R: BufRead> TraceReader for JsonReader<R> {
                 "expected an event object: {\"name\": \"e\", \"fields\": {…}} or {\"e\": {…}}",
             )
         };
-        let Json::Object(obj) = value else {
+        let Json::Object(mut obj) = value else {
             return Err(bad());
         };
+        // A time field may sit beside the event (`{"name": "e", "time": 3}`, `{"e": {…},
+        // "time": 3}`) as well as among its fields. (A key `time` whose value is an object is
+        // an event called `time`.)
+        let beside: Vec<String> = obj
+            .iter()
+            .filter(|(k, v)| self.events.is_time_field(k) && !v.is_object())
+            .map(|(k, _)| k.clone())
+            .collect();
+        let beside: Vec<(String, Json)> = beside
+            .into_iter()
+            .filter_map(|k| obj.remove_entry(&k))
+            .collect();
         let (name, fields) = match (obj.get("name"), obj.len()) {
             (Some(Json::String(n)), _) => {
                 if let Some(k) = obj.keys().find(|k| *k != "name" && *k != "fields") {
                     return Err(Error::at(
                         pos.clone(),
                         format!(
-                            "unexpected key `{k}` in an explicit event (only `name` and `fields`)"
+                            "unexpected key `{k}` in an explicit event (only `name`, `fields` and a time field)"
                         ),
                     ));
                 }
@@ -152,18 +180,8 @@ impl<R: BufRead> TraceReader for JsonReader<R> {
             _ => return Err(bad()),
         };
         self.events.begin(tp);
-        for (k, v) in &fields {
-            let raw = match v {
-                Json::String(s) => s.clone(),
-                Json::Number(n) => n.to_string(),
-                Json::Bool(b) => b.to_string(),
-                _ => {
-                    return Err(Error::at(
-                        pos.clone(),
-                        format!("field `{k}`: expected a string, number or boolean"),
-                    ))
-                }
-            };
+        for (k, v) in beside.iter().map(|(k, v)| (k, v)).chain(&fields) {
+            let raw = field_text(k, v, &pos)?;
             self.events
                 .field(k, &raw, &mut self.interner, || pos.clone())?;
         }
@@ -183,5 +201,9 @@ impl<R: BufRead> TraceReader for JsonReader<R> {
     fn name_fields(&mut self) -> bool {
         self.events.name_fields();
         true
+    }
+
+    fn positions_as_timestamps(&self) -> bool {
+        self.events.positions_as_timestamps()
     }
 }

@@ -87,12 +87,14 @@ impl std::str::FromStr for TraceFormat {
 pub struct TraceOptions {
     /// MonPoly signature (MonPoly logs).
     pub sig: Option<Signature>,
-    /// Field holding the timestamp (CSRV formats, signal CSV; default `time` for signals).
+    /// Field holding the timestamp (CSRV formats, JSON, signal CSV); by default a field named
+    /// `time`, `ts` or `timestamp` ([`rvmon_core::TIME_FIELDS`]), else the event's position.
     pub time_field: Option<String>,
 }
 
-/// Opens a reader for `format`. For `Csv`, the first line decides: a header with a `time`
-/// column (or the `--time-field` column) and no `=` is a signal CSV, anything else CSRV.
+/// Opens a reader for `format`. For `Csv`, the first line decides: a header with a time
+/// column (`time`, `ts`, `timestamp`, or the `--time-field` column) and no `=` is a signal
+/// CSV, anything else CSRV.
 pub fn open_reader<'a>(
     format: TraceFormat,
     mut src: Box<dyn BufRead + 'a>,
@@ -107,9 +109,12 @@ pub fn open_reader<'a>(
                 .map_err(|e| Error::msg(format!("{name}: cannot read: {e}")))?;
             let first_line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
             let first_line = String::from_utf8_lossy(first_line);
-            let time = options.time_field.as_deref().unwrap_or("time");
+            let is_time = |c: &str| match options.time_field.as_deref() {
+                Some(t) => c == t,
+                None => rvmon_core::is_time_field(c),
+            };
             let is_signal =
-                !first_line.contains('=') && first_line.split(',').any(|c| c.trim() == time);
+                !first_line.contains('=') && first_line.split(',').any(|c| is_time(c.trim()));
             let f = if is_signal {
                 TraceFormat::Signal
             } else {
@@ -148,6 +153,11 @@ pub trait TraceReader {
     /// from a reader whose events have no field names (MonPoly's logs, signals). (Off by
     /// default: naming costs the CSV reader about a tenth of its time.)
     fn name_fields(&mut self) -> bool {
+        false
+    }
+    /// Whether the timestamps are the events' positions, because the trace's events have no
+    /// time field (known once the first time point is read): a run says so, once.
+    fn positions_as_timestamps(&self) -> bool {
         false
     }
 }

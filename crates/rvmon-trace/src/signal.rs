@@ -31,15 +31,23 @@ impl<R: BufRead> SignalCsvReader<R> {
             .headers()
             .map_err(|e| Error::msg(format!("{file}: cannot read the CSV header: {e}")))?
             .clone();
-        let time_name = time_field.unwrap_or_else(|| "time".to_string());
-        let time_col = headers.iter().position(|h| h == time_name).ok_or_else(|| {
+        // The `--time-field` column, or else the first called `time`, `ts` or `timestamp`.
+        let time_col = match &time_field {
+            Some(t) => headers.iter().position(|h| h == t),
+            None => headers.iter().position(rvmon_core::is_time_field),
+        };
+        let time_col = time_col.ok_or_else(|| {
             Error::at(
                 SourcePos {
                     file: file.clone(),
                     line: 1,
                     col: 1,
                 },
-                format!("expected a `{time_name}` column in the header"),
+                match &time_field {
+                    Some(t) => format!("expected a `{t}` column in the header"),
+                    None => "expected a time column (`time`, `ts` or `timestamp`) in the header"
+                        .to_string(),
+                },
             )
         })?;
         let mut interner = Interner::new();

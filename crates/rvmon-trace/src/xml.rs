@@ -233,6 +233,10 @@ impl<R: BufRead> TraceReader for XmlReader<R> {
         self.events.name_fields();
         true
     }
+
+    fn positions_as_timestamps(&self) -> bool {
+        self.events.positions_as_timestamps()
+    }
 }
 
 impl<R: BufRead> XmlReader<R> {
