@@ -49,8 +49,8 @@ pub struct CheckArgs {
     /// A MonPoly signature file: types values and rejects undeclared predicates.
     #[arg(long)]
     pub sig: Option<String>,
-    /// Name of the field that holds the timestamp (CSRV CSV/XML/JSON traces); otherwise the
-    /// event's position is its timestamp.
+    /// Name of the field that holds the timestamp (CSRV CSV/XML, JSON, JSON Lines); by
+    /// default a field named `time`, `ts` or `timestamp`, else the event's position.
     #[arg(long)]
     pub time_field: Option<String>,
     #[arg(long, value_enum, default_value = "text")]
@@ -67,7 +67,9 @@ pub struct CheckArgs {
     #[arg(long)]
     pub values: bool,
     /// First-order formulas: worker threads of a sliced parallel run (paper 04's data slicing
-    /// on timely-dataflow). The output is the same as without.
+    /// on timely-dataflow). The output is the same as without. A formula the slicers cannot
+    /// split (propositional, or without a variable to slice by and no time slicing) runs as a
+    /// single run, with a note.
     #[arg(long, default_value_t = 1)]
     pub workers: usize,
     /// Processes of a cluster run; start each with the same arguments and its `--process-id`.
@@ -218,15 +220,27 @@ pub fn explain(formula: &Formula, analysis: &Analysis, engine: &Engine) -> Strin
 }
 
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+    crate::parallel_cmd::check_cluster_args(args)?;
     let lang = args.lang.clone().or_else(|| {
         Path::new(&args.spec)
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_string)
     });
+    let slices_formulas_only = "only temporal formulas are sliced";
     match lang.as_deref() {
-        Some("lola" | "rtlola") => return crate::stream_cmd::run(args, out, err),
-        Some("rvm") => return crate::param_cmd::run(args, out, err),
+        Some("lola" | "rtlola") => {
+            return match single_run_instead(args, slices_formulas_only, err)? {
+                Some(status) => Ok(status),
+                None => crate::stream_cmd::run(args, out, err),
+            }
+        }
+        Some("rvm") => {
+            return match single_run_instead(args, slices_formulas_only, err)? {
+                Some(status) => Ok(status),
+                None => crate::param_cmd::run(args, out, err),
+            }
+        }
         _ => {}
     }
     if args.output == Output::Rtlola {
@@ -244,26 +258,31 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let trace_path = args.trace.as_deref().filter(|t| *t != "-");
     let format = crate::trace_format(args.format, trace_path)?;
     let online = trace_path.is_none();
-    // A sliced run reads the log in its worker 0 (and only in process 0).
-    let input = if args.sliced() {
-        Box::new(std::io::BufReader::new(std::io::empty()))
-    } else {
-        crate::open_trace(trace_path, err)?
-    };
-    let name = trace_path.unwrap_or("<stdin>").to_string();
-    let options = TraceOptions {
-        sig,
-        time_field: args.time_field.clone(),
-    };
-    let sig_for_fo = options.sig.clone();
-    let mut reader = open_reader(format, input, &name, options)?;
     if analysis.first_order_at.is_some() {
-        let Some(sig) = sig_for_fo else {
+        let Some(sig) = sig else {
             return Err(Error::msg(format!(
                 "{}: a first-order formula needs a signature (--sig FILE) to type its predicates",
                 args.spec
             )));
         };
+        if args.sliced() && !args.explain {
+            // The form the engine runs decides how it can be sliced (its free variables).
+            let (analyzed, _) = choose_form(args, &f, &sig, &text, &mut Interner::new())?;
+            let vars = free_vars(&f);
+            match crate::parallel_cmd::plan(args, &analyzed, &vars, &sig, &text)? {
+                Ok(plan) => {
+                    return crate::parallel_cmd::run(
+                        args, &plan, analyzed, vars, &sig, &text, out, err,
+                    )
+                }
+                Err(why) => {
+                    if let Some(status) = single_run_instead(args, &why, err)? {
+                        return Ok(status);
+                    }
+                }
+            }
+        }
+        let mut reader = open(args, trace_path, format, Some(sig.clone()), err)?;
         return run_first_order(
             args,
             &f,
@@ -276,6 +295,13 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
             err,
         );
     }
+    if args.sliced() && !args.explain {
+        let why = "the formula is propositional, and the slicers split first-order formulas";
+        if let Some(status) = single_run_instead(args, why, err)? {
+            return Ok(status);
+        }
+    }
+    let mut reader = open(args, trace_path, format, sig, err)?;
     let program = Program::compile(&f, reader.interner_mut(), &args.spec, &text)?;
     let mut engine = Engine::new(program);
     if args.explain {
@@ -292,7 +318,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let mut tp = TimePoint::default();
     let mut verdicts = Vec::new();
     loop {
-        if !crate::next_time_point(&mut *reader, &mut tp, out)? {
+        if !crate::next_time_point(&mut *reader, &mut tp, out, err)? {
             break;
         }
         sink.time_points += 1;
@@ -308,7 +334,48 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     sink.write(&verdicts, out)?;
     out.flush()?;
     sink.summary(err)?;
+    crate::warn_if_empty(sink.time_points, err)?;
     Ok(if sink.violations > 0 { 1 } else { 0 })
+}
+
+/// The reader of the trace at `path` (standard input if `None`).
+fn open(
+    args: &CheckArgs,
+    path: Option<&str>,
+    format: rvmon_trace::TraceFormat,
+    sig: Option<Signature>,
+    err: &mut dyn Write,
+) -> Result<Box<dyn TraceReader>, Error> {
+    let input = crate::open_trace(path, err)?;
+    let options = TraceOptions {
+        sig,
+        time_field: args.time_field.clone(),
+    };
+    open_reader(format, input, path.unwrap_or("<stdin>"), options)
+}
+
+/// A run asked to be sliced that cannot be, for the reason `why`, runs as a single run, with
+/// the same output: says so on `err`, in one line. Then a cluster's process 0 runs it alone,
+/// and the other processes have nothing to do: for them, `Some(0)` (they return at once
+/// instead of waiting for peers that never connect).
+pub(crate) fn single_run_instead(
+    args: &CheckArgs,
+    why: &str,
+    err: &mut dyn Write,
+) -> Result<Option<i32>, Error> {
+    if !args.sliced() || args.explain {
+        return Ok(None);
+    }
+    if args.process_id != 0 {
+        writeln!(
+            err,
+            "rvmon: note: {why}; process 0 runs it alone, as a single run, and process {} has nothing to do",
+            args.process_id
+        )?;
+        return Ok(Some(0));
+    }
+    writeln!(err, "rvmon: note: {why}; it runs as a single run")?;
+    Ok(None)
 }
 
 struct Sink {
@@ -450,25 +517,21 @@ impl<'a> ViolationWriter<'a> {
     }
 }
 
-/// The first-order path: the violations of `f` are the satisfying assignments of `NOT f`,
-/// analysed as MonPoly analyses `-negate` (normalised, rewritten into its monitorable
-/// fragment) and reported with their data.
-#[allow(clippy::too_many_arguments)]
-fn run_first_order(
+/// The form of `f` the first-order engine monitors, and its plan: the violations of `f` are
+/// the satisfying assignments of `NOT f`, analysed as MonPoly analyses `-negate` (normalised,
+/// rewritten into its monitorable fragment). The first candidate form the engine can
+/// compile, its conjuncts ordered for the engine (`order_conjuncts`, `push_comparisons`) or
+/// else as they are; otherwise the first one's error. `interner` is the one the trace's
+/// values will be in.
+fn choose_form(
     args: &CheckArgs,
     f: &Formula,
-    analysis: &Analysis,
-    text: &str,
     sig: &Signature,
-    reader: &mut dyn TraceReader,
-    online: bool,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<i32, Error> {
+    text: &str,
+    interner: &mut Interner,
+) -> Result<(Formula, rvmon_fo::Plan), Error> {
     let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
     let vars = free_vars(f);
-    // The first candidate form the engine can compile, its conjuncts ordered for the engine
-    // (`order_conjuncts`, `push_comparisons`) or else as they are; otherwise the first one's error.
     let mut first_error = None;
     let mut chosen = None;
     'forms: for form in candidate_forms(&negated) {
@@ -489,14 +552,7 @@ fn run_first_order(
         }
         tries.push((form, true));
         for (candidate, as_written) in tries {
-            match rvmon_fo::compile(
-                &candidate,
-                &vars,
-                sig,
-                reader.interner_mut(),
-                &args.spec,
-                text,
-            ) {
+            match rvmon_fo::compile(&candidate, &vars, sig, interner, &args.spec, text) {
                 Ok(plan) => {
                     chosen = Some((candidate, plan));
                     break 'forms;
@@ -508,9 +564,26 @@ fn run_first_order(
             }
         }
     }
-    let Some((analyzed, plan)) = chosen else {
-        return Err(first_error.expect("at least one candidate"));
-    };
+    chosen.ok_or_else(|| {
+        first_error.unwrap_or_else(|| Error::msg(format!("{}: no form to monitor", args.spec)))
+    })
+}
+
+/// The first-order path: the violations of `f` are reported with their data.
+#[allow(clippy::too_many_arguments)]
+fn run_first_order(
+    args: &CheckArgs,
+    f: &Formula,
+    analysis: &Analysis,
+    text: &str,
+    sig: &Signature,
+    reader: &mut dyn TraceReader,
+    online: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Error> {
+    let vars = free_vars(f);
+    let (analyzed, plan) = choose_form(args, f, sig, text, reader.interner_mut())?;
     if args.explain {
         writeln!(out, "formula: {f}")?;
         writeln!(
@@ -538,9 +611,6 @@ fn run_first_order(
         writeln!(out, "plan (operator -> its variables):")?;
         write!(out, "{}", plan.describe(reader.interner_mut()))?;
         return Ok(0);
-    }
-    if args.sliced() {
-        return crate::parallel_cmd::run(args, analyzed, vars, sig, text, out, err);
     }
     let has_future = plan.has_future();
     let mut engine = FoEngine::new(plan);
@@ -608,7 +678,7 @@ fn run_first_order(
         Ok(())
     };
     loop {
-        let more = match crate::next_time_point(&mut *reader, &mut batch[pending], out) {
+        let more = match crate::next_time_point(&mut *reader, &mut batch[pending], out, err) {
             Ok(more) => more,
             Err(e) => {
                 // The verdicts of the time points before the bad input come first.
@@ -641,6 +711,7 @@ fn run_first_order(
         err,
         "rvmon: {violations} violation(s) in {time_points} time point(s)"
     )?;
+    crate::warn_if_empty(time_points, err)?;
     Ok(if violations > 0 { 1 } else { 0 })
 }
 

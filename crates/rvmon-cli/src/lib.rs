@@ -25,7 +25,7 @@ pub fn release<T>(state: T) {
 }
 
 pub fn read_file(path: &str) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|e| Error::msg(format!("{path}: cannot read: {e}")))
+    std::fs::read_to_string(path).map_err(|e| Error::file(path, &e))
 }
 
 /// The trace to read: the file `path`, or standard input (with a hint on a terminal).
@@ -37,7 +37,7 @@ pub fn open_trace(
     Ok(match path {
         Some(p) => Box::new(std::io::BufReader::with_capacity(
             1 << 16,
-            std::fs::File::open(p).map_err(|e| Error::msg(format!("{p}: cannot open: {e}")))?,
+            std::fs::File::open(p).map_err(|e| Error::file(p, &e))?,
         )),
         None => {
             if std::io::stdin().is_terminal() {
@@ -52,6 +52,7 @@ pub fn open_trace(
 }
 
 /// The trace's format: `--format`, else the file's extension, else (standard input) MonPoly's.
+/// A file that does not exist is named as such before any question of its format.
 pub fn trace_format(
     given: Option<rvmon_trace::TraceFormat>,
     path: Option<&str>,
@@ -60,9 +61,12 @@ pub fn trace_format(
         (Some(f), _) => Ok(f),
         (None, Some(p)) => {
             rvmon_trace::TraceFormat::from_path(std::path::Path::new(p)).ok_or_else(|| {
-                Error::msg(format!(
-                    "{p}: cannot tell the trace format from the extension; use --format"
-                ))
+                match std::fs::metadata(p) {
+                    Err(e) => Error::file(p, &e),
+                    Ok(_) => Error::msg(format!(
+                        "{p}: cannot tell the trace format from the extension; use --format"
+                    )),
+                }
             })
         }
         (None, None) => Ok(rvmon_trace::TraceFormat::Monpoly),
@@ -76,13 +80,35 @@ pub fn read_signature(path: Option<&str>) -> Result<Option<rvmon_trace::Signatur
 }
 
 /// The next time point of `reader`. On a bad one, `out` is flushed first, so every verdict
-/// decided before it has been written when the error is reported.
+/// decided before it has been written when the error is reported. After the first one, says
+/// on `err` if the trace's events have no time, so that their positions are the timestamps.
 pub fn next_time_point(
     reader: &mut dyn rvmon_trace::TraceReader,
     tp: &mut rvmon_core::TimePoint,
     out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
 ) -> Result<bool, Error> {
-    reader.next_time_point(tp).inspect_err(|_| {
+    let more = reader.next_time_point(tp).inspect_err(|_| {
         let _ = out.flush();
-    })
+    })?;
+    // (Readers that may say so number their time points from 0.)
+    if more && tp.index == 0 && reader.positions_as_timestamps() {
+        note_positions(err)?;
+    }
+    Ok(more)
+}
+
+/// Says that event positions are the timestamps (see [`next_time_point`]).
+pub fn note_positions(err: &mut dyn std::io::Write) -> Result<(), Error> {
+    writeln!(err, "rvmon: note: {}", rvmon_core::POSITIONS_AS_TIMESTAMPS)?;
+    Ok(())
+}
+
+/// The end of a run over a trace of `time_points` time points: a trace without any passes
+/// (nothing is violated), but that is seldom what was meant, so it is said.
+pub fn warn_if_empty(time_points: u64, err: &mut dyn std::io::Write) -> Result<(), Error> {
+    if time_points == 0 {
+        writeln!(err, "rvmon: warning: the trace has no time points")?;
+    }
+    Ok(())
 }

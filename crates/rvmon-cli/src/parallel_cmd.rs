@@ -8,7 +8,7 @@ use rvmon_core::Error;
 use rvmon_logic::Formula;
 use rvmon_slice::{empty_points_removable, slicing_variables};
 use rvmon_timely::{Cluster, Job, Report};
-use rvmon_trace::Signature;
+use rvmon_trace::{Signature, TraceFormat};
 
 use crate::check_cmd::{CheckArgs, Slicing, ViolationWriter};
 
@@ -18,32 +18,24 @@ const BATCH: u64 = 4096;
 /// handle, a slicer) negligible, few enough that pieces read ahead stay a few megabytes.
 const CHUNK_BYTES: u64 = 1 << 20;
 
-/// `--slicing auto`: time slicing when the formula's horizons are bounded, unless data
-/// slicing may drop empty time points and the formula's predicates occur in fewer than 60 %
-/// of the time points (sampled in the log's first MiB). Measured on paper 04's policies with
-/// 2 workers (BENCHMARKS.md): time slicing splits the work evenly but every period steps
-/// through all its time points; data slicing is skewed by busy values (57 % on one worker),
-/// but a slice skips the time points without its predicates. Data won where those predicates
-/// occur in at most about half of the time points (P1, P2, P6: under 1 %; P3: about half);
-/// time won where they occur in most (P4, P5: 75–90 %). With `--state-dir`, time slicing
-/// whenever it applies: only periods finish early.
-fn choose_time(
+/// A job with `formula` and the log at `trace`, to ask the time slicer about (its horizons,
+/// the margins' cost, how many time points have the formula's predicates).
+fn probe_job(
     formula: &Formula,
     trace: Option<&str>,
     sig: &Signature,
     spec: &str,
     text: &str,
-    periods: usize,
-    keep_periods: bool,
-) -> bool {
-    let job = Job {
+) -> Job {
+    Job {
         formula: formula.clone(),
         free: Vec::new(),
         sig: sig.clone(),
         spec_name: spec.to_string(),
         spec_text: text.to_string(),
         trace: trace.map(str::to_string),
-        format: rvmon_trace::TraceFormat::Monpoly,
+        format: TraceFormat::Monpoly,
+        time_field: None,
         var: String::new(),
         slices: 1,
         drop_empty: false,
@@ -54,32 +46,34 @@ fn choose_time(
         state_dir: None,
         period_slices: 1,
         collect_strings: rvmon_core::StringCollection::DEFAULT_FLOOR,
-    };
-    if rvmon_timely::time_horizons(&job).is_err() {
-        return false;
     }
+}
+
+/// `--slicing auto`: time slicing when the formula's horizons are bounded, unless data
+/// slicing may drop empty time points and the formula's predicates occur in fewer than 60 %
+/// of the time points (sampled in the log's first MiB). Measured on paper 04's policies with
+/// 2 workers (BENCHMARKS.md): time slicing splits the work evenly but every period steps
+/// through all its time points; data slicing is skewed by busy values (57 % on one worker),
+/// but a slice skips the time points without its predicates. Data won where those predicates
+/// occur in at most about half of the time points (P1, P2, P6: under 1 %; P3: about half);
+/// time won where they occur in most (P4, P5: 75–90 %). With `--state-dir`, time slicing
+/// whenever it applies: only periods finish early. (`job` is a [`probe_job`] of a formula
+/// time slicing applies to.)
+fn choose_time(job: &Job, periods: usize, keep_periods: bool) -> bool {
     if keep_periods {
         return true;
     }
     // Horizons as long as a period would make every period read most of the log.
-    if rvmon_timely::time_slicing_overhead(&job, periods).is_ok_and(|o| o > 0.25) {
+    if rvmon_timely::time_slicing_overhead(job, periods).is_ok_and(|o| o > 0.25) {
         return false;
     }
-    let droppable = empty_points_removable(formula).is_ok();
-    let sparse = rvmon_timely::relevant_share(&job, CHUNK_BYTES).is_ok_and(|s| s < 0.6);
+    let droppable = empty_points_removable(&job.formula).is_ok();
+    let sparse = rvmon_timely::relevant_share(job, CHUNK_BYTES).is_ok_and(|s| s < 0.6);
     !(droppable && sparse)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    args: &CheckArgs,
-    formula: Formula,
-    vars: Vec<String>,
-    sig: &Signature,
-    text: &str,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<i32, Error> {
+/// The cluster options' sanity, checked before anything else (also where nothing is sliced).
+pub fn check_cluster_args(args: &CheckArgs) -> Result<(), Error> {
     if args.workers == 0 || args.processes == 0 || args.slices == Some(0) || args.readers == Some(0)
     {
         return Err(Error::msg(
@@ -92,29 +86,80 @@ pub fn run(
             args.process_id, args.processes
         )));
     }
+    Ok(())
+}
+
+/// How a sliced run slices the log ([`plan`] decides).
+pub struct Plan {
+    trace: Option<String>,
+    format: TraceFormat,
+    by_time: bool,
+    /// Time slicing composed with data slicing.
+    both: bool,
+    /// The variable of data slicing.
+    var: String,
+    drop_empty: bool,
+    slices: usize,
+    periods: Option<usize>,
+    period_slices: usize,
+    workers_total: usize,
+    /// Why the run is sliced otherwise than asked, if it is.
+    note: Option<String>,
+}
+
+/// How `formula` (the form the engine runs; `vars` its free variables) is sliced: `Err` with
+/// the reason when it cannot be (no variable to slice its data by, and time slicing does not
+/// apply), for the caller to run it as a single run instead.
+pub fn plan(
+    args: &CheckArgs,
+    formula: &Formula,
+    vars: &[String],
+    sig: &Signature,
+    text: &str,
+) -> Result<Result<Plan, String>, Error> {
     let trace = args.trace.clone().filter(|t| t != "-");
-    if trace.is_none() && args.process_id == 0 {
-        return Err(Error::msg(
-            "a sliced run reads its log from a file (give the LOG path, not standard input)",
-        ));
-    }
     let format = crate::trace_format(args.format, trace.as_deref())?;
-    let by_time = match args.slicing {
-        Slicing::Time | Slicing::Both => true,
-        Slicing::Data => false,
-        Slicing::Auto => {
-            args.slice_by.is_none()
-                && trace.as_deref().is_some_and(rvmon_timely::is_regular_file)
-                && format == rvmon_trace::TraceFormat::Monpoly
-                && choose_time(
-                    &formula,
-                    trace.as_deref(),
-                    sig,
-                    &args.spec,
-                    text,
-                    args.slices.unwrap_or(args.workers * args.processes),
-                    args.state_dir.is_some(),
-                )
+    let var = match &args.slice_by {
+        Some(v) => Some(v.clone()),
+        None => slicing_variables(formula, vars).into_iter().next(),
+    };
+    let workers_total = args.workers * args.processes;
+    let probe = probe_job(formula, trace.as_deref(), sig, &args.spec, text);
+    // Why time slicing cannot run this formula on this log, if it cannot.
+    let not_by_time = match rvmon_timely::time_horizons(&probe) {
+        Err(e) => Some(e.message),
+        Ok(_) if format != TraceFormat::Monpoly => {
+            Some("time slicing reads MonPoly logs".to_string())
+        }
+        Ok(_) if !trace.as_deref().is_some_and(rvmon_timely::is_regular_file) => Some(
+            "time slicing reads a log file (each worker its own periods), not standard input or a pipe"
+                .to_string(),
+        ),
+        Ok(_) => None,
+    };
+    let no_var = format!(
+        "{}: no variable to slice the data by (a free variable that is an argument of a predicate and is never bound inside)",
+        args.spec
+    );
+    let (by_time, both, note) = match (args.slicing, &var) {
+        (Slicing::Time, _) => (true, false, None),
+        (Slicing::Both, None) => (true, false, Some(format!("{no_var}; sliced by time only"))),
+        (Slicing::Both, Some(_)) => (true, true, None),
+        (Slicing::Data | Slicing::Auto, None) => match &not_by_time {
+            None => (
+                true,
+                false,
+                Some(format!("{no_var}; sliced by time instead")),
+            ),
+            Some(why) => return Ok(Err(format!("{no_var}, and {why}"))),
+        },
+        (Slicing::Data, Some(_)) => (false, false, None),
+        (Slicing::Auto, Some(_)) => {
+            let periods = args.slices.unwrap_or(workers_total);
+            let time = args.slice_by.is_none()
+                && not_by_time.is_none()
+                && choose_time(&probe, periods, args.state_dir.is_some());
+            (time, false, None)
         }
     };
     if args.state_dir.is_some() && !by_time {
@@ -122,19 +167,6 @@ pub fn run(
             "--state-dir keeps finished periods of a time-sliced run (--slicing time): data slices all end with the log",
         ));
     }
-    let both = args.slicing == Slicing::Both;
-    let var = match &args.slice_by {
-        _ if by_time && !both => String::new(),
-        Some(v) => v.clone(),
-        None => slicing_variables(&formula, &vars).into_iter().next().ok_or_else(|| {
-            Error::msg(format!(
-                "{}: no variable to slice by: the formula needs a free variable that is an argument of a predicate and is never bound inside",
-                args.spec
-            ))
-        })?,
-    };
-    let drop_empty = empty_points_removable(&formula).is_ok();
-    let workers_total = args.workers * args.processes;
     // Time slicing: one period per slice; composed (`both`), one period per worker, each
     // cut into `--slices` data slices.
     let slices = match args.slices {
@@ -147,7 +179,28 @@ pub fn run(
         (true, false) => (Some(slices), 1),
         (true, true) => (Some(workers_total), slices),
     };
-    let addresses = match &args.hostfile {
+    Ok(Ok(Plan {
+        trace,
+        format,
+        by_time,
+        both,
+        var: if by_time && !both {
+            String::new()
+        } else {
+            var.unwrap_or_default()
+        },
+        drop_empty: empty_points_removable(formula).is_ok(),
+        slices,
+        periods,
+        period_slices,
+        workers_total,
+        note,
+    }))
+}
+
+/// `host:port` of every process: the hostfile's lines, or loopback ports from 2101.
+fn addresses(args: &CheckArgs) -> Result<Vec<String>, Error> {
+    let addresses: Vec<String> = match &args.hostfile {
         Some(path) => crate::read_file(path)?
             .lines()
             .map(str::trim)
@@ -156,7 +209,7 @@ pub fn run(
             .collect(),
         None => (0..args.processes)
             .map(|i| format!("127.0.0.1:{}", 2101 + i))
-            .collect::<Vec<_>>(),
+            .collect(),
     };
     if args.processes > 1 && addresses.len() < args.processes {
         return Err(Error::msg(format!(
@@ -165,33 +218,61 @@ pub fn run(
             args.processes
         )));
     }
-    let addresses: Vec<String> = addresses.into_iter().take(args.processes).collect();
+    Ok(addresses.into_iter().take(args.processes).collect())
+}
+
+/// What the run reports about the slices at the end (`Report::Sizes`).
+struct Sizes {
+    events: Vec<u64>,
+    time_points: Vec<u64>,
+    workers: Vec<Option<u64>>,
+    saved: Vec<bool>,
+    read: u64,
+    positions: bool,
+}
+
+/// Runs `formula` sliced as `plan` says (see [`plan`]).
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    args: &CheckArgs,
+    plan: &Plan,
+    formula: Formula,
+    vars: Vec<String>,
+    sig: &Signature,
+    text: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Error> {
+    if let Some(note) = &plan.note {
+        writeln!(err, "rvmon: note: {note}")?;
+    }
     let job = Job {
         formula,
         free: vars.clone(),
         sig: sig.clone(),
         spec_name: args.spec.clone(),
         spec_text: text.to_string(),
-        trace,
-        format,
-        var: var.clone(),
-        slices,
-        drop_empty,
+        trace: plan.trace.clone(),
+        format: plan.format,
+        time_field: args.time_field.clone(),
+        var: plan.var.clone(),
+        slices: plan.slices,
+        drop_empty: plan.drop_empty,
         batch: BATCH,
         readers: args.readers.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         }),
         chunk_bytes: CHUNK_BYTES,
-        periods,
+        periods: plan.periods,
         state_dir: args.state_dir.clone(),
-        period_slices,
+        period_slices: plan.period_slices,
         collect_strings: args.collect_strings,
     };
     let cluster = Cluster {
         workers: args.workers,
         processes: args.processes,
         process_id: args.process_id,
-        addresses,
+        addresses: addresses(args)?,
         connect_timeout: Duration::from_secs(args.connect_timeout),
     };
     let mut writer = ViolationWriter::new(&vars, args.output);
@@ -205,91 +286,133 @@ pub fn run(
                 time_points,
                 workers,
                 saved,
-            } => sizes = Some((events, time_points, workers, saved)),
+                read,
+                positions,
+            } => {
+                sizes = Some(Sizes {
+                    events,
+                    time_points,
+                    workers,
+                    saved,
+                    read,
+                    positions,
+                })
+            }
         }
         Ok(())
     });
     out.flush()?;
     result?;
     if args.process_id == 0 {
-        if args.slice_report {
-            if let Some((events, time_points, workers, saved)) = &sizes {
-                if both {
-                    writeln!(
-                        err,
-                        "rvmon: {} period(s), each in {period_slices} slice(s) by `{var}`, on {workers_total} worker(s); each reads its period's margins too",
-                        events.len() / period_slices
-                    )?;
-                } else if by_time {
-                    writeln!(
-                        err,
-                        "rvmon: {} period(s) on {workers_total} worker(s); each reads its margins too",
-                        events.len()
-                    )?;
-                } else {
-                    writeln!(
-                        err,
-                        "rvmon: {} slice(s) by `{var}` on {workers_total} worker(s){}",
-                        slices,
-                        if drop_empty {
-                            ", empty time points dropped"
-                        } else {
-                            ", every time point kept (dropping empty ones is not sound for this formula)"
-                        }
-                    )?;
-                }
-                let total: u64 = events.iter().sum::<u64>().max(1);
-                let share = |e: u64| 100.0 * e as f64 / total as f64;
-                for (k, ((e, t), w)) in events.iter().zip(time_points).zip(workers).enumerate() {
-                    let on = w.map_or("-".to_string(), |w| w.to_string());
-                    let name = match (by_time, both) {
-                        (true, true) => {
-                            format!("period {} slice {}", k / period_slices, k % period_slices)
-                        }
-                        (true, false) => format!("period {k}"),
-                        (false, _) => format!("slice {k}"),
-                    };
-                    if saved[k] {
-                        writeln!(
-                            err,
-                            "rvmon: {name}: kept from --state-dir by an earlier run ({e} event(s), {t} time point(s) then)"
-                        )?;
-                        continue;
-                    }
-                    writeln!(
-                        err,
-                        "rvmon: {name} (worker {on}): {e} event(s) ({:.1} %), {t} time point(s)",
-                        share(*e)
-                    )?;
-                }
-                for w in 0..workers_total as u64 {
-                    let e: u64 = events
-                        .iter()
-                        .zip(workers)
-                        .filter(|(_, on)| **on == Some(w))
-                        .map(|(e, _)| e)
-                        .sum();
-                    writeln!(err, "rvmon: worker {w}: {e} event(s) ({:.1} %)", share(e))?;
-                }
+        if let Some(sizes) = &sizes {
+            if sizes.positions {
+                crate::note_positions(err)?;
+            }
+            if args.slice_report {
+                slice_report(plan, sizes, err)?;
             }
         }
-        if both {
-            writeln!(
-                err,
-                "rvmon: {violations} violation(s), sliced by time into {workers_total} period(s), each by `{var}` into {period_slices}"
-            )?;
-        } else if by_time {
-            writeln!(
-                err,
-                "rvmon: {violations} violation(s), sliced by time into {} period(s)",
-                sizes.as_ref().map_or(slices, |s| s.0.len())
-            )?;
-        } else {
-            writeln!(
-                err,
-                "rvmon: {violations} violation(s), sliced by `{var}` into {slices}"
-            )?;
-        }
+        summary(plan, violations, sizes.as_ref(), err)?;
     }
     Ok(if violations > 0 { 1 } else { 0 })
+}
+
+/// `--slice-report`: the events and time points of each slice or period, and each worker's.
+fn slice_report(plan: &Plan, sizes: &Sizes, err: &mut dyn Write) -> Result<(), Error> {
+    let (var, period_slices, workers_total) = (&plan.var, plan.period_slices, plan.workers_total);
+    if plan.both {
+        writeln!(
+            err,
+            "rvmon: {} period(s), each in {period_slices} slice(s) by `{var}`, on {workers_total} worker(s); each reads its period's margins too",
+            sizes.events.len() / period_slices
+        )?;
+    } else if plan.by_time {
+        writeln!(
+            err,
+            "rvmon: {} period(s) on {workers_total} worker(s); each reads its margins too",
+            sizes.events.len()
+        )?;
+    } else {
+        writeln!(
+            err,
+            "rvmon: {} slice(s) by `{var}` on {workers_total} worker(s){}",
+            plan.slices,
+            if plan.drop_empty {
+                ", empty time points dropped"
+            } else {
+                ", every time point kept (dropping empty ones is not sound for this formula)"
+            }
+        )?;
+    }
+    let total: u64 = sizes.events.iter().sum::<u64>().max(1);
+    let share = |e: u64| 100.0 * e as f64 / total as f64;
+    let slices = sizes
+        .events
+        .iter()
+        .zip(&sizes.time_points)
+        .zip(&sizes.workers);
+    for (k, ((e, t), w)) in slices.enumerate() {
+        let on = w.map_or("-".to_string(), |w| w.to_string());
+        let name = match (plan.by_time, plan.both) {
+            (true, true) => format!("period {} slice {}", k / period_slices, k % period_slices),
+            (true, false) => format!("period {k}"),
+            (false, _) => format!("slice {k}"),
+        };
+        if sizes.saved[k] {
+            writeln!(
+                err,
+                "rvmon: {name}: kept from --state-dir by an earlier run ({e} event(s), {t} time point(s) then)"
+            )?;
+            continue;
+        }
+        writeln!(
+            err,
+            "rvmon: {name} (worker {on}): {e} event(s) ({:.1} %), {t} time point(s)",
+            share(*e)
+        )?;
+    }
+    for w in 0..workers_total as u64 {
+        let e: u64 = sizes
+            .events
+            .iter()
+            .zip(&sizes.workers)
+            .filter(|(_, on)| **on == Some(w))
+            .map(|(e, _)| e)
+            .sum();
+        writeln!(err, "rvmon: worker {w}: {e} event(s) ({:.1} %)", share(e))?;
+    }
+    Ok(())
+}
+
+/// The run's last lines: the violations and how the log was sliced; a warning if the log had
+/// no time points.
+fn summary(
+    plan: &Plan,
+    violations: u64,
+    sizes: Option<&Sizes>,
+    err: &mut dyn Write,
+) -> Result<(), Error> {
+    let (var, slices) = (&plan.var, plan.slices);
+    if plan.both {
+        writeln!(
+            err,
+            "rvmon: {violations} violation(s), sliced by time into {} period(s), each by `{var}` into {}",
+            plan.workers_total, plan.period_slices
+        )?;
+    } else if plan.by_time {
+        writeln!(
+            err,
+            "rvmon: {violations} violation(s), sliced by time into {} period(s)",
+            sizes.map_or(slices, |s| s.events.len())
+        )?;
+    } else {
+        writeln!(
+            err,
+            "rvmon: {violations} violation(s), sliced by `{var}` into {slices}"
+        )?;
+    }
+    if let Some(s) = sizes {
+        crate::warn_if_empty(s.read, err)?;
+    }
+    Ok(())
 }

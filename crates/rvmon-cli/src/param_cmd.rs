@@ -165,16 +165,17 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     reader.interner_mut().pin_all();
     let mut strings = StringCollection::new(args.collect_strings);
     let (mut tp, mut reports) = (TimePoint::default(), Vec::new());
-    let (mut violations, mut events, mut written) = (0u64, 0u64, 0u64);
+    let (mut violations, mut events, mut written, mut time_points) = (0u64, 0u64, 0u64, 0u64);
     // The properties each event name concerns, by interned name (dense ids): with several
     // properties in a file, an event is read once and goes only to the monitors that
     // declare it (paper 24's simultaneous properties; each keeps its own index).
     let mut concerned: Vec<Option<Vec<Concerned>>> = Vec::new();
     let mut by_name: Vec<Value> = Vec::new();
     loop {
-        if !crate::next_time_point(&mut *reader, &mut tp, out)? {
+        if !crate::next_time_point(&mut *reader, &mut tp, out, err)? {
             break;
         }
+        time_points += 1;
         for e in &tp.events {
             events += 1;
             let name = reader.interner().resolve(e.name);
@@ -222,6 +223,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     out.flush()?;
     crate::release(monitors);
     writeln!(err, "rvmon: {violations} violation(s) in {events} event(s)")?;
+    crate::warn_if_empty(time_points, err)?;
     Ok(if violations > 0 { 1 } else { 0 })
 }
 

@@ -71,9 +71,41 @@ pub fn explain(spec: &str, p: &Program) -> String {
     s
 }
 
+/// Events that say on `err`, after the first, when their positions are their times (the
+/// trace has no time), as the other specifications' runs do.
+struct Noted<'a> {
+    events: Box<dyn EventSource>,
+    err: &'a mut dyn Write,
+    read: u64,
+}
+
+impl EventSource for Noted<'_> {
+    fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error> {
+        let more = self.events.next_event(ev)?;
+        self.read += u64::from(more);
+        if more && self.read == 1 && self.events.positions_as_times() {
+            crate::note_positions(self.err)?;
+        }
+        Ok(more)
+    }
+}
+
 /// The events of the trace (a file, or standard input): JSON Lines for `.jsonl`/`.ndjson` or
 /// `--format jsonl`, CSV otherwise.
-fn open_events(
+fn open_events<'a>(
+    args: &CheckArgs,
+    inputs: &[(String, Type)],
+    err: &'a mut dyn Write,
+) -> Result<Noted<'a>, Error> {
+    let events = event_source(args, inputs, err)?;
+    Ok(Noted {
+        events,
+        err,
+        read: 0,
+    })
+}
+
+fn event_source(
     args: &CheckArgs,
     inputs: &[(String, Type)],
     err: &mut dyn Write,
@@ -172,6 +204,10 @@ impl EventSource for TraceEvents {
         ev.time = self.tp.ts.saturating_mul(1_000_000_000);
         Ok(true)
     }
+
+    fn positions_as_times(&self) -> bool {
+        self.reader.positions_as_timestamps()
+    }
 }
 
 /// The automaton analysis of a small Boolean specification, for `--explain`.
@@ -260,7 +296,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         Output::Rtlola => Style::Rtlola,
         _ => Style::Text,
     };
-    let result = rvmon_stream::run_events(program, &mut *source, args.values, |r| {
+    let result = rvmon_stream::run_events(program, &mut source, args.values, |r| {
         match r {
             Report::Trigger(f) => {
                 fired += 1;
@@ -274,8 +310,10 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         Ok(())
     });
     out.flush()?;
+    drop(source);
     let events = result?;
     writeln!(err, "rvmon: {fired} trigger(s) fired in {events} event(s)")?;
+    crate::warn_if_empty(events, err)?;
     Ok(if fired > 0 { 1 } else { 0 })
 }
 
@@ -319,6 +357,8 @@ fn run_two_pass(
         letters.push(l);
         times.push(ev.time);
     }
+    drop(events);
+    crate::warn_if_empty(letters.len() as u64, err)?;
     match nfa.two_pass(&letters) {
         Ok(model) => {
             let n_in = b.inputs.len();

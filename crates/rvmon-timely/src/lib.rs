@@ -65,6 +65,8 @@ pub struct Job {
     /// The log (`None`: standard input), read by worker 0 of process 0.
     pub trace: Option<String>,
     pub format: TraceFormat,
+    /// The field that holds an event's time (`--time-field`; formats with named fields).
+    pub time_field: Option<String>,
     pub var: String,
     /// Slices (at least one per worker; they are placed on workers by load).
     pub slices: usize,
@@ -160,8 +162,7 @@ pub fn relevant_share(job: &Job, bytes: u64) -> Result<f64, Error> {
     if !is_regular_file(path) {
         return Err(Error::msg(format!("{path}: not a regular file")));
     }
-    let file =
-        std::fs::File::open(path).map_err(|e| Error::msg(format!("{path}: cannot read: {e}")))?;
+    let file = std::fs::File::open(path).map_err(|e| Error::file(path, &e))?;
     let src = std::io::BufReader::new(file.take(bytes));
     let mut reader = rvmon_trace::MonpolyLogReader::new(src, path, Some(job.sig.clone()));
     let names = rvmon_slice::predicates(&job.formula);
@@ -204,12 +205,15 @@ pub enum Report {
     Answer(Answer),
     /// Events and time points each slice (or period) received, the worker each ran on
     /// (`None`: it received nothing), and whether it was kept from an earlier run
-    /// (`--state-dir`) instead of run.
+    /// (`--state-dir`) instead of run; the time points of the log, and whether its events
+    /// had no time, so that their positions were the timestamps.
     Sizes {
         events: Vec<u64>,
         time_points: Vec<u64>,
         workers: Vec<Option<u64>>,
         saved: Vec<bool>,
+        read: u64,
+        positions: bool,
     },
 }
 
@@ -299,12 +303,16 @@ pub fn run(
                 time_points,
                 workers,
                 saved,
+                read,
+                positions,
             } => on(
                 Report::Sizes {
                     events,
                     time_points,
                     workers,
                     saved,
+                    read,
+                    positions,
                 },
                 &interner,
             ),
@@ -455,6 +463,8 @@ pub(crate) enum Message {
         time_points: Vec<u64>,
         workers: Vec<Option<u64>>,
         saved: Vec<bool>,
+        read: u64,
+        positions: bool,
     },
     Error(String),
     /// A worker panicked (a peer process died, or a bug).

@@ -61,7 +61,7 @@ pub(crate) struct Period {
 type Reader = MonpolyLogReader<Box<dyn BufRead>>;
 
 fn open_at(path: &str, sig: &rvmon_trace::Signature, start: u64) -> Result<Reader, Error> {
-    let cannot_read = |e: std::io::Error| Error::msg(format!("{path}: cannot read: {e}"));
+    let cannot_read = |e: std::io::Error| Error::file(path, &e);
     let mut file = File::open(path).map_err(cannot_read)?;
     file.seek(SeekFrom::Start(start)).map_err(cannot_read)?;
     let src: Box<dyn BufRead> = Box::new(BufReader::with_capacity(1 << 16, file));
@@ -81,7 +81,7 @@ pub(crate) fn plan(job: &Job, periods: usize, h: Horizons) -> Result<(Vec<Period
             "{path}: time slicing reads a regular file (each worker reads its own periods), not a pipe"
         )));
     }
-    let cannot_read = |e: std::io::Error| Error::msg(format!("{path}: cannot read: {e}"));
+    let cannot_read = |e: std::io::Error| Error::file(path, &e);
     let mut file = File::open(path).map_err(cannot_read)?;
     let len = file.metadata().map_err(cannot_read)?.len();
     // Cuts every `chunk_bytes`, and at least 64 per period: margins start at a cut, so finer
@@ -817,6 +817,15 @@ impl PeriodMerger {
             time_points: sizes.iter().map(|s| s.1).collect(),
             workers: sizes.iter().map(|s| Some(s.2)).collect(),
             saved: self.tasks.iter().map(|p| p.saved).collect(),
+            // Each period's own time points: its first task's count.
+            read: self
+                .tasks
+                .iter()
+                .step_by(self.per_period.max(1))
+                .filter_map(|t| t.own)
+                .sum(),
+            // Time slicing reads MonPoly logs, which always have timestamps.
+            positions: false,
         });
     }
 }

@@ -162,6 +162,8 @@ struct Feeder<'a> {
     last_fed: Vec<Option<u64>>,
     events: Vec<u64>,
     time_points: Vec<u64>,
+    /// The log's events had no time: their positions were the timestamps.
+    positions: bool,
 }
 
 impl<'a> Feeder<'a> {
@@ -174,6 +176,7 @@ impl<'a> Feeder<'a> {
             last_fed: vec![None; job.slices],
             events: vec![0; job.slices],
             time_points: vec![0; job.slices],
+            positions: false,
         }
     }
 
@@ -210,6 +213,8 @@ impl<'a> Feeder<'a> {
             events: self.events,
             time_points: self.time_points,
             workers: self.placement.worker_of,
+            read: self.last.map_or(0, |(index, _)| index + 1),
+            positions: self.positions,
         })
     }
 
@@ -253,9 +258,9 @@ pub(crate) fn read(
     let name = job.trace.clone().unwrap_or_else(|| "<stdin>".into());
     let options = TraceOptions {
         sig: Some(job.sig.clone()),
-        time_field: None,
+        time_field: job.time_field.clone(),
     };
-    let cannot_read = |e: std::io::Error| Error::msg(format!("{name}: cannot read: {e}"));
+    let cannot_read = |e: std::io::Error| Error::file(&name, &e);
     let result = match &job.trace {
         // A pipe (`<(zcat log.gz)`) has no length to cut: read in one pass.
         Some(path)
@@ -282,6 +287,7 @@ pub(crate) fn read(
             let (span, result) =
                 route_all(reader.as_mut(), &mut router, batch, |t, b| feed.epoch(t, b));
             feed.last = span.last.or(feed.last);
+            feed.positions = reader.positions_as_timestamps();
             result
         }
     };
@@ -310,7 +316,7 @@ fn open_at(
     len: Option<u64>,
 ) -> Result<MonpolyLogReader<Box<dyn BufRead>>, Error> {
     let path = job.trace.as_deref().expect("pieces are read from a file");
-    let cannot_read = |e: std::io::Error| Error::msg(format!("{path}: cannot read: {e}"));
+    let cannot_read = |e: std::io::Error| Error::file(path, &e);
     let mut file = File::open(path).map_err(cannot_read)?;
     file.seek(SeekFrom::Start(start)).map_err(cannot_read)?;
     let src: Box<dyn BufRead> = match len {
