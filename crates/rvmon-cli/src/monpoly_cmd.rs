@@ -41,7 +41,31 @@ pub struct MonpolyArgs {
     /// rvmon's own `-collect_strings N`: free the strings no state holds once N are in use
     /// (as `rvmon check --collect-strings`); by default [`StringCollection::DEFAULT_FLOOR`].
     pub collect_strings: Option<usize>,
+    /// `-help` or `--help`: print the options ([`HELP`]) and exit.
+    pub help: bool,
 }
+
+/// What `rvmon monpoly -help` prints: the MonPoly options rvmon takes, one a line, as
+/// MonPoly's own `-help` lists them.
+pub const HELP: &str = "\
+Usage: rvmon monpoly -sig <file> -formula <file> [-negate] [-log <file>] [options]
+  -sig <file>           Choose the signature file
+  -formula <file>       Choose the formula file
+  -log <file>           Choose the log file (without it, or with -, the log is standard input and each verdict is written as it is decided)
+  -negate               Monitor the negation of the formula
+  -verbose              Print the analyzed formula, and every time point with its satisfying tuples
+  -check                Tell whether the formula is monitorable, then exit
+  -nonewlastts          Do not add a last time point with the largest timestamp at the end of the log
+  -nofilteremptytp      Do not skip the time points without events of the formula's predicates
+  -nofilterrel          Accepted; changes nothing (an optimisation of MonPoly's)
+  -no_rw                Do not rewrite the formula
+  -unfold_let <mode>    How LET expressions are unfolded: no, full or smart (the output is the same)
+  -verified             VeriMon's semantics (x / 0 = 0, x MOD 0 = x, f2i of an infinite value is an error)
+  -load <file>          Resume from the monitor state that >save_state FILE< saved in a log
+  -collect_strings <n>  Free the strings no state holds once n are in use (rvmon's own option)
+  -help                 Display this list of options
+  --help                Display this list of options
+";
 
 impl MonpolyArgs {
     pub fn parse(args: &[String]) -> Result<MonpolyArgs, Error> {
@@ -67,6 +91,11 @@ impl MonpolyArgs {
                 // monitorable, and does not filter empty time points.
                 "-verified" => a.verified = true,
                 "-check" => a.check = true,
+                // As MonPoly's: the list, whatever else is given.
+                "-help" | "--help" => {
+                    a.help = true;
+                    return Ok(a);
+                }
                 "-load" => a.load = Some(value("-load")?),
                 "-collect_strings" => {
                     let n = value("-collect_strings")?;
@@ -94,6 +123,11 @@ impl MonpolyArgs {
 /// Runs MonPoly's command; returns the exit status. `out` and `err` are MonPoly's stdout and
 /// stderr.
 pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+    if args.help {
+        out.write_all(HELP.as_bytes())?;
+        out.flush()?;
+        return Ok(0);
+    }
     let saved = match args.load.as_deref() {
         Some(path) => Some(Snapshot::read(path, args)?),
         None => None,
@@ -147,59 +181,23 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         )?;
     }
     if let Err((sub, why)) = is_monitorable(&analyzed) {
-        if args.verbose || args.check {
-            // VeriMon checks the formula as a whole and names all of it.
-            let culprit = if args.verified { &analyzed } else { sub };
-            writeln!(
-                err,
-                "The analyzed formula is NOT monitorable, because of the subformula:\n  {}",
-                to_monpoly_string(culprit)
-            )?;
-            writeln!(
-                err,
-                "{}",
-                if args.verified {
-                    "MFODL formula is not monitorable"
-                } else {
-                    why
-                }
-            )?;
-            if is_saferange(&analyzed) {
-                writeln!(
-                    err,
-                    "However, the input (and also the analyzed) formula is safe-range, "
-                )?;
-                writeln!(
-                    err,
-                    "hence one should be able to rewrite it into a monitorable formula."
-                )?;
-            } else {
-                writeln!(err, "The analyzed formula is neither safe-range.")?;
-            }
-            if is_tsfsaferange(&analyzed) {
-                writeln!(err, "By the way, the analyzed formula is TSF safe-range.")?;
-            } else {
-                writeln!(
-                    err,
-                    "By the way, the analyzed formula is not TSF safe-range."
-                )?;
-            }
-        } else {
-            writeln!(
-                err,
-                "The formula is NOT monitorable. Use the -check or -verbose flags."
-            )?;
-        }
+        not_monitorable(args, &analyzed, sub, why, err)?;
         return Ok(0);
     }
     if args.check {
         writeln!(err, "The analyzed formula is monitorable.")?;
         return Ok(0);
     }
-    let Some(log_path) = args.log.as_deref() else {
-        return Err(Error::msg("missing -log FILE"));
+    // As MonPoly: without `-log` (or with `-log -`) the log is standard input, and each
+    // verdict is written as soon as it is due (scripts pipe live logs in).
+    let log_path = args.log.as_deref().filter(|l| *l != "-");
+    let online = log_path.is_none();
+    let input = match log_path {
+        Some(path) => open(path)?,
+        None => Box::new(std::io::BufReader::new(std::io::stdin())),
     };
-    let mut reader = MonpolyLogReader::new(open(log_path)?, log_path, Some(sig.clone()));
+    let log_path = log_path.unwrap_or("<stdin>");
+    let mut reader = MonpolyLogReader::new(input, log_path, Some(sig.clone()));
     reader.skip_out_of_order(true);
     reader.accept_state_commands();
     if let Some(s) = &saved {
@@ -318,6 +316,9 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
             continue;
         }
         printer.step(&tp, reader.interner_mut(), out)?;
+        if online {
+            out.flush()?;
+        }
     }
     if reader.terminated() {
         // MonPoly stops at `>terminate<` without closing the trace: verdicts still pending
@@ -340,9 +341,63 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     Ok(0)
 }
 
+/// What MonPoly says of a formula it cannot monitor: why, at length with `-verbose` or
+/// `-check`.
+fn not_monitorable(
+    args: &MonpolyArgs,
+    analyzed: &Formula,
+    sub: &Formula,
+    why: &str,
+    err: &mut dyn Write,
+) -> Result<(), Error> {
+    if args.verbose || args.check {
+        // VeriMon checks the formula as a whole and names all of it.
+        let culprit = if args.verified { analyzed } else { sub };
+        writeln!(
+            err,
+            "The analyzed formula is NOT monitorable, because of the subformula:\n  {}",
+            to_monpoly_string(culprit)
+        )?;
+        writeln!(
+            err,
+            "{}",
+            if args.verified {
+                "MFODL formula is not monitorable"
+            } else {
+                why
+            }
+        )?;
+        if is_saferange(analyzed) {
+            writeln!(
+                err,
+                "However, the input (and also the analyzed) formula is safe-range, "
+            )?;
+            writeln!(
+                err,
+                "hence one should be able to rewrite it into a monitorable formula."
+            )?;
+        } else {
+            writeln!(err, "The analyzed formula is neither safe-range.")?;
+        }
+        if is_tsfsaferange(analyzed) {
+            writeln!(err, "By the way, the analyzed formula is TSF safe-range.")?;
+        } else {
+            writeln!(
+                err,
+                "By the way, the analyzed formula is not TSF safe-range."
+            )?;
+        }
+    } else {
+        writeln!(
+            err,
+            "The formula is NOT monitorable. Use the -check or -verbose flags."
+        )?;
+    }
+    Ok(())
+}
+
 fn open(path: &str) -> Result<Box<dyn BufRead>, Error> {
-    let file =
-        std::fs::File::open(path).map_err(|e| Error::msg(format!("{path}: cannot open: {e}")))?;
+    let file = std::fs::File::open(path).map_err(|e| Error::file(path, &e))?;
     Ok(Box::new(std::io::BufReader::with_capacity(1 << 16, file)))
 }
 
