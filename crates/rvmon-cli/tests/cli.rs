@@ -1439,6 +1439,327 @@ fn creation_events_start_monitors() {
     );
 }
 
+/// `rvmon` with `args`, `input` on its standard input.
+fn run_with_stdin(args: &[&str], input: &str) -> Run {
+    let mut child = rvmon()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    // Written on a thread: a child that writes much before it reads all would block both.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The bundled example, its formula propositional.
+fn requests_example() -> (String, String) {
+    let d = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/requests");
+    let p = |f: &str| d.join(f).display().to_string();
+    (p("policy.mtl"), p("trace.log"))
+}
+
+/// A formula that the slicers cannot split (propositional here) runs as a single run when
+/// asked for a sliced one, says so, and gives the single run's output and status; the other
+/// processes of a cluster have nothing to do and end at once.
+#[test]
+fn sliced_runs_of_a_propositional_formula_give_the_single_run_output() {
+    let (spec, log) = requests_example();
+    let single = run(&["check", &spec, &log]);
+    assert_eq!(single.status, 1);
+    assert_eq!(single.stdout.lines().count(), 3, "{}", single.stdout);
+    for extra in [
+        &["--workers", "2"][..],
+        &["--slices", "2"],
+        &["--workers", "3", "--slicing", "data"],
+        &["--processes", "2", "--process-id", "0"],
+    ] {
+        let mut args = vec!["check", spec.as_str(), log.as_str()];
+        args.extend_from_slice(extra);
+        let sliced = run(&args);
+        assert_eq!(
+            (sliced.status, sliced.stdout.as_str()),
+            (1, single.stdout.as_str()),
+            "{extra:?}: {}",
+            sliced.stderr
+        );
+        assert!(
+            sliced
+                .stderr
+                .contains("rvmon: note: the formula is propositional"),
+            "{}",
+            sliced.stderr
+        );
+    }
+    let other = run(&[
+        "check",
+        &spec,
+        &log,
+        "--processes",
+        "2",
+        "--process-id",
+        "1",
+    ]);
+    assert_eq!((other.status, other.stdout.as_str()), (0, ""));
+    assert!(
+        other.stderr.contains("process 1 has nothing to do"),
+        "{}",
+        other.stderr
+    );
+}
+
+/// A sliced run reads standard input (data slicing; a propositional formula runs alone).
+#[test]
+fn sliced_runs_read_standard_input() {
+    let (spec, log) = requests_example();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let single = run(&["check", &spec, &log]);
+    let piped = run_with_stdin(&["check", &spec, "--workers", "2"], &text);
+    assert_eq!(
+        (piped.status, piped.stdout.as_str()),
+        (1, single.stdout.as_str())
+    );
+    let spec = file("sliced-stdin", "f.mfotl", "p(x) IMPLIES ONCE[0,3] q(x)");
+    let sig = file("sliced-stdin", "s.sig", "p(int) q(int)");
+    let text = "@0 q(1)\n@1 p(1) p(2)\n@5 p(1)\n@6 q(2) p(2)\n";
+    let log = file("sliced-stdin", "t.log", text);
+    let (spec, sig, log) = (
+        spec.to_str().unwrap(),
+        sig.to_str().unwrap(),
+        log.to_str().unwrap(),
+    );
+    let single = run(&["check", spec, log, "--sig", sig]);
+    assert_eq!(
+        single.stdout,
+        "violation: time point 1 @1 (x=2)\nviolation: time point 2 @5 (x=1)\n"
+    );
+    for extra in [&["--workers", "2"][..], &["--slices", "3", "-"]] {
+        let mut args = vec!["check", spec, "--sig", sig];
+        args.extend_from_slice(extra);
+        let piped = run_with_stdin(&args, text);
+        assert_eq!(
+            (piped.status, piped.stdout.as_str()),
+            (1, single.stdout.as_str()),
+            "{extra:?}: {}",
+            piped.stderr
+        );
+    }
+}
+
+/// First-order formulas without a variable to slice the data by (closed, or with every
+/// variable bound inside) are sliced by time where that applies, and run as a single run
+/// where it does not (an unbounded past here), saying which.
+#[test]
+fn closed_first_order_formulas_run_sliced_by_time_or_alone() {
+    let sig = file("closed", "s.sig", "p(int) q(int)");
+    let log = file(
+        "closed",
+        "t.log",
+        "@0 q(1)\n@1 p(1) p(2)\n@5 p(1)\n@6 q(2) p(2)\n",
+    );
+    for (formula, how) in [
+        (
+            "FORALL x. (p(x) IMPLIES ONCE[0,3] q(x))",
+            "sliced by time instead",
+        ),
+        (
+            "FORALL x. (p(x) IMPLIES ONCE q(x))",
+            "it runs as a single run",
+        ),
+        ("p(2) IMPLIES PREVIOUS[0,2] q(1)", "sliced by time instead"),
+    ] {
+        let spec = file("closed", "f.mfotl", formula);
+        let single = check_with_sig(&spec, &sig, &[log.to_str().unwrap()]);
+        assert_eq!(single.status, 1, "{formula}: {}", single.stderr);
+        let sliced = check_with_sig(&spec, &sig, &[log.to_str().unwrap(), "--workers", "2"]);
+        assert_eq!(
+            (sliced.status, sliced.stdout.as_str()),
+            (1, single.stdout.as_str()),
+            "{formula}: {}",
+            sliced.stderr
+        );
+        assert!(
+            sliced.stderr.contains("no variable to slice the data by")
+                && sliced.stderr.contains(how),
+            "{formula}: {}",
+            sliced.stderr
+        );
+    }
+}
+
+/// JSON Lines and CSV events with a `time` field (beside the event or among its fields) are
+/// read with it as their timestamp, as with `--time-field time`, and it is no argument of
+/// theirs; without one, the run says once that positions are the timestamps.
+#[test]
+fn a_time_field_is_the_timestamp_by_default() {
+    let spec = file(
+        "time-default",
+        "f.mfotl",
+        "grant(r) IMPLIES ONCE[0,5] request(r)",
+    );
+    let sig = file("time-default", "s.sig", "grant(int) request(int)");
+    let traces = [
+        (
+            "t.jsonl",
+            "{\"name\": \"request\", \"time\": 1, \"fields\": {\"r\": 7}}\n\
+             {\"name\": \"grant\", \"fields\": {\"r\": 7, \"time\": 4}}\n\
+             {\"grant\": {\"r\": 7}, \"time\": 20}\n",
+        ),
+        (
+            "t.csv",
+            "request, time = 1, r = 7\ngrant, r = 7, time = 4\ngrant, time = 20, r = 7\n",
+        ),
+    ];
+    for (name, text) in traces {
+        let trace = file("time-default", name, text);
+        let trace = trace.to_str().unwrap();
+        let by_default = check_with_sig(&spec, &sig, &[trace]);
+        assert_eq!(
+            (by_default.status, by_default.stdout.as_str()),
+            (1, "violation: time point 2 @20 (r=7)\n"),
+            "{name}: {}",
+            by_default.stderr
+        );
+        let named = check_with_sig(&spec, &sig, &[trace, "--time-field", "time"]);
+        assert_eq!(
+            (named.status, named.stdout.as_str()),
+            (1, by_default.stdout.as_str()),
+            "{name}"
+        );
+        assert!(
+            !by_default.stderr.contains("positions"),
+            "{}",
+            by_default.stderr
+        );
+    }
+    // Without a time field: positions, said once.
+    let trace = file(
+        "time-default",
+        "u.jsonl",
+        "{\"request\": {\"r\": 7}}\n{\"grant\": {\"r\": 7}}\n{\"grant\": {\"r\": 7}}\n",
+    );
+    let r = check_with_sig(&spec, &sig, &[trace.to_str().unwrap()]);
+    assert_eq!((r.status, r.stdout.as_str()), (0, ""), "{}", r.stderr);
+    assert_eq!(
+        r.stderr
+            .matches("event positions are used as timestamps")
+            .count(),
+        1,
+        "{}",
+        r.stderr
+    );
+}
+
+/// `rvmon monpoly -help` lists MonPoly's options that rvmon takes, and exits 0; without
+/// `-log` (or with `-log -`) the log is standard input, with the output of `-log FILE`, and
+/// each verdict comes while the input is still open.
+#[test]
+fn monpoly_help_and_standard_input() {
+    for flag in ["-help", "--help"] {
+        let r = run(&["monpoly", flag]);
+        assert_eq!(r.status, 0, "{}", r.stderr);
+        for option in ["-sig <file>", "-formula <file>", "-log <file>", "-negate"] {
+            assert!(r.stdout.contains(option), "{flag}: {}", r.stdout);
+        }
+    }
+    let sig = file("monpoly-stdin", "s.sig", "p(int) q(int)");
+    let formula = file("monpoly-stdin", "f.mfotl", "p(x) AND NOT ONCE[0,3] q(x)");
+    let text = "@0 q(1)\n@1 p(1) p(2)\n@5 p(1)\n@6 q(2) p(2)\n";
+    let log = file("monpoly-stdin", "t.log", text);
+    let (sig, formula) = (sig.to_str().unwrap(), formula.to_str().unwrap());
+    let args = ["monpoly", "-sig", sig, "-formula", formula];
+    let with_log = run(&[&args[..], &["-log", log.to_str().unwrap()]].concat());
+    assert_eq!(
+        with_log.stdout,
+        "@1 (time point 1): (2)\n@5 (time point 2): (1)\n"
+    );
+    for extra in [&[][..], &["-log", "-"]] {
+        let piped = run_with_stdin(&[&args[..], extra].concat(), text);
+        assert_eq!(
+            (piped.status, piped.stdout.as_str()),
+            (with_log.status, with_log.stdout.as_str()),
+            "{extra:?}"
+        );
+    }
+    let (line, status) = first_line_online(&args, "@0 q(1)\n@1 p(1) p(2)\n@5 q(1)\n");
+    assert_eq!(line, "@1 (time point 1): (2)\n");
+    assert_eq!(status, Some(0));
+}
+
+/// A missing trace or spec is named as such, before any question of format.
+#[test]
+fn a_missing_file_is_named() {
+    let (spec, log) = requests_example();
+    let missing = |dir: &str| {
+        std::env::temp_dir()
+            .join(format!("rvmon-cli-{}-missing", std::process::id()))
+            .join(dir)
+            .display()
+            .to_string()
+    };
+    for (spec, trace, which) in [
+        (spec.clone(), missing("t.log"), missing("t.log")),
+        (spec.clone(), missing("trace"), missing("trace")),
+        (missing("p.mtl"), log.clone(), missing("p.mtl")),
+        (missing("p"), log.clone(), missing("p")),
+    ] {
+        let r = run(&["check", &spec, &trace]);
+        assert_eq!(r.status, 2);
+        assert_eq!(r.stderr, format!("rvmon: error: {which}: no such file\n"));
+    }
+    let r = run(&["monpoly", "-sig", &missing("s.sig"), "-formula", &spec]);
+    assert_eq!(r.status, 2);
+    assert!(r.stderr.contains("s.sig: no such file"), "{}", r.stderr);
+}
+
+/// An empty trace passes, and says that it had no time points (single and sliced runs, each
+/// kind of specification).
+#[test]
+fn an_empty_trace_passes_with_a_warning() {
+    let (spec, _) = requests_example();
+    let empty = file("empty", "t.log", "");
+    let fo = file("empty", "f.mfotl", "p(x) IMPLIES ONCE[0,3] q(x)");
+    let sig = file("empty", "s.sig", "p(int) q(int)");
+    let lola = file("empty", "s.lola", "input a: Int64\ntrigger a > 1 \"big\"\n");
+    let csv = file("empty", "t.csv", "time,a\n");
+    let (empty, fo, sig) = (
+        empty.to_str().unwrap(),
+        fo.to_str().unwrap(),
+        sig.to_str().unwrap(),
+    );
+    for args in [
+        &["check", spec.as_str(), empty][..],
+        &["check", fo, empty, "--sig", sig],
+        &["check", fo, empty, "--sig", sig, "--workers", "2"],
+        &["check", lola.to_str().unwrap(), csv.to_str().unwrap()],
+    ] {
+        let r = run(args);
+        assert_eq!(
+            (r.status, r.stdout.as_str()),
+            (0, ""),
+            "{args:?}: {}",
+            r.stderr
+        );
+        assert!(
+            r.stderr
+                .contains("rvmon: warning: the trace has no time points"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+}
+
 /// `rvmon check SPEC TRACE` with `spec` written as `name` in the test's directory.
 fn check_spec(test: &str, name: &str, spec: &str, trace: &std::path::Path) -> Run {
     let spec = file(test, name, spec);

@@ -14,9 +14,9 @@ use rvmon_cli::check_cmd::{self, CheckArgs, Output};
 use rvmon_cli::monpoly_cmd::{self, MonpolyArgs};
 use rvmon_trace::TraceFormat;
 
-fn data() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/dejavu-fmsd");
-    d.exists().then_some(d)
+/// `../shared/data/dejavu-fmsd`, or `None` (the test `test` is skipped, and says so).
+fn data(test: &str) -> Option<PathBuf> {
+    rvmon_testkit::shared_data(&format!("dejavu::{test}"), "dejavu-fmsd")
 }
 
 fn p(x: &Path) -> String {
@@ -62,8 +62,7 @@ fn expected(path: &Path) -> Vec<u64> {
 
 #[test]
 fn dejavu_verdicts() {
-    let Some(d) = data() else {
-        eprintln!("SKIPPED: ../shared/data/dejavu-fmsd not found");
+    let Some(d) = data("dejavu_verdicts") else {
         return;
     };
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -115,12 +114,12 @@ fn dejavu_verdicts() {
         let want = expected(&base.join(size).join("expected-dejavu.txt"));
         assert_eq!(got, want, "{dir}/{size} with {}", spec.display());
     }
+    rvmon_testkit::summary("dejavu", "6/6 logs: DejaVu's verdicts");
 }
 
 #[test]
 fn dejavu_monpoly_outputs() {
-    let Some(d) = data() else {
-        eprintln!("SKIPPED: ../shared/data/dejavu-fmsd not found");
+    let Some(d) = data("dejavu_monpoly_outputs") else {
         return;
     };
     for (dir, formula, sig) in [
@@ -146,6 +145,7 @@ fn dejavu_monpoly_outputs() {
                 .unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), want, "{dir} {formula}");
     }
+    rvmon_testkit::summary("dejavu (monpoly)", "6/6 formulas: MonPoly's output");
 }
 
 /// The file property (`examples/dejavu/file.rvm`, a machine) and the basic lock property
@@ -153,8 +153,7 @@ fn dejavu_monpoly_outputs() {
 /// verdicts as DejaVu's.
 #[test]
 fn parametric_properties_give_dejavus_verdicts() {
-    let Some(d) = data() else {
-        eprintln!("skipped: ../shared/data/dejavu-fmsd is not present");
+    let Some(d) = data("parametric_properties_give_dejavus_verdicts") else {
         return;
     };
     for (spec, dir) in [
@@ -194,14 +193,14 @@ fn parametric_properties_give_dejavus_verdicts() {
             "{dir}"
         );
     }
+    rvmon_testkit::summary("dejavu (parametric)", "2/2 properties: DejaVu's verdicts");
 }
 
 /// The data-race property in rvmon's formulation (`examples/dejavu/datarace.mfotl`):
 /// DejaVu's verdict.
 #[test]
 fn datarace_property_in_lockset_form() {
-    let Some(d) = data() else {
-        eprintln!("skipped: ../shared/data/dejavu-fmsd is not present");
+    let Some(d) = data("datarace_property_in_lockset_form") else {
         return;
     };
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dejavu/datarace.mfotl");
@@ -214,4 +213,5 @@ fn datarace_property_in_lockset_form() {
         ),
         expected(&dir.join("10000/expected-dejavu.txt"))
     );
+    rvmon_testkit::summary("dejavu (data race, lockset form)", "DejaVu's verdicts");
 }

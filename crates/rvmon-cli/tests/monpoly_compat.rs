@@ -24,9 +24,10 @@ impl Write for Shared {
     }
 }
 
-fn data_dir() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/monpoly");
-    d.join("INDEX.tsv").exists().then_some(d)
+/// `../shared/data/monpoly`, or `None` (the suite `suite` is skipped, and says so).
+fn data_dir(suite: &str) -> Option<PathBuf> {
+    rvmon_testkit::shared_data(suite, "monpoly/INDEX.tsv")
+        .and_then(|index| index.parent().map(Path::to_path_buf))
 }
 
 /// Why rvmon does not run this case yet, or `None` if it should pass.
@@ -113,8 +114,7 @@ fn run_case(
 /// read back as another value, or reused for one: a wrong verdict, not a crash.
 #[test]
 fn monpoly_suite_with_strings_freed_at_every_time_point() {
-    let Some(root) = data_dir() else {
-        eprintln!("SKIPPED: ../shared/data/monpoly not found (run with the shared test data beside the repository)");
+    let Some(root) = data_dir("monpoly_compat (strings freed)") else {
         return;
     };
     let index = std::fs::read_to_string(root.join("INDEX.tsv")).unwrap();
@@ -143,7 +143,10 @@ fn monpoly_suite_with_strings_freed_at_every_time_point() {
         }
         compared += 1;
     }
-    eprintln!("MonPoly suite with strings freed at every time point: {compared} cases identical");
+    rvmon_testkit::summary(
+        "monpoly_compat (strings freed at every time point)",
+        &format!("{compared} cases identical, {} differ", differ.len()),
+    );
     for d in &differ {
         eprintln!("DIFFERS WITH STRINGS FREED: {d}");
     }
@@ -158,8 +161,7 @@ fn monpoly_suite_with_strings_freed_at_every_time_point() {
 
 #[test]
 fn monpoly_suite() {
-    let Some(root) = data_dir() else {
-        eprintln!("SKIPPED: ../shared/data/monpoly not found (run with the shared test data beside the repository)");
+    let Some(root) = data_dir("monpoly_compat") else {
         return;
     };
     let index = std::fs::read_to_string(root.join("INDEX.tsv")).unwrap();
@@ -209,12 +211,15 @@ fn monpoly_suite() {
         let key = why.split(':').next().unwrap_or(why).to_string();
         *reasons.entry(key).or_default() += 1;
     }
-    eprintln!(
-        "MonPoly suite: {} passed ({identical} byte-identical, {} fatal errors with the same status), {} failed, {} not supported yet",
-        passed.len(),
-        passed.len() - identical,
-        failed.len(),
-        skipped.len()
+    rvmon_testkit::summary(
+        "monpoly_compat",
+        &format!(
+            "{}/{} cases agree ({identical} byte-identical, {} fatal errors with MonPoly's status); {} not supported yet",
+            passed.len(),
+            passed.len() + failed.len(),
+            passed.len() - identical,
+            skipped.len()
+        ),
     );
     if std::env::var_os("RVMON_LIST_UNSUPPORTED").is_some() {
         for (case, why) in &skipped {

@@ -1,10 +1,15 @@
 //! The sliced parallel run (paper 04 on timely-dataflow) writes exactly the single run's output:
 //! with threads, with several slices per worker, as two processes on loopback, and up to a bad
-//! line. A process that never joins the cluster is an error, after a bounded wait.
+//! line; also for random formulas, those the slicers cannot split included (propositional or
+//! closed: they run sliced by time or as a single run), and with the log on standard input.
+//! A process that never joins the cluster is an error, after a bounded wait.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+use proptest::prelude::*;
+use rvmon_testkit::gen::{closed_policy, log_with_props, policy, text, SIG_WITH_PROPS};
 
 fn rvmon() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rvmon"))
@@ -524,4 +529,152 @@ fn a_pipe_is_read_in_one_pass() {
         "{}",
         String::from_utf8_lossy(&timed.stderr)
     );
+}
+
+/// What a run shows of its result: its standard output and exit status (standard error says
+/// how the run was sliced, which differs).
+fn outcome(out: &Output) -> (String, Option<i32>) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code(),
+    )
+}
+
+/// `rvmon check SPEC TRACE --sig SIG --output monpoly` and `extra`; the trace `-` is `input`,
+/// written to the standard input.
+fn check_random(
+    spec: &Path,
+    sig: &Path,
+    trace: &Path,
+    extra: &[&str],
+    input: Option<&str>,
+) -> Output {
+    let mut cmd = rvmon();
+    cmd.arg("check").arg(spec);
+    match input {
+        Some(_) => cmd.arg("-"),
+        None => cmd.arg(trace),
+    };
+    cmd.arg("--sig")
+        .arg(sig)
+        .args(["--output", "monpoly", "--connect-timeout", "20"])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    if let Some(text) = input {
+        // (A run that stops before it reads, at a formula it cannot monitor, closes the pipe.)
+        let _ = std::io::Write::write_all(&mut stdin, text.as_bytes());
+    }
+    drop(stdin);
+    wait(child, Duration::from_secs(60))
+}
+
+/// Two processes on loopback, on ports picked afresh (again, when one was taken before its
+/// process listened on it): process 0's and process 1's outputs.
+fn two_processes_random(
+    spec: &Path,
+    sig: &Path,
+    trace: &Path,
+    extra: &[&str],
+    key: usize,
+) -> (Output, Output) {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let hostfile = loopback_hostfile(&format!("hosts-random-{key}-{attempt}"));
+        let spawn = |id: &str| {
+            let mut args = vec!["--processes", "2", "--process-id", id, "--hostfile"];
+            args.push(hostfile.to_str().unwrap());
+            args.extend_from_slice(extra);
+            let mut cmd = rvmon();
+            cmd.arg("check")
+                .arg(spec)
+                .arg(trace)
+                .arg("--sig")
+                .arg(sig)
+                .args(["--output", "monpoly", "--connect-timeout", "20"])
+                .args(&args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            cmd.spawn().unwrap()
+        };
+        let second = spawn("1");
+        let first = spawn("0");
+        let out0 = wait(first, Duration::from_secs(60));
+        let out1 = wait(second, Duration::from_secs(60));
+        let busy = [&out0, &out1]
+            .iter()
+            .any(|o| String::from_utf8_lossy(&o.stderr).contains("cannot listen"));
+        if !busy || attempt == 3 {
+            return (out0, out1);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Sliced runs of random formulas — first-order ones with free variables, and those the
+    /// data slicer cannot split: propositional, closed over constants, or with their
+    /// variables bound — write the single run's output and exit with its status: on 1–3
+    /// worker threads, with slices, with the log on standard input, and on two processes on
+    /// loopback (where the other process ends at once when process 0 runs alone).
+    #[test]
+    fn sliced_runs_of_any_formula_write_the_single_run_output(
+        formula in prop_oneof![policy(), closed_policy()],
+        log in log_with_props(),
+        workers in 1usize..4,
+        slices in prop::option::of(1usize..4),
+        slicing in prop::sample::select(&["auto", "data", "time", "both"][..]),
+    ) {
+        static CASES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let key = CASES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let d = dir();
+        let spec = d.join(format!("random-{key}.mfotl"));
+        let sig = d.join("random.sig");
+        let trace = d.join(format!("random-{key}.log"));
+        std::fs::write(&spec, &formula).unwrap();
+        std::fs::write(&sig, SIG_WITH_PROPS).unwrap();
+        let log = text(&log);
+        std::fs::write(&trace, &log).unwrap();
+        let single = outcome(&check_random(&spec, &sig, &trace, &[], None));
+        let workers = workers.to_string();
+        let slices = slices.map(|k| k.to_string());
+        let mut runs: Vec<Vec<&str>> = vec![
+            vec!["--workers", &workers, "--slicing", slicing],
+            vec!["--workers", &workers],
+        ];
+        if let Some(k) = &slices {
+            runs.push(vec!["--slices", k]);
+            runs[0].extend(["--slices", k]);
+        }
+        for extra in &runs {
+            let sliced = check_random(&spec, &sig, &trace, extra, None);
+            prop_assert_eq!(
+                &outcome(&sliced), &single,
+                "{} {:?}: {}", formula, extra, String::from_utf8_lossy(&sliced.stderr)
+            );
+        }
+        // Standard input: data slicing, or a single run.
+        let piped = check_random(&spec, &sig, &trace, &["--workers", &workers], Some(&log));
+        prop_assert_eq!(
+            &outcome(&piped), &single,
+            "{} from standard input: {}", formula, String::from_utf8_lossy(&piped.stderr)
+        );
+        let (out0, out1) = two_processes_random(&spec, &sig, &trace, &["--slicing", slicing], key);
+        prop_assert_eq!(
+            &outcome(&out0), &single,
+            "{} on two processes: {}", formula, String::from_utf8_lossy(&out0.stderr)
+        );
+        // Process 1 writes nothing; it fails where the run fails (a formula that cannot be
+        // monitored), and otherwise succeeds, whether it did its part or had none.
+        let (written, status) = outcome(&out1);
+        prop_assert!(
+            written.is_empty() && (status == Some(0) || status == single.1 && status == Some(2)),
+            "{} process 1: {:?} {}", formula, status, String::from_utf8_lossy(&out1.stderr)
+        );
+    }
 }

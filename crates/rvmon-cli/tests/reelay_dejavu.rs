@@ -6,22 +6,21 @@
 //! as Reelay needs minutes for DejaVu's fifo formula.
 //!
 //! Needs `../shared` and a Python with `reelay` (`PEERS_PY`, which `.ci/run` sets up); skips
-//! with a message otherwise, unless `RVMON_REQUIRE_PEERS` is set (CI), where a missing peer is
-//! a failure.
+//! with a `SKIPPED` line otherwise, unless `RVMON_REQUIRE_SHARED` or `RVMON_REQUIRE_PEERS` is
+//! set (CI), where what is missing is a failure.
 
 use std::path::Path;
 use std::process::Command;
 
+use rvmon_testkit::Needs;
+
 #[test]
 fn rvmon_and_reelay_find_the_same_violations_of_the_dejavu_properties() {
+    const SUITE: &str = "reelay_dejavu";
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let required = std::env::var_os("RVMON_REQUIRE_PEERS").is_some();
-    let skip = |why: &str| {
-        assert!(!required, "RVMON_REQUIRE_PEERS is set, but {why}");
-        eprintln!("skipped: {why}");
-    };
-    if !root.join("../shared/data/dejavu-fmsd").exists() {
-        return skip("../shared/data/dejavu-fmsd is absent");
+    let skip = |why: &str| rvmon_testkit::skip(SUITE, Needs::Peer, why);
+    if rvmon_testkit::shared_data(SUITE, "dejavu-fmsd").is_none() {
+        return;
     }
     let Some(python) = std::env::var_os("PEERS_PY") else {
         return skip("PEERS_PY is not set (a Python with `pip install reelay`)");
@@ -49,4 +48,8 @@ fn rvmon_and_reelay_find_the_same_violations_of_the_dejavu_properties() {
     // checks that it compared them at all).
     let agreed = table.lines().filter(|l| l.ends_with("| yes |")).count();
     assert_eq!(agreed, 5, "{table}");
+    rvmon_testkit::summary(
+        SUITE,
+        &format!("{agreed}/5 properties: the same violations as Reelay"),
+    );
 }

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use rvmon_cli::check_cmd::{self, CheckArgs, Output};
 use rvmon_cli::monpoly_cmd::{self, MonpolyArgs};
 
+/// `../shared/data/timescales`, or `None` (the suite is skipped, and says so).
 fn data_dir() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/timescales");
-    d.join("formulas").exists().then_some(d)
+    rvmon_testkit::shared_data("timescales", "timescales/formulas")
+        .and_then(|f| f.parent().map(Path::to_path_buf))
 }
 
 const PATTERNS: [&str; 10] = [
@@ -54,7 +55,6 @@ fn via_check(formula: &Path, log: &Path) -> (String, i32) {
 #[test]
 fn timescales_verdicts_equal_monpoly() {
     let Some(dir) = data_dir() else {
-        eprintln!("SKIPPED: ../shared/data/timescales not found");
         return;
     };
     let mut cases = Vec::new();
@@ -96,5 +96,13 @@ fn timescales_verdicts_equal_monpoly() {
     assert_eq!(
         violations, 10,
         "each small trace has one violation, the long ones none"
+    );
+    rvmon_testkit::summary(
+        "timescales",
+        &format!(
+            "{}/{} traces give MonPoly's verdicts through both front doors ({violations} violations)",
+            cases.len(),
+            cases.len()
+        ),
     );
 }

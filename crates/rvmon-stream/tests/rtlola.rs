@@ -3,13 +3,13 @@
 //! (compared as RTLola prints them); the others must be rejected with a message that names
 //! the missing feature. The counts are printed.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rvmon_stream::output::time_text;
 
+/// `../shared/data/rtlola/definitions`, or `None` (the suite is skipped, and says so).
 fn data_dir() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/rtlola/definitions");
-    d.is_dir().then_some(d)
+    rvmon_testkit::shared_data("rtlola", "rtlola/definitions")
 }
 
 /// The cases rvmon supports; all others need periodic streams, windows, parameters or pcap.
@@ -29,7 +29,6 @@ const SUPPORTED: &[&str] = &[
 #[test]
 fn rtlola_interpreter_cases() {
     let Some(dir) = data_dir() else {
-        eprintln!("skipped: ../shared/data/rtlola is not present");
         return;
     };
     let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -107,11 +106,16 @@ fn rtlola_interpreter_cases() {
         }
         passed.push(name);
     }
-    eprintln!(
-        "RTLola cases: {} of {} pass; not supported:",
-        passed.len(),
-        cases.len()
+    rvmon_testkit::summary(
+        "rtlola",
+        &format!(
+            "{} of {} RTLola cases give the expected triggers; {} not supported (by design)",
+            passed.len(),
+            cases.len(),
+            unsupported.len()
+        ),
     );
+    eprintln!("not supported:");
     for u in &unsupported {
         eprintln!("  {u}");
     }

@@ -11,79 +11,9 @@ use rvmon_fo::{compile, FoEngine};
 use rvmon_logic::monpoly::analyzed_formula;
 use rvmon_logic::{free_vars, parse_formula, Formula, FormulaKind};
 use rvmon_slice::{empty_points_removable, slicing_variables};
+use rvmon_testkit::gen::{log, policy, text, Log, SIG};
 use rvmon_timely::{run, Cluster, Job, Report};
 use rvmon_trace::{Signature, TraceFormat};
-
-/// String values (written unquoted in the logs): every run frees the strings its engines no
-/// longer hold after every batch (`job_for`), and a freed id is handed out again.
-const SIG: &str = "P(string) Q(string,string) R(string)";
-
-fn interval() -> impl Strategy<Value = String> {
-    (0u64..3, 0u64..4).prop_map(|(a, len)| format!("[{a},{}]", a + len))
-}
-
-fn policy() -> impl Strategy<Value = String> {
-    let atom = prop::sample::select(
-        &[
-            "P(x)",
-            "P(y)",
-            "Q(x,y)",
-            "Q(y,x)",
-            "Q(x,\"1\")",
-            "R(y)",
-            "P(\"2\")",
-        ][..],
-    );
-    let body = (
-        atom.clone(),
-        atom,
-        interval(),
-        prop::sample::select(&["ONCE", "EVENTUALLY", "PREVIOUS", "NEXT"][..]),
-        prop::sample::select(&["AND", "OR", "SINCE", "UNTIL"][..]),
-    )
-        .prop_map(|(a, b, i, op, bin)| match bin {
-            "SINCE" | "UNTIL" => format!("({a} {bin}{i} {op}{i} {b})"),
-            _ => format!("({op}{i} {a}) {bin} {b}"),
-        });
-    (
-        prop::sample::select(&["Q(x,y)", "P(x)", "Q(y,x)"][..]),
-        body,
-    )
-        .prop_map(|(t, b)| format!("{t} IMPLIES {b}"))
-}
-
-type Log = Vec<(i64, Vec<(String, Vec<i64>)>)>;
-
-fn log() -> impl Strategy<Value = Log> {
-    let event = prop_oneof![
-        (1i64..5).prop_map(|a| ("P".to_string(), vec![a])),
-        (1i64..5, 1i64..5).prop_map(|(a, b)| ("Q".to_string(), vec![a, b])),
-        (1i64..5).prop_map(|a| ("R".to_string(), vec![a])),
-    ];
-    prop::collection::vec((0i64..3, prop::collection::vec(event, 0..4)), 1..25).prop_map(|steps| {
-        let mut ts = 0;
-        steps
-            .into_iter()
-            .map(|(d, evs)| {
-                ts += d;
-                (ts, evs)
-            })
-            .collect()
-    })
-}
-
-fn text(log: &Log) -> String {
-    let mut s = String::new();
-    for (ts, evs) in log {
-        s.push_str(&format!("@{ts}"));
-        for (name, args) in evs {
-            let a: Vec<String> = args.iter().map(i64::to_string).collect();
-            s.push_str(&format!(" {name}({})", a.join(",")));
-        }
-        s.push('\n');
-    }
-    s
-}
 
 /// The formula rvmon monitors for `policy` (its negation, as MonPoly analyses it), its free
 /// variables and the signature; `None` when it is not monitorable.
@@ -113,6 +43,7 @@ fn job_for(
         spec_text: policy.into(),
         trace: Some(path.display().to_string()),
         format: TraceFormat::Monpoly,
+        time_field: None,
         var: String::new(),
         slices: 1,
         drop_empty: false,
