@@ -7,7 +7,7 @@ use std::time::Duration;
 use rvmon_core::Error;
 use rvmon_logic::Formula;
 use rvmon_slice::{empty_points_removable, slicing_variables};
-use rvmon_timely::{Cluster, Job, Report};
+use rvmon_timely::{Cluster, Job, Report, Sizes};
 use rvmon_trace::{Signature, TraceFormat};
 
 use crate::check_cmd::{CheckArgs, Slicing, ViolationWriter};
@@ -221,16 +221,6 @@ fn addresses(args: &CheckArgs) -> Result<Vec<String>, Error> {
     Ok(addresses.into_iter().take(args.processes).collect())
 }
 
-/// What the run reports about the slices at the end (`Report::Sizes`).
-struct Sizes {
-    events: Vec<u64>,
-    time_points: Vec<u64>,
-    workers: Vec<Option<u64>>,
-    saved: Vec<bool>,
-    read: u64,
-    positions: bool,
-}
-
 /// Runs `formula` sliced as `plan` says (see [`plan`]).
 #[allow(clippy::too_many_arguments)]
 pub fn run(
@@ -281,23 +271,7 @@ pub fn run(
     let result = rvmon_timely::run(job, &cluster, |report, interner| {
         match report {
             Report::Answer(a) => violations += writer.write(&mut vec![a], interner, out)?,
-            Report::Sizes {
-                events,
-                time_points,
-                workers,
-                saved,
-                read,
-                positions,
-            } => {
-                sizes = Some(Sizes {
-                    events,
-                    time_points,
-                    workers,
-                    saved,
-                    read,
-                    positions,
-                })
-            }
+            Report::Sizes(s) => sizes = Some(s),
         }
         Ok(())
     });

@@ -203,18 +203,22 @@ pub enum Report {
     /// A time point's violations (non-empty), in the engine's column order, strings interned
     /// in the interner handed to the callback.
     Answer(Answer),
-    /// Events and time points each slice (or period) received, the worker each ran on
-    /// (`None`: it received nothing), and whether it was kept from an earlier run
-    /// (`--state-dir`) instead of run; the time points of the log, and whether its events
-    /// had no time, so that their positions were the timestamps.
-    Sizes {
-        events: Vec<u64>,
-        time_points: Vec<u64>,
-        workers: Vec<Option<u64>>,
-        saved: Vec<bool>,
-        read: u64,
-        positions: bool,
-    },
+    /// What the slices (or periods) read, at the end.
+    Sizes(Sizes),
+}
+
+/// Events and time points each slice (or period) received, the worker each ran on (`None`:
+/// it received nothing), and whether it was kept from an earlier run (`--state-dir`) instead
+/// of run; the time points of the log, and whether its events had no time, so that their
+/// positions were the timestamps.
+#[derive(Debug, Clone, Default)]
+pub struct Sizes {
+    pub events: Vec<u64>,
+    pub time_points: Vec<u64>,
+    pub workers: Vec<Option<u64>>,
+    pub saved: Vec<bool>,
+    pub read: u64,
+    pub positions: bool,
 }
 
 type RecordInput = InputHandle<u64, CapacityContainerBuilder<Vec<SliceBatch>>>;
@@ -298,24 +302,7 @@ pub fn run(
                 strings.collect_if_due(&mut interner, |_| 0);
                 written
             }
-            Message::Sizes {
-                events,
-                time_points,
-                workers,
-                saved,
-                read,
-                positions,
-            } => on(
-                Report::Sizes {
-                    events,
-                    time_points,
-                    workers,
-                    saved,
-                    read,
-                    positions,
-                },
-                &interner,
-            ),
+            Message::Sizes(sizes) => on(Report::Sizes(sizes), &interner),
             Message::Error(e) => Err(Error::msg(e)),
             Message::Fatal(why) => {
                 // Without joining: the other workers may never finish.
@@ -458,14 +445,7 @@ pub(crate) enum Message {
         ts: i64,
         rows: Vec<Vec<WireValue>>,
     },
-    Sizes {
-        events: Vec<u64>,
-        time_points: Vec<u64>,
-        workers: Vec<Option<u64>>,
-        saved: Vec<bool>,
-        read: u64,
-        positions: bool,
-    },
+    Sizes(Sizes),
     Error(String),
     /// A worker panicked (a peer process died, or a bug).
     Fatal(String),

@@ -812,7 +812,7 @@ impl PeriodMerger {
         }
         self.sizes_sent = true;
         let sizes: Vec<(u64, u64, u64)> = self.tasks.iter().filter_map(|p| p.sizes).collect();
-        let _ = self.tx.send(Message::Sizes {
+        let _ = self.tx.send(Message::Sizes(crate::Sizes {
             events: sizes.iter().map(|s| s.0).collect(),
             time_points: sizes.iter().map(|s| s.1).collect(),
             workers: sizes.iter().map(|s| Some(s.2)).collect(),
@@ -826,7 +826,7 @@ impl PeriodMerger {
                 .sum(),
             // Time slicing reads MonPoly logs, which always have timestamps.
             positions: false,
-        });
+        }));
     }
 }
 

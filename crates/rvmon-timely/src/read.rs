@@ -208,14 +208,14 @@ impl<'a> Feeder<'a> {
         if let Some(p) = self.pending.take() {
             self.send(p)?;
         }
-        Ok(Message::Sizes {
+        Ok(Message::Sizes(crate::Sizes {
             saved: vec![false; self.events.len()],
             events: self.events,
             time_points: self.time_points,
             workers: self.placement.worker_of,
             read: self.last.map_or(0, |(index, _)| index + 1),
             positions: self.positions,
-        })
+        }))
     }
 
     /// A bad line: every slice sees the last time point read, empty if need be (keeping an
