@@ -171,7 +171,8 @@ impl CheckArgs {
 fn class_and_horizons(analysis: &Analysis) -> String {
     let fmt_h = |h: Option<u64>| h.map_or("unbounded".to_string(), |h| h.to_string());
     format!(
-        "class: {}\nhorizons: past {}, future {} time units{}\n",
+        "checked: at every time point (no ALWAYS is needed around the formula; one there asks \
+         that it hold from each time point on)\nclass: {}\nhorizons: past {}, future {} time units{}\n",
         analysis.temporal,
         fmt_h(analysis.past_horizon),
         fmt_h(analysis.future_horizon),
@@ -206,9 +207,19 @@ pub fn explain(formula: &Formula, analysis: &Analysis, engine: &Engine) -> Strin
             "pending time points within the future horizon, plus the past operators' windows; independent of \
              the trace length"
         }
+        TemporalClass::UnboundedFuture if engine.is_three_valued() => {
+            "the residue of each pending time point (time points with the same residue share one), \
+             bounded by the formula and the timestamps inside its metric windows; the pending time \
+             points themselves until decided\n\
+             verdicts: three-valued (LTL3): a violation as soon as no continuation of the trace can \
+             satisfy the formula there, satisfied as soon as every one does, inconclusive at the end \
+             otherwise; exact when the temporal operators have no interval, metric windows are relaxed \
+             in the check of the continuations (a verdict is never wrong, one may stay inconclusive)"
+        }
         TemporalClass::UnboundedFuture => {
-            "undecided time points are kept until decided; verdicts are three-valued (violation, satisfied, \
-             inconclusive at the end)"
+            "undecided time points are kept until decided\n\
+             verdicts: decided by progression; a past operator over a future one keeps the formula \
+             off the exact three-valued engine: time points not decided by the end are inconclusive"
         }
     };
     s.push_str(&format!("memory: {memory}\n"));
@@ -303,7 +314,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     let mut reader = open(args, trace_path, format, sig, err)?;
     let program = Program::compile(&f, reader.interner_mut(), &args.spec, &text)?;
-    let mut engine = Engine::new(program);
+    let mut engine = Engine::three_valued(program);
     if args.explain {
         write!(out, "{}", explain(&f, &analysis, &engine))?;
         return Ok(0);

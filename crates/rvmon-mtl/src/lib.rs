@@ -5,13 +5,17 @@
 //! `rvmon monpoly` can reproduce MonPoly's output byte for byte while the engine itself decides
 //! everything as early as possible.
 
+mod bdd;
 mod engine;
+mod ltl3;
 mod meta;
 mod past;
 mod program;
+mod sat;
 mod timing;
 
 pub use engine::{EagerEngine, CLOSING_TS};
+pub use ltl3::Ltl3Engine;
 pub use meta::Engine;
 pub use past::PastEngine;
 pub use program::{Op, Program, Window};

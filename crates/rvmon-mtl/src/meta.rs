@@ -4,6 +4,7 @@
 use rvmon_core::{Monitor, TimePoint, Timestamp, Verdict};
 
 use crate::engine::EagerEngine;
+use crate::ltl3::Ltl3Engine;
 use crate::past::PastEngine;
 use crate::program::Program;
 
@@ -13,6 +14,9 @@ pub enum Engine {
     Past(PastEngine),
     /// Everything else: eager node streams.
     Eager(EagerEngine),
+    /// Unbounded future operators (and no past operator over a future one): LTL3's
+    /// three-valued verdicts, each as soon as it is certain.
+    ThreeValued(Box<Ltl3Engine>),
 }
 
 impl Engine {
@@ -24,9 +28,25 @@ impl Engine {
         }
     }
 
+    /// The engine `rvmon check` runs: as [`Engine::new`], except that a formula with an
+    /// unbounded future operator gets LTL3's exact verdicts ([`Ltl3Engine`]) instead of
+    /// MonPoly's closing time point and `Unknown` for the rest.
+    pub fn three_valued(program: Program) -> Engine {
+        if Ltl3Engine::applies(&program) {
+            Engine::ThreeValued(Box::new(Ltl3Engine::new(program)))
+        } else {
+            Engine::new(program)
+        }
+    }
+
     /// The general engine, whatever the formula (tests use it to check both strategies).
     pub fn eager(program: Program) -> Engine {
         Engine::Eager(EagerEngine::new(program))
+    }
+
+    /// Whether this is the exact three-valued strategy (LTL3).
+    pub fn is_three_valued(&self) -> bool {
+        matches!(self, Engine::ThreeValued(_))
     }
 
     /// The chosen strategy and why, in one line.
@@ -38,6 +58,10 @@ impl Engine {
             Engine::Eager(_) => {
                 "eager node streams (future operators decide as soon as their window allows)"
             }
+            Engine::ThreeValued(_) => {
+                "three-valued (LTL3): residues progressed at each time point, each checked for \
+                 satisfiability on the continuations; a verdict as soon as it is certain"
+            }
         }
     }
 
@@ -45,6 +69,7 @@ impl Engine {
         match self {
             Engine::Past(e) => e.program(),
             Engine::Eager(e) => e.program(),
+            Engine::ThreeValued(e) => e.program(),
         }
     }
 
@@ -53,6 +78,7 @@ impl Engine {
         match self {
             Engine::Past(e) => e.step_props(index, ts, out),
             Engine::Eager(e) => e.step_props(index, ts, out),
+            Engine::ThreeValued(e) => e.step_props(index, ts, out),
         }
     }
 
@@ -60,13 +86,16 @@ impl Engine {
         match self {
             Engine::Past(e) => e.set_holds(holds),
             Engine::Eager(e) => e.set_holds(holds),
+            Engine::ThreeValued(e) => e.set_holds(holds),
         }
     }
 
     /// Ends the trace; `close` appends MonPoly's closing time point (see [`EagerEngine::finish_trace`]).
     pub fn finish_trace(&mut self, close: bool, out: &mut Vec<Verdict>) {
-        if let Engine::Eager(e) = self {
-            e.finish_trace(close, out)
+        match self {
+            Engine::Past(_) => {}
+            Engine::Eager(e) => e.finish_trace(close, out),
+            Engine::ThreeValued(e) => e.finish_trace(out),
         }
     }
 
@@ -74,6 +103,7 @@ impl Engine {
         match self {
             Engine::Past(e) => e.held(),
             Engine::Eager(e) => e.held(),
+            Engine::ThreeValued(e) => e.held(),
         }
     }
 }
@@ -84,6 +114,7 @@ impl Monitor for Engine {
         match self {
             Engine::Past(e) => e.step(tp, out),
             Engine::Eager(e) => e.step(tp, out),
+            Engine::ThreeValued(e) => e.step(tp, out),
         }
     }
 
@@ -91,6 +122,7 @@ impl Monitor for Engine {
         match self {
             Engine::Past(e) => e.finish(out),
             Engine::Eager(e) => e.finish(out),
+            Engine::ThreeValued(e) => e.finish(out),
         }
     }
 }

@@ -8,9 +8,9 @@ use std::collections::VecDeque;
 use rvmon_core::{Monitor, TimePoint, Timestamp, Verdict};
 
 use crate::engine::since_holds;
-use crate::program::{Op, Program};
+use crate::program::{Op, Program, Window};
 
-const NONE: Timestamp = Timestamp::MIN;
+pub(crate) const NONE: Timestamp = Timestamp::MIN;
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PastEngine {
@@ -72,28 +72,14 @@ impl PastEngine {
                 Op::Prev(w, c) => {
                     self.prev_ts.is_some_and(|pt| w.contains(ts - pt)) && self.prev_vals[c]
                 }
-                // With a zero lower bound the newest candidate is always the best one: keep
-                // just its timestamp (PERF: no deque on the most common intervals).
-                Op::Since(w, l, r) if w.lo == 0 => {
-                    let last = &mut self.last[i];
-                    if !vals[l] {
-                        *last = NONE;
-                    }
-                    if vals[r] {
-                        *last = ts;
-                    }
-                    *last != NONE && w.hi.is_none_or(|h| ts - *last <= h)
-                }
-                Op::Since(w, l, r) => {
-                    let cands = &mut self.since[i];
-                    if !vals[l] {
-                        cands.clear();
-                    }
-                    if vals[r] && cands.back() != Some(&ts) {
-                        cands.push_back(ts);
-                    }
-                    since_holds(&w, cands, ts)
-                }
+                Op::Since(w, l, r) => since_step(
+                    &w,
+                    &mut self.last[i],
+                    &mut self.since[i],
+                    vals[l],
+                    vals[r],
+                    ts,
+                ),
                 Op::Next(..) | Op::Until(..) => unreachable!("past-only program"),
             };
         }
@@ -110,6 +96,38 @@ impl PastEngine {
         self.since.iter().map(VecDeque::len).sum::<usize>()
             + self.last.iter().filter(|&&t| t != NONE).count()
     }
+}
+
+/// `SINCE`'s value at timestamp `ts` given its operands' values there, updating its state:
+/// `last` (zero lower bound) or `cands` (positive lower bound). Shared by every engine that
+/// evaluates past operators at their own time point.
+#[inline]
+pub(crate) fn since_step(
+    w: &Window,
+    last: &mut Timestamp,
+    cands: &mut VecDeque<Timestamp>,
+    l: bool,
+    r: bool,
+    ts: Timestamp,
+) -> bool {
+    if w.lo == 0 {
+        // With a zero lower bound the newest candidate is always the best one: keep just its
+        // timestamp (PERF: no deque on the most common intervals).
+        if !l {
+            *last = NONE;
+        }
+        if r {
+            *last = ts;
+        }
+        return *last != NONE && w.hi.is_none_or(|h| ts - *last <= h);
+    }
+    if !l {
+        cands.clear();
+    }
+    if r && cands.back() != Some(&ts) {
+        cands.push_back(ts);
+    }
+    since_holds(w, cands, ts)
 }
 
 impl Monitor for PastEngine {

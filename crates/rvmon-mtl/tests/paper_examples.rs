@@ -145,3 +145,68 @@ fn paper15_changegear_separation_agrees_with_original() {
         );
     }
 }
+
+/// As [`verdicts_of`], with the engine `rvmon check` runs (LTL3's exact verdicts where the
+/// formula has an unbounded future operator).
+fn three_valued_of(formula: &str, log: &str, tp: u64) -> String {
+    let f = parse_formula("spec", formula).unwrap();
+    let mut reader = MonpolyLogReader::new(log.as_bytes(), "log", None);
+    let program = Program::compile(&f, reader.interner_mut(), "spec", formula).unwrap();
+    let mut engine = Engine::three_valued(program);
+    let mut point = TimePoint::default();
+    let mut out = String::new();
+    let mut verdicts: Vec<Verdict> = Vec::new();
+    let mut decided = None;
+    while reader.next_time_point(&mut point).unwrap() {
+        verdicts.clear();
+        rvmon_core::Monitor::step(&mut engine, &point, &mut verdicts);
+        if let Some(v) = verdicts.iter().find(|v| v.tp == tp) {
+            assert!(decided.is_none(), "time point {tp} decided twice");
+            decided = Some(v.value);
+        }
+        out.push(match decided {
+            None => '?',
+            Some(Truth::True) => 'T',
+            Some(Truth::False) => 'F',
+            Some(Truth::Unknown) => unreachable!("unknown is only reported at the end"),
+        });
+    }
+    out
+}
+
+#[test]
+fn ltl3_decides_what_progression_alone_cannot() {
+    // Note C pitfall P1: EVENTUALLY p AND ALWAYS NOT p can never hold.
+    let f = "EVENTUALLY p() AND ALWAYS NOT p()";
+    assert_eq!(three_valued_of(f, "@0\n@1\n", 0), "FF");
+    assert_eq!(three_valued_of(f, "@0\n@1\n", 1), "?F");
+    // G F p AND F G NOT p: unsatisfiable, whatever the trace.
+    let f = "ALWAYS EVENTUALLY p() AND EVENTUALLY ALWAYS NOT p()";
+    assert_eq!(three_valued_of(f, "@0 p()\n", 0), "F");
+    // Valid: satisfied at once.
+    assert_eq!(
+        three_valued_of("EVENTUALLY p() OR ALWAYS NOT p()", "@0\n", 0),
+        "T"
+    );
+    // V6 of paper 15: from @4 p1 on, every continuation needs infinitely many p1 (each within
+    // 6 of the last), which F G NOT p1 forbids: bad from event 2, where progression alone
+    // (the eager engine above) never decides on ρ'. (`ALWAYS(0,*)` skips time point 0's own
+    // timestamp, so @0 p1 alone settles nothing.)
+    assert_eq!(three_valued_of(PHI, RHO_PRIME, 0), "?FF");
+    assert_eq!(three_valued_of(PHI, RHO, 0), "?FF");
+}
+
+#[test]
+fn ltl3_the_issue_examples() {
+    // Time point 1 is violated whatever comes next: bad() holds there.
+    let f = "(request() IMPLIES EVENTUALLY grant()) AND NOT bad()";
+    let log = "@5 request()\n@9 bad()\n@10 heartbeat()\n";
+    assert_eq!(three_valued_of(f, log, 1), "?FF");
+    assert_eq!(three_valued_of(f, log, 2), "??T");
+    assert_eq!(three_valued_of(f, log, 0), "???");
+    // A request waits for its grant; the others are satisfied at once.
+    let f = "request() IMPLIES EVENTUALLY grant()";
+    let log = "@0 request()\n@1\n@2 grant()\n";
+    assert_eq!(three_valued_of(f, log, 0), "??T");
+    assert_eq!(three_valued_of(f, log, 1), "?TT");
+}
