@@ -360,10 +360,11 @@ pub struct JsonlEvents<R> {
     file: String,
     line: usize,
     inputs: Vec<(String, Type)>,
-    /// The key that holds the time, found on the first line unless `--time-field` names it
-    /// (outer `None`: no line read yet; inner `None`: the first line had none, so line
-    /// indices are the times).
-    time_key: Option<Option<String>>,
+    /// The key that holds the time (`--time-field`); by default a key named as
+    /// [`rvmon_core::is_time_field`] says.
+    time_field: Option<String>,
+    /// Whether lines have a time, as the first line decides (`None` before it).
+    timed: Option<bool>,
     last_time: i64,
     rows: i64,
     buf: String,
@@ -379,7 +380,8 @@ impl<R: BufRead> JsonlEvents<R> {
             file: file.to_string(),
             line: 0,
             inputs: inputs.to_vec(),
-            time_key: time_field.map(|t| Some(t.to_string())),
+            time_field: time_field.map(str::to_string),
+            timed: time_field.map(|_| true),
             last_time: i64::MIN,
             rows: 0,
             buf: String::new(),
@@ -441,18 +443,22 @@ impl<R: BufRead> EventSource for JsonlEvents<R> {
             };
             ev.values.push(v);
         }
-        let keys = || obj.keys().filter(|k| rvmon_core::is_time_field(k));
-        if self.time_key.is_none() {
-            let found: Vec<&String> = keys().collect();
-            if let [a, b, ..] = found[..] {
-                return Err(self.err(format!(
-                    "two time keys, `{a}` and `{b}`; --time-field names the one that holds the time"
-                )));
+        let key = match &self.time_field {
+            Some(k) => Some(k),
+            None => {
+                let mut keys = obj.keys().filter(|k| rvmon_core::is_time_field(k));
+                let key = keys.next();
+                if let (Some(a), Some(b)) = (key, keys.next()) {
+                    return Err(self.err(format!(
+                        "two time keys, `{a}` and `{b}`; --time-field names the one that holds the time"
+                    )));
+                }
+                key
             }
-            self.time_key = Some(found.first().map(|k| k.to_string()));
-        }
-        ev.time = match self.time_key.as_ref().and_then(Option::as_ref) {
-            Some(k) => match obj.get(k) {
+        };
+        let timed = *self.timed.get_or_insert(key.is_some());
+        ev.time = match (timed, key) {
+            (true, Some(k)) => match obj.get(k) {
                 Some(serde_json::Value::Number(n)) => {
                     let text = n.to_string();
                     parse_seconds(text.as_bytes()).ok_or_else(|| {
@@ -461,14 +467,18 @@ impl<R: BufRead> EventSource for JsonlEvents<R> {
                 }
                 _ => return Err(self.err(format!("expected a number of seconds in `{k}`"))),
             },
-            None => {
-                if let Some(k) = keys().next() {
-                    return Err(self.err(format!(
-                        "this line has a time key `{k}`, but the first line had none, so line positions are the times; give every line its time, or none"
-                    )));
-                }
-                self.rows.saturating_mul(1_000_000_000)
+            (true, None) => {
+                return Err(self.err(
+                    "this line has no time (`time`, `ts` or `timestamp`), but the first line had one"
+                        .into(),
+                ))
             }
+            (false, Some(k)) => {
+                return Err(self.err(format!(
+                    "this line has a time key `{k}`, but the first line had none, so line positions are the times; give every line its time, or none"
+                )))
+            }
+            (false, None) => self.rows.saturating_mul(1_000_000_000),
         };
         if ev.time < self.last_time {
             return Err(self.err("time is earlier than the previous event's".into()));
@@ -479,7 +489,7 @@ impl<R: BufRead> EventSource for JsonlEvents<R> {
     }
 
     fn positions_as_times(&self) -> bool {
-        self.time_key == Some(None)
+        self.timed == Some(false)
     }
 }
 
@@ -673,6 +683,30 @@ mod tests {
                 .starts_with("t.jsonl:3:1: `a`: expected an Int64 value"),
             "{e}"
         );
+    }
+
+    /// Without a time key on the first line, line positions are the times (and the source
+    /// says so); a later line with a time key is an error, not a second clock.
+    #[test]
+    fn json_lines_without_time_use_positions() {
+        let inputs = vec![("a".to_string(), Type::Int)];
+        let data = "{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3, \"Time\": 5}\n";
+        let mut r = JsonlEvents::new(data.as_bytes(), "t.jsonl", &inputs, None);
+        let mut ev = Event::default();
+        assert!(r.next_event(&mut ev).unwrap());
+        assert!(r.positions_as_times());
+        assert!(r.next_event(&mut ev).unwrap());
+        assert_eq!(ev.time, 1_000_000_000);
+        let e = r.next_event(&mut ev).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("t.jsonl:3:1: this line has a time key `Time`"),
+            "{e}"
+        );
+        let csv = CsvEvents::new("a\n1\n".as_bytes(), "t.csv", &inputs, None).unwrap();
+        assert!(csv.positions_as_times());
+        let csv = CsvEvents::new("TS,a\n1,1\n".as_bytes(), "t.csv", &inputs, None).unwrap();
+        assert!(!csv.positions_as_times());
     }
 
     #[test]

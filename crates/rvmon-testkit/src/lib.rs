@@ -84,13 +84,23 @@ mod tests {
     fn a_missing_directory_skips_unless_required() {
         let absent = "no-such-directory-of-the-shared-data";
         std::env::remove_var("RVMON_REQUIRE_SHARED");
-        assert_eq!(shared_data("testkit", absent), None);
+        assert_eq!(
+            shared_data("testkit (its own test: an expected skip)", absent),
+            None
+        );
         std::env::set_var("RVMON_REQUIRE_SHARED", "1");
         let failed = std::panic::catch_unwind(|| shared_data("testkit", absent));
         std::env::remove_var("RVMON_REQUIRE_SHARED");
-        assert!(failed.is_err(), "RVMON_REQUIRE_SHARED=1 makes a skip a failure");
+        assert!(
+            failed.is_err(),
+            "RVMON_REQUIRE_SHARED=1 makes a skip a failure"
+        );
         std::env::set_var("RVMON_REQUIRE_PEERS", "0");
-        skip("testkit", Needs::Peer, "0 is not a requirement");
+        skip(
+            "testkit (its own test: an expected skip)",
+            Needs::Peer,
+            "RVMON_REQUIRE_PEERS=0 requires nothing",
+        );
         std::env::remove_var("RVMON_REQUIRE_PEERS");
     }
 }
