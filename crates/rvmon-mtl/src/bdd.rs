@@ -11,7 +11,7 @@
 //! share one node, so they are grouped and classified once, and a residue that has become a
 //! constant is recognised by its node number.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use rvmon_core::Timestamp;
 
@@ -65,8 +65,8 @@ impl Manager {
         };
         Manager {
             nodes: vec![terminal, terminal],
-            unique: HashMap::new(),
-            memo: HashMap::new(),
+            unique: HashMap::default(),
+            memo: HashMap::default(),
         }
     }
 
@@ -194,7 +194,7 @@ impl Manager {
     /// Drops every node not reachable from `roots`, renumbering the roots in place.
     pub fn rebuild(&mut self, roots: &mut [Bdd]) {
         let mut fresh = Manager::new();
-        let mut map: HashMap<Bdd, Bdd> = HashMap::from([(FALSE, FALSE), (TRUE, TRUE)]);
+        let mut map: HashMap<Bdd, Bdd> = [(FALSE, FALSE), (TRUE, TRUE)].into_iter().collect();
         for r in roots.iter_mut() {
             *r = self.copy_into(*r, &mut fresh, &mut map);
         }
@@ -255,7 +255,7 @@ mod tests {
         let f = m.and(a, nb);
         // a := b, b := a gives b AND NOT a, not a AND NOT a.
         let mut swap = |m: &mut Manager, x: Var| m.var(if x.node == 0 { v(1) } else { v(0) });
-        let g = m.compose(f, &mut swap, &mut HashMap::new());
+        let g = m.compose(f, &mut swap, &mut HashMap::default());
         let na = m.not(a);
         assert_eq!(g, m.and(b, na));
     }

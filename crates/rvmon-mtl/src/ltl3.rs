@@ -20,7 +20,9 @@
 //! Past operators are evaluated at their own time point, as in the past-only engine; a past
 //! operator over a future one is left to the eager engine ([`Ltl3Engine::applies`]).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use rvmon_core::{Monitor, TimePoint, Timestamp, Truth, Verdict};
 
@@ -88,6 +90,17 @@ pub struct Ltl3Engine {
     live: usize,
     #[serde(skip)]
     checked: HashMap<CheckKey, Truth>,
+    /// Scratch space of one step, kept to save allocations.
+    #[serde(skip)]
+    scratch: Scratch,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    compose_memo: HashMap<Bdd, Bdd>,
+    unfolded: HashMap<Var, Bdd>,
+    index: HashMap<Bdd, usize>,
+    past: Vec<Tri>,
 }
 
 fn untimed(w: &Window) -> bool {
@@ -127,7 +140,8 @@ impl Ltl3Engine {
             last_past: Vec::new(),
             bdd: Manager::new(),
             live: 2,
-            checked: HashMap::new(),
+            checked: HashMap::default(),
+            scratch: Scratch::default(),
             program,
         }
     }
@@ -149,17 +163,22 @@ impl Ltl3Engine {
     /// appended to `out` in time-point order.
     pub fn step_props(&mut self, tp: u64, ts: Timestamp, out: &mut Vec<Verdict>) {
         self.evaluate_nodes(ts);
-        let (mut groups, mut index) = self.progress_pending(ts);
+        let mut groups = self.progress_pending(ts);
         let root = self.vals[self.program.root()];
+        let mut index = std::mem::take(&mut self.scratch.index);
         merge(&mut groups, &mut index, root, vec![(tp, ts)], false);
-        let past: Vec<Tri> = self
-            .tableau
-            .tracked()
-            .iter()
-            .map(|&t| tri(self.vals[t as usize] == TRUE))
-            .collect();
+        index.clear();
+        self.scratch.index = index;
+        let mut past = std::mem::take(&mut self.scratch.past);
+        past.clear();
+        past.extend(
+            self.tableau
+                .tracked()
+                .iter()
+                .map(|&t| tri(self.vals[t as usize] == TRUE)),
+        );
         let past_changed = past != self.last_past;
-        let mut decided = Vec::new();
+        let first_decided = out.len();
         for mut g in groups {
             if g.open && !past_changed {
                 self.pending.push(g);
@@ -170,12 +189,11 @@ impl Ltl3Engine {
                     g.open = true;
                     self.pending.push(g)
                 }
-                value => decided.extend(g.points.iter().map(|&(tp, ts)| Verdict { tp, ts, value })),
+                value => out.extend(g.points.iter().map(|&(tp, ts)| Verdict { tp, ts, value })),
             }
         }
-        self.last_past = past;
-        decided.sort_unstable_by_key(|v| v.tp);
-        out.extend(decided);
+        self.scratch.past = std::mem::replace(&mut self.last_past, past);
+        out[first_decided..].sort_unstable_by_key(|v| v.tp);
         for (i, p) in self.prev.iter_mut().enumerate() {
             *p = self.vals[i] == TRUE;
         }
@@ -220,11 +238,17 @@ impl Ltl3Engine {
 
     /// The pending residues after the current position: each obligation replaced by its
     /// unfolding there. Groups whose residues become equal are merged.
-    fn progress_pending(&mut self, ts: Timestamp) -> (Vec<Group>, HashMap<Bdd, usize>) {
+    fn progress_pending(&mut self, ts: Timestamp) -> Vec<Group> {
         let mut groups: Vec<Group> = Vec::with_capacity(self.pending.len() + 1);
-        let mut index = HashMap::new();
-        let mut memo = HashMap::new();
-        let mut unfolded: HashMap<Var, Bdd> = HashMap::new();
+        let Scratch {
+            compose_memo: memo,
+            unfolded,
+            index,
+            ..
+        } = &mut self.scratch;
+        memo.clear();
+        unfolded.clear();
+        index.clear();
         let ops = &self.program.ops;
         let vals = &self.vals;
         let mut subst = |bdd: &mut Manager, v: Var| -> Bdd {
@@ -243,11 +267,11 @@ impl Ltl3Engine {
             f
         };
         for g in self.pending.drain(..) {
-            let residue = self.bdd.compose(g.residue, &mut subst, &mut memo);
+            let residue = self.bdd.compose(g.residue, &mut subst, memo);
             let open = g.open && residue == g.residue;
-            merge(&mut groups, &mut index, residue, g.points, open);
+            merge(&mut groups, index, residue, g.points, open);
         }
-        (groups, index)
+        groups
     }
 
     /// The verdict a residue gives now: `Unknown` while both values are still possible.
@@ -286,7 +310,8 @@ impl Ltl3Engine {
             };
             2
         ];
-        let mut index: HashMap<Bdd, u32> = HashMap::from([(FALSE, DAG_FALSE), (TRUE, DAG_TRUE)]);
+        let mut index: HashMap<Bdd, u32> =
+            [(FALSE, DAG_FALSE), (TRUE, DAG_TRUE)].into_iter().collect();
         // Children before parents, without recursion: a node is copied once both are.
         let mut stack = vec![residue];
         while let Some(&f) = stack.last() {

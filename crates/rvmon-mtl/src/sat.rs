@@ -19,7 +19,7 @@
 //! real formula; what is lost is that some certain verdicts may stay inconclusive. For
 //! formulas whose temporal operators are all untimed (LTL with past), the check is exact.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::program::{Op, Window};
 
