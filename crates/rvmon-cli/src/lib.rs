@@ -24,8 +24,10 @@ pub fn release<T>(state: T) {
     }
 }
 
+/// A spec, signature or other text file; bytes that are not UTF-8 are an error at their line
+/// and column.
 pub fn read_file(path: &str) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|e| Error::file(path, &e))
+    rvmon_core::text::read_text_file(path)
 }
 
 /// The trace to read: the file `path`, or standard input (with a hint on a terminal).

@@ -49,23 +49,8 @@ impl Error {
 
     /// Computes line and column of byte `offset` in `text` and attaches them with `file`.
     pub fn at_offset(file: &str, text: &str, offset: usize, message: impl Into<String>) -> Self {
-        let offset = offset.min(text.len());
-        let before = &text.as_bytes()[..offset];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1);
-        let col = String::from_utf8_lossy(&before[line_start..])
-            .chars()
-            .count()
-            + 1;
         Error::at(
-            SourcePos {
-                file: file.to_string(),
-                line,
-                col,
-            },
+            crate::text::position_at(file, text.as_bytes(), 1, offset),
             message,
         )
     }

@@ -9,6 +9,7 @@ mod intern;
 mod json;
 mod live;
 mod state;
+pub mod text;
 mod timepoint;
 mod verdict;
 

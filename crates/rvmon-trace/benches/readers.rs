@@ -1,7 +1,9 @@
 //! Reader throughput per format: the same synthetic trace (N events over 4 event names, each
 //! with an integer and a string field) rendered in every format, held in memory, read to the
 //! end. `cargo bench -p rvmon-trace --bench readers [-- EVENTS]` prints one line per format:
-//! `format bytes seconds MB/s Mevents/s` (best of 3).
+//! `format bytes seconds MB/s Mevents/s` (best of 3). `json-stream` is the JSON Lines text
+//! read as a `.json` document (objects one after another), which the JSON reader parses
+//! from the reader rather than line by line.
 
 use std::io::Cursor;
 use std::time::Instant;
@@ -25,7 +27,7 @@ fn render(format: TraceFormat, n: usize) -> String {
         match format {
             TraceFormat::Monpoly => s.push_str(&format!("@{i} {name}({id},{file})\n")),
             TraceFormat::CsrvCsv => s.push_str(&format!("{name}, id = {id}, file = {file}\n")),
-            TraceFormat::Jsonl => s.push_str(&format!("{{\"{name}\": {{\"id\": {id}, \"file\": \"{file}\"}}}}\n")),
+            TraceFormat::Jsonl | TraceFormat::Json => s.push_str(&format!("{{\"{name}\": {{\"id\": {id}, \"file\": \"{file}\"}}}}\n")),
             TraceFormat::Xml => s.push_str(&format!(
                 "<event><name>{name}</name><field><name>id</name><value>{id}</value></field><field><name>file</name><value>{file}</value></field></event>\n"
             )),
@@ -51,6 +53,7 @@ fn main() {
         ("monpoly", TraceFormat::Monpoly),
         ("csrv-csv", TraceFormat::CsrvCsv),
         ("jsonl", TraceFormat::Jsonl),
+        ("json-stream", TraceFormat::Json),
         ("xml", TraceFormat::Xml),
         ("signal-csv", TraceFormat::Signal),
     ] {

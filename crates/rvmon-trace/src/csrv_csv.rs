@@ -6,9 +6,9 @@
 
 use std::io::BufRead;
 
-use rvmon_core::{Error, Interner, SourcePos, TimePoint};
+use rvmon_core::{Error, Interner, TimePoint};
 
-use crate::event::{read_content_line, EventAssembler};
+use crate::event::{pos_in, read_content_line, EventAssembler};
 use crate::TraceReader;
 
 pub struct CsrvCsvReader<R> {
@@ -30,14 +30,6 @@ impl<R: BufRead> CsrvCsvReader<R> {
             interner: Interner::new(),
             events: EventAssembler::new(time_field),
         }
-    }
-}
-
-fn pos_in(file: &str, line_no: usize, line: &str, byte: usize) -> SourcePos {
-    SourcePos {
-        file: file.to_string(),
-        line: line_no,
-        col: line[..byte.min(line.len())].chars().count() + 1,
     }
 }
 

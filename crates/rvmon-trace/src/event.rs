@@ -211,6 +211,7 @@ impl EventAssembler {
 
 /// Reads the next line that is not blank into `line` (without its line ending), counting lines
 /// in `line_no` and dropping a leading byte-order mark; returns `false` at the end of the input.
+/// A line that is not UTF-8 is an error at its bad byte.
 pub(crate) fn read_content_line(
     src: &mut dyn BufRead,
     line: &mut String,
@@ -218,10 +219,7 @@ pub(crate) fn read_content_line(
     file: &str,
 ) -> Result<bool, Error> {
     loop {
-        line.clear();
-        let n = src
-            .read_line(line)
-            .map_err(|e| Error::msg(format!("{file}: cannot read: {e}")))?;
+        let n = rvmon_core::text::read_line(src, line, file, *line_no + 1)?;
         if n == 0 {
             return Ok(false);
         }
@@ -235,4 +233,9 @@ pub(crate) fn read_content_line(
             return Ok(true);
         }
     }
+}
+
+/// The position of byte `byte` of line `line_no`, `line` (columns count characters).
+pub(crate) fn pos_in(file: &str, line_no: usize, line: &str, byte: usize) -> SourcePos {
+    rvmon_core::text::position_at(file, line.as_bytes(), line_no, byte)
 }
