@@ -1879,3 +1879,48 @@ fn misspelt_keywords_get_a_suggestion() {
         r.stderr
     );
 }
+
+/// The examples of unbounded future: a time point is violated as soon as no
+/// continuation can satisfy the formula there, online too, before earlier time points that
+/// still wait; what neither holds nor fails is inconclusive at the end; `--explain` says so.
+#[test]
+fn unbounded_future_gives_exact_three_valued_verdicts() {
+    let spec = file(
+        "ltl3",
+        "f.mtl",
+        "(request IMPLIES EVENTUALLY grant) AND NOT bad",
+    );
+    let log = file("ltl3", "t.log", "@5 request()\n@9 bad()\n@10 heartbeat()\n");
+    let r = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        log.to_str().unwrap(),
+        "--output",
+        "jsonl",
+    ]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "{\"tp\":1,\"ts\":9,\"verdict\":\"violation\"}\n{\"tp\":0,\"ts\":5,\"verdict\":\"inconclusive\"}\n"
+    );
+    // Online: the violation of time point 1 comes while time point 0 still waits (a MonPoly
+    // time point ends at the next `@`).
+    let (line, status) = first_line_online(
+        &["check", spec.to_str().unwrap(), "--format", "monpoly"],
+        "@5 request()\n@9 bad()\n@10\n",
+    );
+    assert_eq!(line, "violation: time point 1 @9\n");
+    assert_eq!(status, Some(1));
+    // Never satisfiable: a violation at once, not an inconclusive at the end.
+    let never = file("ltl3", "never.mtl", "EVENTUALLY p AND ALWAYS NOT p");
+    let r = run(&["check", never.to_str().unwrap(), log.to_str().unwrap()]);
+    assert_eq!(r.status, 1);
+    assert_eq!(r.stdout.lines().count(), 3, "{}", r.stdout);
+    let r = run(&["check", spec.to_str().unwrap(), "--explain"]);
+    assert!(
+        r.stdout.contains("checked: at every time point"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("three-valued (LTL3)"), "{}", r.stdout);
+}

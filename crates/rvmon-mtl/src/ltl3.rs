@@ -71,6 +71,9 @@ type CheckKey = (Residue, Vec<Tri>);
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Ltl3Engine {
     program: Program,
+    /// The program's nodes with constants folded away (`NEXT FALSE` is `FALSE`): the
+    /// tableau's states grow with every node, so the check is cheaper without them.
+    ops: Vec<Op>,
     tableau: Tableau,
     bdd: Manager,
     holds: Vec<bool>,
@@ -126,10 +129,11 @@ impl Ltl3Engine {
 
     /// `program` must satisfy [`Ltl3Engine::applies`].
     pub fn new(program: Program) -> Ltl3Engine {
-        let n = program.ops.len();
+        let ops = fold_constants(&program.ops);
+        let n = ops.len();
         Ltl3Engine {
-            tableau: Tableau::new(&program.ops, program.props.len()),
-            settled: settled_nodes(&program.ops),
+            tableau: Tableau::new(&ops, program.props.len()),
+            settled: settled_nodes(&ops),
             holds: vec![false; program.props.len()],
             vals: vec![FALSE; n],
             prev: vec![false; n],
@@ -142,6 +146,7 @@ impl Ltl3Engine {
             live: 2,
             checked: HashMap::default(),
             scratch: Scratch::default(),
+            ops,
             program,
         }
     }
@@ -164,7 +169,7 @@ impl Ltl3Engine {
     pub fn step_props(&mut self, tp: u64, ts: Timestamp, out: &mut Vec<Verdict>) {
         self.evaluate_nodes(ts);
         let mut groups = self.progress_pending(ts);
-        let root = self.vals[self.program.root()];
+        let root = self.vals[self.ops.len() - 1];
         let mut index = std::mem::take(&mut self.scratch.index);
         merge(&mut groups, &mut index, root, vec![(tp, ts)], false);
         index.clear();
@@ -203,10 +208,10 @@ impl Ltl3Engine {
 
     /// Each node's residue at the current position, children first.
     fn evaluate_nodes(&mut self, ts: Timestamp) {
-        for i in 0..self.program.ops.len() {
+        for i in 0..self.ops.len() {
             let bdd = &mut self.bdd;
             let vals = &self.vals;
-            let v = match self.program.ops[i] {
+            let v = match self.ops[i] {
                 Op::Const(b) => Manager::constant(b),
                 Op::Atom(p) => Manager::constant(self.holds[p]),
                 Op::Not(c) => bdd.not(vals[c]),
@@ -249,7 +254,7 @@ impl Ltl3Engine {
         memo.clear();
         unfolded.clear();
         index.clear();
-        let ops = &self.program.ops;
+        let ops = &self.ops;
         let vals = &self.vals;
         let mut subst = |bdd: &mut Manager, v: Var| -> Bdd {
             if let Some(&f) = unfolded.get(&v) {
@@ -342,7 +347,7 @@ impl Ltl3Engine {
     /// An obligation (or its negation) as a literal at the next position; `None` when the
     /// relaxation leaves it free.
     fn obligation_literal(&self, v: Var, pos: bool) -> Option<Lit> {
-        match self.program.ops[v.node as usize] {
+        match self.ops[v.node as usize] {
             Op::Until(w, ..) => Some(Lit {
                 node: v.node,
                 pos,
@@ -387,6 +392,85 @@ impl Ltl3Engine {
         rest.sort_unstable_by_key(|v| v.tp);
         out.extend(rest);
     }
+}
+
+/// `ops` with the constants folded: `NOT`, `AND`, `OR` of constants, `PREVIOUS`/`NEXT`/`SINCE`/
+/// `UNTIL` of a false operand that must hold, `FALSE UNTIL[0,b] q` is `q`. Post-order is kept;
+/// the last node is the root.
+fn fold_constants(ops: &[Op]) -> Vec<Op> {
+    #[derive(Clone, Copy)]
+    enum V {
+        K(bool),
+        N(usize),
+    }
+    let mut out: Vec<Op> = Vec::with_capacity(ops.len());
+    let node = |out: &mut Vec<Op>, v: V| match v {
+        V::N(n) => n,
+        V::K(b) => {
+            out.push(Op::Const(b));
+            out.len() - 1
+        }
+    };
+    let mut vals: Vec<V> = Vec::with_capacity(ops.len());
+    for op in ops {
+        let v = match *op {
+            Op::Const(b) => V::K(b),
+            Op::Not(c) => match vals[c] {
+                V::K(b) => V::K(!b),
+                c => {
+                    let c = node(&mut out, c);
+                    out.push(Op::Not(c));
+                    V::N(out.len() - 1)
+                }
+            },
+            Op::And(l, r) | Op::Or(l, r) => {
+                let dominant = matches!(op, Op::Or(..));
+                match (vals[l], vals[r]) {
+                    (V::K(b), _) | (_, V::K(b)) if b == dominant => V::K(dominant),
+                    (V::K(_), x) | (x, V::K(_)) => x,
+                    (V::N(a), V::N(b)) => {
+                        out.push(if dominant {
+                            Op::Or(a, b)
+                        } else {
+                            Op::And(a, b)
+                        });
+                        V::N(out.len() - 1)
+                    }
+                }
+            }
+            Op::Prev(_, c) | Op::Next(_, c) if matches!(vals[c], V::K(false)) => V::K(false),
+            Op::Since(_, _, r) | Op::Until(_, _, r) if matches!(vals[r], V::K(false)) => {
+                V::K(false)
+            }
+            Op::Until(w, l, r) if w.lo == 0 && matches!(vals[l], V::K(false)) => vals[r],
+            ref op => {
+                let mut op = op.clone();
+                match &mut op {
+                    Op::Atom(_) => {}
+                    Op::Prev(_, c) | Op::Next(_, c) => *c = node(&mut out, vals[*c]),
+                    Op::Since(_, l, r) | Op::Until(_, l, r) => {
+                        *l = node(&mut out, vals[*l]);
+                        *r = node(&mut out, vals[*r]);
+                    }
+                    other => unreachable!("folded above: {other:?}"),
+                }
+                out.push(op);
+                V::N(out.len() - 1)
+            }
+        };
+        vals.push(v);
+    }
+    let root = *vals.last().expect("a program has a root");
+    if let V::K(b) = root {
+        out.push(Op::Const(b));
+    } else if let V::N(n) = root {
+        if n + 1 != out.len() {
+            // The root's node was built earlier (an AND with TRUE, say): repeat it last.
+            let f = node(&mut out, V::K(false));
+            out.push(Op::Or(n, f));
+        }
+    }
+    out
 }
 
 /// Which nodes have no future operator in their subtree (children come before parents).

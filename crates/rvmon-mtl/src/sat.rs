@@ -60,7 +60,7 @@ pub(crate) enum Sat {
 /// The most states one check explores before it gives up (and the verdict stays open).
 const MAX_STATES: usize = 20_000;
 /// The most expansion steps one check takes before it gives up.
-const MAX_BRANCHES: usize = 2_000_000;
+const MAX_BRANCHES: usize = 250_000;
 
 /// A residue as the tableau reads it: a decision diagram (a copy of the residue's BDD) whose
 /// tests are literals at the first position of the continuation. Walking it during the first
