@@ -64,9 +64,7 @@ impl<R: BufRead> CsvEvents<R> {
         time_field: Option<&str>,
     ) -> Result<Self, Error> {
         let mut header = String::new();
-        reader
-            .read_line(&mut header)
-            .map_err(|e| Error::msg(format!("{file}: cannot read: {e}")))?;
+        rvmon_core::text::read_line(&mut reader, &mut header, file, 1)?;
         let header = header.trim_start_matches('\u{feff}');
         let names: Vec<String> = split_cells(header.trim_end_matches(['\r', '\n']))
             .into_iter()
@@ -165,6 +163,9 @@ impl<R: BufRead> CsvEvents<R> {
             if self.buf[start..end].trim_ascii().is_empty() {
                 continue;
             }
+            // Cells are parsed from bytes; text that is not UTF-8 is refused where it is,
+            // whichever column it is in.
+            rvmon_core::text::utf8(&self.file, self.line, &self.buf[start..end])?;
             self.row = (start, end);
             if quoted {
                 split_cells_into(&self.buf[start..end], &mut self.cells);
@@ -493,7 +494,8 @@ impl<R: BufRead> EventSource for JsonlEvents<R> {
     }
 }
 
-/// Reads the next line that is not blank into `buf`, counting lines; `false` at the end.
+/// Reads the next line that is not blank into `buf`, counting lines; `false` at the end. A
+/// line that is not UTF-8 is an error at its bad byte.
 fn next_line(
     reader: &mut impl BufRead,
     buf: &mut String,
@@ -501,10 +503,7 @@ fn next_line(
     file: &str,
 ) -> Result<bool, Error> {
     loop {
-        buf.clear();
-        let n = reader
-            .read_line(buf)
-            .map_err(|e| Error::msg(format!("{file}: cannot read: {e}")))?;
+        let n = rvmon_core::text::read_line(reader, buf, file, *line + 1)?;
         if n == 0 {
             return Ok(false);
         }
@@ -736,5 +735,28 @@ mod tests {
                 .contains("no column for input stream `a`"),
             "{missing}"
         );
+    }
+
+    /// Text that is not UTF-8 is an error at its line and column, in a column the
+    /// specification reads or not, in the header, and in JSON Lines.
+    #[test]
+    fn bytes_that_are_not_utf8_are_placed() {
+        let inputs = vec![("a".to_string(), Type::Int)];
+        let mut ev = Event::default();
+        let data: &[u8] = b"a,note,time\n1,\xc3\xa9,0.1\n2,\xc3\xa9\xff,0.2\n";
+        let mut r = CsvEvents::new(data, "t.csv", &inputs, None).unwrap();
+        assert!(r.next_event(&mut ev).unwrap());
+        let e = r.next_event(&mut ev).unwrap_err();
+        assert_eq!(e.to_string(), "t.csv:3:4: invalid UTF-8 (byte 0xFF)");
+        let header: &[u8] = b"a,\xfe\n";
+        let e = CsvEvents::new(header, "t.csv", &inputs, None)
+            .err()
+            .unwrap();
+        assert_eq!(e.to_string(), "t.csv:1:3: invalid UTF-8 (byte 0xFE)");
+        let lines: &[u8] = b"{\"a\": 1}\n\n{\"a\": \"\x80\"}\n";
+        let mut r = JsonlEvents::new(lines, "t.jsonl", &inputs, None);
+        assert!(r.next_event(&mut ev).unwrap());
+        let e = r.next_event(&mut ev).unwrap_err();
+        assert_eq!(e.to_string(), "t.jsonl:3:8: invalid UTF-8 (byte 0x80)");
     }
 }
