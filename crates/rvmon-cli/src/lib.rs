@@ -62,17 +62,33 @@ pub fn trace_format(
     match (given, path) {
         (Some(f), _) => Ok(f),
         (None, Some(p)) => {
-            rvmon_trace::TraceFormat::from_path(std::path::Path::new(p)).ok_or_else(|| {
-                match std::fs::metadata(p) {
-                    Err(e) => Error::file(p, &e),
-                    Ok(_) => Error::msg(format!(
-                        "{p}: cannot tell the trace format from the extension; use --format"
-                    )),
-                }
-            })
+            if let Some(f) = rvmon_trace::TraceFormat::from_path(std::path::Path::new(p)) {
+                return Ok(f);
+            }
+            match std::fs::metadata(p) {
+                Err(e) => Err(Error::file(p, &e)),
+                // A MonPoly log is recognised by its content: its first non-blank line starts
+                // with `@` (no other format rvmon reads can start so).
+                Ok(_) if starts_like_a_monpoly_log(p) => Ok(rvmon_trace::TraceFormat::Monpoly),
+                Ok(_) => Err(Error::msg(format!(
+                    "{p}: cannot tell the trace format from the extension or the content; use --format"
+                ))),
+            }
         }
         (None, None) => Ok(rvmon_trace::TraceFormat::Monpoly),
     }
+}
+
+/// Whether the first non-blank line of the file at `path` starts with `@` (read: at most 64 KiB).
+fn starts_like_a_monpoly_log(path: &str) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(64 * 1024).read_to_end(&mut head));
+    read.is_ok()
+        && head
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|&b| b == b'@')
 }
 
 /// The signature of `--sig`, if given.

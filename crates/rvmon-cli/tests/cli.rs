@@ -1924,3 +1924,18 @@ fn unbounded_future_gives_exact_three_valued_verdicts() {
     );
     assert!(r.stdout.contains("three-valued (LTL3)"), "{}", r.stdout);
 }
+
+/// A MonPoly log without an extension is recognised by its content; other content without an
+/// extension asks for `--format`.
+#[test]
+fn monpoly_log_without_extension_is_recognised() {
+    let spec = file("noext", "f.mtl", "request IMPLIES EVENTUALLY[0,5] grant");
+    let log = file("noext", "trace", "\n  @0 request()\n@10 grant()\n");
+    let r = run(&["check", spec.to_str().unwrap(), log.to_str().unwrap()]);
+    assert_eq!(r.stdout, "violation: time point 0 @0\n", "{}", r.stderr);
+    assert_eq!(r.status, 1);
+    let other = file("noext", "other", "time,request\n0,1\n");
+    let r = run(&["check", spec.to_str().unwrap(), other.to_str().unwrap()]);
+    assert_eq!(r.status, 2);
+    assert!(r.stderr.contains("use --format"), "{}", r.stderr);
+}

@@ -349,7 +349,7 @@ impl Ltl3Engine {
     fn obligation_literal(&self, v: Var, pos: bool) -> Option<Lit> {
         match self.ops[v.node as usize] {
             Op::Until(w, ..) => Some(Lit {
-                node: v.node,
+                node: self.tableau.canon(v.node as usize),
                 pos,
                 exact: v.at == Var::UNTIMED || untimed(&w),
                 cont: !untimed(&w),

@@ -8,7 +8,7 @@ use rvmon_logic::reference::eval_ground_cmp;
 use rvmon_logic::{BinaryTemporal, BoolOp, Formula, FormulaKind, Interval, UnaryTemporal};
 
 /// A metric interval on integer timestamp differences, closed on both ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Window {
     pub lo: i64,
     /// `None`: unbounded.
@@ -30,7 +30,7 @@ impl Window {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Op {
     Const(bool),
     /// Index into the program's proposition table.

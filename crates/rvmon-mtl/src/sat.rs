@@ -118,6 +118,29 @@ pub(crate) struct Tableau {
     tracked: Vec<u32>,
     /// Per node: its slot in `tracked` for `SINCE`, its operand's slot for `PREVIOUS`.
     slot: Vec<u32>,
+    /// Per node: the first node with the same subtree. Literals name that one, so that the
+    /// copies the compiler makes (each side of `EQUIV` twice) are one literal, not two
+    /// independent ones that multiply the states.
+    canon: Vec<u32>,
+}
+
+/// For each node, the first node of `ops` whose subtree is the same (children first).
+fn canonical_nodes(ops: &[Op]) -> Vec<u32> {
+    let mut canon: Vec<u32> = Vec::with_capacity(ops.len());
+    let mut seen: HashMap<Op, u32> = HashMap::default();
+    for (i, op) in ops.iter().enumerate() {
+        let mut key = op.clone();
+        match &mut key {
+            Op::Const(_) | Op::Atom(_) => {}
+            Op::Not(c) | Op::Prev(_, c) | Op::Next(_, c) => *c = canon[*c] as usize,
+            Op::And(l, r) | Op::Or(l, r) | Op::Since(_, l, r) | Op::Until(_, l, r) => {
+                *l = canon[*l] as usize;
+                *r = canon[*r] as usize;
+            }
+        }
+        canon.push(*seen.entry(key).or_insert(i as u32));
+    }
+    canon
 }
 
 fn untimed(w: &Window) -> bool {
@@ -135,19 +158,25 @@ impl Tableau {
                 _ => true,
             })
             .collect();
+        let canon = canonical_nodes(ops);
         let mut tracked = Vec::new();
         let mut slot = vec![u32::MAX; ops.len()];
-        for (i, op) in ops.iter().enumerate() {
+        for (i, op) in ops
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| canon[i] == i as u32)
+        {
             match op {
                 Op::Since(w, ..) if untimed(w) => {
                     slot[i] = tracked.len() as u32;
                     tracked.push(i as u32);
                 }
                 Op::Prev(w, c) if untimed(w) => {
-                    let s = match tracked.iter().position(|&t| t == *c as u32) {
+                    let c = canon[*c];
+                    let s = match tracked.iter().position(|&t| t == c) {
                         Some(s) => s,
                         None => {
-                            tracked.push(*c as u32);
+                            tracked.push(c);
                             tracked.len() - 1
                         }
                     };
@@ -162,6 +191,7 @@ impl Tableau {
             exact,
             tracked,
             slot,
+            canon,
         }
     }
 
@@ -171,9 +201,14 @@ impl Tableau {
     }
 
     /// The literal of a fresh instance of `node` at a position.
+    /// The node literals name for `node` (the first one with the same subtree).
+    pub(crate) fn canon(&self, node: usize) -> u32 {
+        self.canon[node]
+    }
+
     pub(crate) fn fresh(&self, node: usize, pos: bool) -> Lit {
         Lit {
-            node: node as u32,
+            node: self.canon[node],
             pos,
             exact: self.exact[node],
             cont: false,
