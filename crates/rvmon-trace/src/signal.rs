@@ -28,9 +28,10 @@ impl<R: BufRead> SignalCsvReader<R> {
             .trim(csv::Trim::All)
             .from_reader(src);
         let headers = csv
-            .headers()
+            .byte_headers()
             .map_err(|e| Error::msg(format!("{file}: cannot read the CSV header: {e}")))?
             .clone();
+        let headers = text_record(headers, &file, 1)?;
         // The `--time-field` column, or else the first called `time`, `ts` or `timestamp`.
         let time_col = match &time_field {
             Some(t) => headers.iter().position(|h| h == t),
@@ -65,10 +66,40 @@ impl<R: BufRead> SignalCsvReader<R> {
     }
 }
 
+/// A record's cells as text, or the error at the first byte that is not UTF-8 (its column
+/// counted over the cells before it, as other errors in a record are).
+fn text_record(
+    bytes: csv::ByteRecord,
+    file: &str,
+    line: usize,
+) -> Result<csv::StringRecord, Error> {
+    csv::StringRecord::from_byte_record(bytes).map_err(|e| {
+        let (field, valid) = (e.utf8_error().field(), e.utf8_error().valid_up_to());
+        let cells = e.into_byte_record();
+        let before: usize = cells
+            .iter()
+            .take(field)
+            .map(|c| String::from_utf8_lossy(c).chars().count() + 1)
+            .sum();
+        let cell = &cells[field];
+        let mut at = rvmon_core::text::position_at(file, cell, line, valid);
+        at.col += before;
+        let rest = &cell[valid..];
+        let len = std::str::from_utf8(rest)
+            .err()
+            .and_then(|e| e.error_len())
+            .unwrap_or(0);
+        rvmon_core::text::invalid_utf8(at, &rest[..len])
+    })
+}
+
 impl<R: BufRead> TraceReader for SignalCsvReader<R> {
     fn next_time_point(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
         tp.clear();
-        let more = self.csv.read_record(&mut self.record).map_err(|e| {
+        // Read as bytes and checked here, so that text that is not UTF-8 is placed by line and
+        // column (the csv crate gives its record and field only); the buffers go round.
+        let mut bytes = std::mem::take(&mut self.record).into_byte_record();
+        let more = self.csv.read_byte_record(&mut bytes).map_err(|e| {
             let line = e.position().map_or(0, |p| p.line() as usize);
             Error::at(
                 SourcePos {
@@ -82,7 +113,8 @@ impl<R: BufRead> TraceReader for SignalCsvReader<R> {
         if !more {
             return Ok(false);
         }
-        let line = self.record.position().map_or(0, |p| p.line() as usize);
+        let line = bytes.position().map_or(0, |p| p.line() as usize);
+        self.record = text_record(bytes, &self.file, line)?;
         let col_of = |record: &csv::StringRecord, i: usize| {
             // Column of cell `i`: the cells before it plus their separators.
             record

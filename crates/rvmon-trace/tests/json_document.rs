@@ -131,6 +131,21 @@ fn bytes_that_are_not_utf8_are_an_error_where_they_are() {
         read_text(TraceFormat::Json, cut).1.unwrap(),
         "t:1:11: invalid UTF-8 (the input ends inside a character)"
     );
+    let signal: &[u8] = b"time,x\n0,1\n1,\xc3\xa9\xff\n";
+    assert_eq!(
+        read_text(TraceFormat::Signal, signal),
+        (
+            strings(&["x@0"]),
+            Some("t:3:4: invalid UTF-8 (byte 0xFF)".into())
+        )
+    );
+    let header: &[u8] = b"time,\xff\n";
+    let src: Box<dyn std::io::BufRead> = Box::new(header);
+    let e = open_reader(TraceFormat::Signal, src, "t", TraceOptions::default());
+    assert_eq!(
+        e.err().unwrap().to_string(),
+        "t:1:6: invalid UTF-8 (byte 0xFF)"
+    );
     let csv: &[u8] = b"a, x = 1\nb, x = \xc0\n";
     assert_eq!(
         read_text(TraceFormat::CsrvCsv, csv),
