@@ -12,9 +12,11 @@ use rvmon_logic::reference::{evaluate, RefTimePoint};
 use rvmon_logic::{analyze, parse_formula, TemporalClass};
 use rvmon_mtl::{Engine, Program, CLOSING_TS};
 
-const PROPS: [&str; 3] = ["p", "q", "r"];
+mod common;
 
-fn interval(bounded: bool) -> impl Strategy<Value = String> {
+use common::PROPS;
+
+fn interval(bounded: bool) -> BoxedStrategy<String> {
     let b =
         (0u64..4, 0u64..5, any::<bool>(), any::<bool>()).prop_map(|(a, len, lo_open, hi_open)| {
             // Keep the interval non-empty after opening its ends.
@@ -34,38 +36,7 @@ fn interval(bounded: bool) -> impl Strategy<Value = String> {
 
 /// Random formula text; `future_bounded` keeps future operators bounded.
 fn formula(future_bounded: bool) -> impl Strategy<Value = String> {
-    let leaf = prop_oneof![
-        6 => prop::sample::select(&PROPS[..]).prop_map(|p| format!("{p}()")),
-        1 => Just("TRUE".to_string()),
-        1 => Just("FALSE".to_string()),
-    ];
-    leaf.prop_recursive(4, 16, 2, move |inner| {
-        prop_oneof![
-            inner.clone().prop_map(|a| format!("(NOT {a})")),
-            (
-                inner.clone(),
-                inner.clone(),
-                prop::sample::select(&["AND", "OR", "IMPLIES", "EQUIV"][..])
-            )
-                .prop_map(|(a, b, op)| format!("({a} {op} {b})")),
-            (
-                inner.clone(),
-                interval(false),
-                prop::sample::select(&["PREVIOUS", "ONCE", "PAST_ALWAYS"][..])
-            )
-                .prop_map(|(a, i, op)| format!("({op}{i} {a})")),
-            (
-                inner.clone(),
-                interval(future_bounded),
-                prop::sample::select(&["NEXT", "EVENTUALLY", "ALWAYS"][..])
-            )
-                .prop_map(|(a, i, op)| format!("({op}{i} {a})")),
-            (inner.clone(), inner.clone(), interval(false))
-                .prop_map(|(a, b, i)| format!("({a} SINCE{i} {b})")),
-            (inner.clone(), inner, interval(future_bounded))
-                .prop_map(|(a, b, i)| format!("({a} UNTIL{i} {b})")),
-        ]
-    })
+    common::formula(interval(false), interval(future_bounded))
 }
 
 fn trace() -> impl Strategy<Value = Vec<RefTimePoint>> {

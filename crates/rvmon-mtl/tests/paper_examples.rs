@@ -17,10 +17,20 @@ use rvmon_trace::{MonpolyLogReader, TraceReader};
 
 /// Verdict of time point `tp` after each prefix of `log`, as `?`, `T` or `F`.
 fn verdicts_of(formula: &str, log: &str, tp: u64) -> String {
+    verdicts_with(Engine::new, formula, log, tp)
+}
+
+/// As [`verdicts_of`], with the engine `rvmon check` runs (LTL3's exact verdicts where the
+/// formula has an unbounded future operator).
+fn three_valued_of(formula: &str, log: &str, tp: u64) -> String {
+    verdicts_with(Engine::three_valued, formula, log, tp)
+}
+
+fn verdicts_with(engine: fn(Program) -> Engine, formula: &str, log: &str, tp: u64) -> String {
     let f = parse_formula("spec", formula).unwrap();
     let mut reader = MonpolyLogReader::new(log.as_bytes(), "log", None);
     let program = Program::compile(&f, reader.interner_mut(), "spec", formula).unwrap();
-    let mut engine = Engine::new(program);
+    let mut engine = engine(program);
     let mut point = TimePoint::default();
     let mut decided: Option<Truth> = None;
     let mut out = String::new();
@@ -144,34 +154,6 @@ fn paper15_changegear_separation_agrees_with_original() {
             "separated on {log:?}"
         );
     }
-}
-
-/// As [`verdicts_of`], with the engine `rvmon check` runs (LTL3's exact verdicts where the
-/// formula has an unbounded future operator).
-fn three_valued_of(formula: &str, log: &str, tp: u64) -> String {
-    let f = parse_formula("spec", formula).unwrap();
-    let mut reader = MonpolyLogReader::new(log.as_bytes(), "log", None);
-    let program = Program::compile(&f, reader.interner_mut(), "spec", formula).unwrap();
-    let mut engine = Engine::three_valued(program);
-    let mut point = TimePoint::default();
-    let mut out = String::new();
-    let mut verdicts: Vec<Verdict> = Vec::new();
-    let mut decided = None;
-    while reader.next_time_point(&mut point).unwrap() {
-        verdicts.clear();
-        rvmon_core::Monitor::step(&mut engine, &point, &mut verdicts);
-        if let Some(v) = verdicts.iter().find(|v| v.tp == tp) {
-            assert!(decided.is_none(), "time point {tp} decided twice");
-            decided = Some(v.value);
-        }
-        out.push(match decided {
-            None => '?',
-            Some(Truth::True) => 'T',
-            Some(Truth::False) => 'F',
-            Some(Truth::Unknown) => unreachable!("unknown is only reported at the end"),
-        });
-    }
-    out
 }
 
 #[test]

@@ -17,48 +17,21 @@ use rvmon_core::{Interner, Truth, Verdict};
 use rvmon_logic::parse_formula;
 use rvmon_mtl::{Engine, Program};
 
-const PROPS: [&str; 3] = ["p", "q", "r"];
+mod common;
 
-fn interval() -> impl Strategy<Value = String> {
+use common::PROPS;
+
+fn interval() -> BoxedStrategy<String> {
     prop_oneof![
         3 => Just(String::new()),
         1 => (0u64..3, 0u64..4).prop_map(|(a, len)| format!("[{a},{}]", a + len)),
         1 => (0u64..3).prop_map(|a| format!("[{a},*)")),
     ]
+    .boxed()
 }
 
 fn formula() -> impl Strategy<Value = String> {
-    let leaf = prop_oneof![
-        6 => prop::sample::select(&PROPS[..]).prop_map(|p| format!("{p}()")),
-        1 => Just("TRUE".to_string()),
-        1 => Just("FALSE".to_string()),
-    ];
-    leaf.prop_recursive(4, 14, 2, |inner| {
-        prop_oneof![
-            inner.clone().prop_map(|a| format!("(NOT {a})")),
-            (
-                inner.clone(),
-                inner.clone(),
-                prop::sample::select(&["AND", "OR", "IMPLIES", "EQUIV"][..])
-            )
-                .prop_map(|(a, b, op)| format!("({a} {op} {b})")),
-            (
-                inner.clone(),
-                interval(),
-                prop::sample::select(&["PREVIOUS", "ONCE", "PAST_ALWAYS"][..])
-            )
-                .prop_map(|(a, i, op)| format!("({op}{i} {a})")),
-            (
-                inner.clone(),
-                interval(),
-                prop::sample::select(&["NEXT", "EVENTUALLY", "ALWAYS"][..])
-            )
-                .prop_map(|(a, i, op)| format!("({op}{i} {a})")),
-            (inner.clone(), inner.clone(), interval())
-                .prop_map(|(a, b, i)| format!("({a} SINCE{i} {b})")),
-            (inner.clone(), inner, interval()).prop_map(|(a, b, i)| format!("({a} UNTIL{i} {b})")),
-        ]
-    })
+    common::formula(interval(), interval())
 }
 
 type Trace = Vec<(i64, Vec<&'static str>)>;
