@@ -7,6 +7,7 @@
 mod error;
 mod intern;
 mod json;
+pub mod limits;
 mod live;
 mod state;
 pub mod text;
@@ -16,6 +17,7 @@ mod verdict;
 pub use error::{Error, SourcePos};
 pub use intern::{Interner, SavedStrings, StringCollection, Sym};
 pub use json::json_string;
+pub use limits::{too_deep, Depth, MemoryLimit};
 pub use live::mark_syms;
 pub use state::{decode_state, encode_state};
 pub use timepoint::{EventRef, TimePoint, Timestamp, Value};
