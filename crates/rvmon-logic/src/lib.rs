@@ -13,6 +13,7 @@ pub mod eval;
 mod lexer;
 pub mod monitorable;
 pub mod monpoly;
+mod nesting;
 pub mod order;
 mod parser;
 pub mod pushdown;
@@ -24,6 +25,7 @@ mod suggest;
 
 pub use analysis::{analyze, check_arities, Analysis, TemporalClass};
 pub use ast::*;
+pub use nesting::{MAX_NESTING, MAX_WRITTEN_OUT};
 pub use parser::{parse_formula, parse_formula_with, ParseOptions};
 
 use std::collections::BTreeSet;

@@ -9,7 +9,8 @@
 //! formulas rely on it.
 
 use logos::Logos;
-use rvmon_core::Error;
+use rvmon_core::limits::associate;
+use rvmon_core::{Depth, Error};
 
 use crate::ast::*;
 use crate::lexer::Tok;
@@ -76,16 +77,19 @@ pub fn parse_formula(file: &str, text: &str) -> Result<Formula, Error> {
 /// lexer stopped there, at a character MonPoly's syntax does not have (`!`, `&`, `:`, …).
 pub fn parse_formula_with(file: &str, text: &str, options: ParseOptions) -> Result<Formula, Error> {
     let monpoly = parse_monpoly(file, text, options.bare_propositions);
-    if !options.spot {
-        return monpoly.map_err(|(e, _)| e);
-    }
-    match (monpoly, crate::spot::parse(file, text)) {
-        (_, Ok(f)) => Ok(f),
-        (Ok(f), Err(_)) => Ok(f),
-        (Err((m, reached)), Err((s, spot_reached))) => {
-            Err(if (spot_reached, 1) > reached { s } else { m })
+    let parsed = if !options.spot {
+        monpoly.map_err(|(e, _)| e)
+    } else {
+        match (monpoly, crate::spot::parse(file, text)) {
+            (_, Ok(f)) => Ok(f),
+            (Ok(f), Err(_)) => Ok(f),
+            (Err((m, reached)), Err((s, spot_reached))) => {
+                Err(if (spot_reached, 1) > reached { s } else { m })
+            }
         }
-    }
+    }?;
+    crate::nesting::check(file, text, &parsed)?;
+    Ok(parsed)
 }
 
 fn lex(file: &str, text: &str) -> Result<Vec<(Tok, Span)>, Error> {
@@ -135,6 +139,7 @@ fn parse_monpoly(file: &str, text: &str, bare: bool) -> Result<Formula, (Error, 
         toks,
         pos: 0,
         bare,
+        depth: Depth::new(crate::MAX_NESTING),
     };
     let parsed = p.formula(0).and_then(|f| {
         if p.pos < p.toks.len() {
@@ -156,6 +161,8 @@ struct Parser<'a> {
     pos: usize,
     /// [`ParseOptions::bare_propositions`].
     bare: bool,
+    /// How deep `prefix` and `term` recurse (see [`crate::MAX_NESTING`]).
+    depth: Depth,
 }
 
 impl Parser<'_> {
@@ -216,6 +223,21 @@ impl Parser<'_> {
         }
     }
 
+    /// `f` one level of nesting deeper: an error at the cursor past [`crate::MAX_NESTING`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
+        if let Err(m) = self.depth.enter() {
+            return Err(Error::at_offset(
+                self.file,
+                self.text,
+                self.span_here().start,
+                m,
+            ));
+        }
+        let r = f(self);
+        self.depth.leave();
+        r
+    }
+
     fn formula(&mut self, min_bp: u8) -> Result<Formula, Error> {
         let mut lhs = self.prefix()?;
         loop {
@@ -232,12 +254,17 @@ impl Parser<'_> {
                 break;
             }
             let op_tok = self.toks[self.pos].0.clone();
+            if let Tok::And | Tok::Or = op_tok {
+                lhs = self.chain(lhs, &op_tok, rbp)?;
+                continue;
+            }
             self.pos += 1;
             let start = lhs.span.start;
             let kind = match op_tok {
                 Tok::Since | Tok::Until => {
                     let interval = self.opt_interval()?;
-                    let rhs = self.formula(rbp)?;
+                    // Right-associative: the recursion on the right is the nesting.
+                    let rhs = self.nested(|p| p.formula(rbp))?;
                     let op = if op_tok == Tok::Since {
                         BinaryTemporal::Since
                     } else {
@@ -251,12 +278,10 @@ impl Parser<'_> {
                     }
                 }
                 _ => {
-                    let rhs = self.formula(rbp)?;
+                    let rhs = self.nested(|p| p.formula(rbp))?;
                     let op = match op_tok {
                         Tok::Equiv => BoolOp::Equiv,
-                        Tok::Implies => BoolOp::Implies,
-                        Tok::Or => BoolOp::Or,
-                        _ => BoolOp::And,
+                        _ => BoolOp::Implies,
                     };
                     FormulaKind::Bool2 {
                         op,
@@ -276,7 +301,28 @@ impl Parser<'_> {
         Ok(lhs)
     }
 
+    /// `first op x₁ op x₂ …` for `AND` or `OR` (`op_tok`), as long as `op_tok` follows; each
+    /// operand is parsed with `rbp`. Built by a loop, and shallow when long ([`chain`]).
+    fn chain(&mut self, first: Formula, op_tok: &Tok, rbp: u8) -> Result<Formula, Error> {
+        let op = if *op_tok == Tok::And {
+            BoolOp::And
+        } else {
+            BoolOp::Or
+        };
+        let mut rest = Vec::new();
+        while self.eat(op_tok) {
+            rest.push(self.formula(rbp)?);
+        }
+        Ok(chain(op, first, rest))
+    }
+
+    /// An operand: a prefix operator and its operand, a parenthesised formula, an atom. Each
+    /// nests one level: every recursion of the parser goes through here (or [`Self::term`]).
     fn prefix(&mut self) -> Result<Formula, Error> {
+        self.nested(Self::prefix_at)
+    }
+
+    fn prefix_at(&mut self) -> Result<Formula, Error> {
         let start = self.span_here().start;
         let finish = |p: &Self, kind| {
             Formula::new(
@@ -664,6 +710,10 @@ impl Parser<'_> {
     }
 
     fn term(&mut self, min_bp: u8) -> Result<Term, Error> {
+        self.nested(|p| p.term_at(min_bp))
+    }
+
+    fn term_at(&mut self, min_bp: u8) -> Result<Term, Error> {
         let mut lhs = match self.peek().cloned() {
             Some(Tok::Ident(s))
                 if self.peek_at(1) == Some(&Tok::LParen) && Func::from_name(&s).is_some() =>
@@ -813,6 +863,42 @@ impl Parser<'_> {
             }
         }
         Ok(n)
+    }
+}
+
+/// The chain `first op rest₀ op rest₁ …` of `AND` or `OR`, left-associative as written, and
+/// for a long chain regrouped so that its depth does not grow with its length
+/// ([`associate`]). Both are associative, but MonPoly's monitorability is not: in `φ AND NOT
+/// ψ` and `φ AND t₁ < t₂` the right operand's variables must be among `φ`'s, and a comparison
+/// stands only there ([`needs_left`]). So an `AND` run never starts at such an operand, and a
+/// chain with one that has free variables is not regrouped (its depth then counts against [`crate::MAX_NESTING`]); in the others, every
+/// operand means for MonPoly what it meant in the chain as written.
+pub(crate) fn chain(op: BoolOp, first: Formula, rest: Vec<Formula>) -> Formula {
+    let regroup = op == BoolOp::Or
+        || rest
+            .iter()
+            .all(|g| !needs_left(g) || crate::free_vars(g).is_empty());
+    associate(
+        first,
+        rest.into_iter().map(|g| ((), g)).collect(),
+        |(), g| regroup && (op == BoolOp::Or || !needs_left(g)),
+        |(), l, r| {
+            let span = Span {
+                start: l.span.start,
+                end: r.span.end,
+            };
+            Formula::bool2(op, l, r, span)
+        },
+    )
+}
+
+/// Whether MonPoly reads `g` only as the right operand of an `AND`: a comparison or string
+/// relation (negated or not), or a negation with free variables.
+fn needs_left(g: &Formula) -> bool {
+    match &g.kind {
+        FormulaKind::Cmp { .. } | FormulaKind::StrRel { .. } => true,
+        FormulaKind::Not(h) => needs_left(h) || !crate::free_vars(h).is_empty(),
+        _ => false,
     }
 }
 

@@ -37,10 +37,10 @@
 //! `F[4:2]` as `F[2:4]`), and an operator letter glued to a name after an operand: Spot reads
 //! `a Ub` as `a U b`, by which `a Until b` would silently be `a U ntil`.
 
-use rvmon_core::Error;
+use rvmon_core::{Depth, Error};
 
 use crate::ast::*;
-use crate::parser::byte_offset;
+use crate::parser::{byte_offset, chain};
 
 /// Spot refuses step counts above this (`fnode::unbounded() - 1`); so does rvmon.
 const MAX_STEPS: u64 = 254;
@@ -134,6 +134,7 @@ pub fn parse(file: &str, text: &str) -> Result<Formula, (Error, usize)> {
         text,
         pos: 0,
         copied: 0,
+        depth: Depth::new(crate::MAX_NESTING),
     };
     let parsed = p.formula(0).and_then(|f| match p.token(false)? {
         None => Ok(f),
@@ -158,6 +159,8 @@ struct Parser<'a> {
     pos: usize,
     /// Operators copied so far by `W`, `M` and the bounded sugar.
     copied: usize,
+    /// How deep `unary` recurses (see [`crate::MAX_NESTING`]).
+    depth: Depth,
 }
 
 impl Parser<'_> {
@@ -404,6 +407,18 @@ impl Parser<'_> {
         ))
     }
 
+    /// `f` one level of nesting deeper: an error at the next token past
+    /// [`crate::MAX_NESTING`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
+        if let Err(m) = self.depth.enter() {
+            let at = self.blank(self.pos);
+            return Err(self.error(at, m));
+        }
+        let r = f(self);
+        self.depth.leave();
+        r
+    }
+
     fn formula(&mut self, min_bp: u8) -> Result<Formula, Error> {
         let mut lhs = self.unary()?;
         while let Some((Tok::Bin(op), span)) = self.token(false)? {
@@ -411,8 +426,13 @@ impl Parser<'_> {
             if lbp < min_bp {
                 break;
             }
+            if let BinOp::And | BinOp::Or = op {
+                lhs = self.chain(op, lhs, rbp)?;
+                continue;
+            }
             self.pos = span.end;
-            let rhs = self.formula(rbp)?;
+            // Right-associative (`U`, `->`): the recursion on the right is the nesting.
+            let rhs = self.nested(|p| p.formula(rbp))?;
             let whole = Span {
                 start: lhs.span.start,
                 end: rhs.span.end,
@@ -457,7 +477,31 @@ impl Parser<'_> {
         })
     }
 
+    /// `first & x₁ & x₂ …` (or `|`), as long as `op` follows, each operand parsed with `rbp`:
+    /// built by a loop, and shallow when long ([`chain`]).
+    fn chain(&mut self, op: BinOp, first: Formula, rbp: u8) -> Result<Formula, Error> {
+        let mut rest = Vec::new();
+        while let Some((Tok::Bin(next), span)) = self.token(false)? {
+            if next != op {
+                break;
+            }
+            self.pos = span.end;
+            rest.push(self.formula(rbp)?);
+        }
+        let op = if op == BinOp::And {
+            BoolOp::And
+        } else {
+            BoolOp::Or
+        };
+        Ok(chain(op, first, rest))
+    }
+
+    /// An operand; every recursion of the parser goes through here, one level of nesting.
     fn unary(&mut self) -> Result<Formula, Error> {
+        self.nested(Self::unary_at)
+    }
+
+    fn unary_at(&mut self) -> Result<Formula, Error> {
         let found = self.token(true)?;
         let Some((tok, span)) = found else {
             return Err(self.expected("expected a formula", None));
