@@ -37,6 +37,7 @@ use std::collections::VecDeque;
 
 use logos::Logos;
 use rustc_hash::FxHashMap;
+use rvmon_core::Depth;
 
 use crate::monitor::reaching;
 
@@ -193,7 +194,7 @@ pub fn parse(text: &str, event: &dyn Fn(&str) -> Option<usize>) -> Result<Ltl, P
         toks,
         pos: 0,
         end: text.len(),
-        depth: 0,
+        depth: Depth::new(crate::spec::MAX_NESTING),
         event,
     };
     let f = p.iff()?;
@@ -207,7 +208,7 @@ struct Parser<'a> {
     toks: Vec<(Tok, usize)>,
     pos: usize,
     end: usize,
-    depth: usize,
+    depth: Depth,
     event: &'a dyn Fn(&str) -> Option<usize>,
 }
 
@@ -291,18 +292,15 @@ impl Parser<'_> {
         Ok(f)
     }
 
-    /// Runs `rule` one level deeper, refusing formulas nested past 200 levels (the compiler
-    /// recurses over the formula).
+    /// Runs `rule` one level deeper, refusing formulas nested past
+    /// [`crate::spec::MAX_NESTING`] levels (the compiler recurses over the formula).
     fn nested(
         &mut self,
         rule: fn(&mut Self) -> Result<Ltl, ParseError>,
     ) -> Result<Ltl, ParseError> {
-        if self.depth >= 200 {
-            return Err((self.at(), "the ltl formula nests too deeply (200)".into()));
-        }
-        self.depth += 1;
+        self.depth.enter().map_err(|m| (self.at(), m))?;
         let r = rule(self);
-        self.depth -= 1;
+        self.depth.leave();
         r
     }
 
@@ -1019,7 +1017,7 @@ mod tests {
             .1
             .contains("unexpected character `%`"));
         let deep = format!("{}a{}", "(".repeat(500), ")".repeat(500));
-        assert!(parse(&deep, &ev).unwrap_err().1.contains("too deeply"));
+        assert_eq!(parse(&deep, &ev).unwrap_err().1, "nesting deeper than 200");
         let f = parse("<*> <> a", &ev).unwrap();
         assert!(compile(&f, 2)
             .unwrap_err()

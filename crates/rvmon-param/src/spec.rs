@@ -43,7 +43,7 @@
 //! * Several properties may share a file. Comments are `//` and `/* … */`.
 
 use logos::Logos;
-use rvmon_core::Error;
+use rvmon_core::{Depth, Error};
 
 use crate::ere::{self, Re};
 use crate::ltl;
@@ -205,6 +205,12 @@ impl Property {
     }
 }
 
+/// How deep the bodies of a `.rvm` file may nest: the parentheses and `~` of an `ere:`, the
+/// operators of an `ltl:` formula. Their compilers recurse on them (the `ere:` machine's
+/// construction also on its concatenations and alternatives, at most a thousand event names
+/// long).
+pub const MAX_NESTING: usize = 200;
+
 /// An `ere:` as written, before event names are numbered.
 #[derive(Clone, Debug)]
 enum EreAst {
@@ -314,7 +320,7 @@ pub fn parse_rvm(file: &str, text: &str) -> Result<Vec<Property>, Error> {
         text,
         toks,
         pos: 0,
-        depth: 0,
+        depth: Depth::new(MAX_NESTING),
         atoms: 0,
     };
     let mut props = Vec::new();
@@ -337,9 +343,9 @@ struct P<'a> {
     text: &'a str,
     toks: Vec<(Tok, usize)>,
     pos: usize,
-    /// Parentheses open in an `ere:`, and the event names read in it (both bounded, so that
-    /// compiling it cannot overflow the stack).
-    depth: usize,
+    /// Parentheses and `~` open in an `ere:`, and the event names read in it (both bounded, so
+    /// that compiling it cannot overflow the stack).
+    depth: Depth,
     atoms: usize,
 }
 
@@ -446,20 +452,34 @@ impl P<'_> {
         }
     }
 
-    /// `post := atom ("*" | "+" | "?")*`
+    /// `post := atom ("*" | "+" | "?")*`. A run of postfix operators is one operator: `r**`
+    /// = `r*`, `r++` = `r+`, `r??` = `r?`, and any other two make `r*` (`(r+)?` and `(r?)+`
+    /// both match ε and any number of `r`). So they never nest (12,000 `*` in a row once
+    /// overflowed the stack of the machine's construction).
     fn ere_post(&mut self) -> Result<EreAst, Error> {
-        let mut r = self.ere_atom()?;
+        let r = self.ere_atom()?;
+        let mut op = None;
         loop {
-            r = if self.eat(&Tok::Star) {
-                EreAst::Star(Box::new(r))
+            let next = if self.eat(&Tok::Star) {
+                '*'
             } else if self.eat(&Tok::Plus) {
-                EreAst::Plus(Box::new(r))
+                '+'
             } else if self.eat(&Tok::Question) {
-                EreAst::Optional(Box::new(r))
+                '?'
             } else {
-                return Ok(r);
+                break;
             };
+            op = Some(match op {
+                Some(o) if o != next => '*',
+                _ => next,
+            });
         }
+        Ok(match op {
+            None => r,
+            Some('*') => EreAst::Star(Box::new(r)),
+            Some('+') => EreAst::Plus(Box::new(r)),
+            Some(_) => EreAst::Optional(Box::new(r)),
+        })
     }
 
     /// `not := "~" not | post`: as in JavaMOP's ERE grammar, the complement takes a postfix
@@ -468,29 +488,24 @@ impl P<'_> {
         if !self.eat(&Tok::Tilde) {
             return self.ere_post();
         }
-        self.nest()?;
-        let r = self.ere_not();
-        self.depth -= 1;
-        Ok(EreAst::Not(Box::new(r?)))
+        let r = self.nested(Self::ere_not)?;
+        Ok(EreAst::Not(Box::new(r)))
     }
 
-    /// Enters a nested `(` or `~`, refusing to go deeper than 200 (compiling must not
-    /// overflow the stack).
-    fn nest(&mut self) -> Result<(), Error> {
-        if self.depth >= 200 {
-            return Err(self.err(self.at(), "the ere nests `(` and `~` too deeply (200)"));
-        }
-        self.depth += 1;
-        Ok(())
+    /// `rule` after the `(` or `~` just read, one level deeper: past [`MAX_NESTING`], an
+    /// error at that `(` or `~`.
+    fn nested(&mut self, rule: fn(&mut Self) -> Result<EreAst, Error>) -> Result<EreAst, Error> {
+        let opened = self.toks[self.pos - 1].1;
+        self.depth.enter().map_err(|m| self.err(opened, m))?;
+        let r = rule(self);
+        self.depth.leave();
+        r
     }
 
     /// `atom := name | "epsilon" | "(" alt ")"`
     fn ere_atom(&mut self) -> Result<EreAst, Error> {
         if self.eat(&Tok::LParen) {
-            self.nest()?;
-            let r = self.ere_alt();
-            self.depth -= 1;
-            let r = r?;
+            let r = self.nested(Self::ere_alt)?;
             self.expect(&Tok::RParen, "`)`")?;
             return Ok(r);
         }
@@ -939,16 +954,45 @@ mod tests {
         let body = format!("{}a{}", "(".repeat(100_000), ")".repeat(100_000));
         let text = format!("P(i) {{\n event a(i)\n ere: {body}\n @match \"m\"\n}}");
         let e = parse_rvm("p.rvm", &text).unwrap_err();
-        assert!(e.message.contains("too deeply"), "{e}");
+        assert_eq!(e.to_string(), "p.rvm:3:207: nesting deeper than 200");
         let text = format!(
             "P(i) {{\n event a(i)\n ere: {}a\n @match \"m\"\n}}",
             "~".repeat(100_000)
         );
         let e = parse_rvm("p.rvm", &text).unwrap_err();
-        assert!(e.message.contains("too deeply"), "{e}");
+        assert_eq!(e.to_string(), "p.rvm:3:207: nesting deeper than 200");
         let long = format!("P(i) {{\n event a(i)\n ere: {}\n}}", "a ".repeat(100_000));
         let e = parse_rvm("p.rvm", &long).unwrap_err();
         assert!(e.message.contains("at most 1000"), "{e}");
+    }
+
+    #[test]
+    fn runs_of_postfix_operators_are_one_operator() {
+        let machine = |body: &str| {
+            let text =
+                format!("P(i) {{\n event a(i)\n event b(i)\n ere: {body}\n @match \"m\"\n}}");
+            let p = parse_rvm("p.rvm", &text).unwrap_or_else(|e| panic!("{body}: {e}"));
+            (p[0].fsm.delta.clone(), p[0].fsm.verdicts.clone())
+        };
+        // 12,000 `*` in a row once overflowed the stack of the machine's construction.
+        assert_eq!(
+            machine(&format!("a{} b", "*".repeat(12_000))),
+            machine("a* b")
+        );
+        let runs = [
+            ("+?", "*"),
+            ("?+", "*"),
+            ("++", "+"),
+            ("??", "?"),
+            ("*+", "*"),
+        ];
+        for (run, one) in runs {
+            assert_eq!(
+                machine(&format!("(a b){run} b")),
+                machine(&format!("(a b){one} b")),
+                "{run}"
+            );
+        }
     }
 
     #[test]
