@@ -12,7 +12,7 @@
 //!   too, but keep their unresolved values until the end of the trace.
 
 use rustc_hash::FxHashMap;
-use rvmon_core::Error;
+use rvmon_core::{Error, MemoryLimit, SourcePos};
 
 use crate::ast::*;
 use crate::value::Val;
@@ -145,6 +145,25 @@ pub struct OutputInfo {
     pub trigger: Option<(usize, CMessage)>,
     /// The streams the expression (and message) reads, each once.
     pub reads: Vec<Sid>,
+    /// Where the expression is, for the errors of its evaluation.
+    pub at: SourcePos,
+}
+
+impl OutputInfo {
+    /// `e`, a failure of this output's evaluation at `event` (0-based, as triggers count
+    /// them), at the output's expression when `e` has no position of its own.
+    pub fn failed(&self, e: Error, event: u64) -> Error {
+        if e.pos.is_some() {
+            return e;
+        }
+        Error::at(
+            self.at.clone(),
+            format!(
+                "{} (evaluating `{}` at event {event})",
+                e.message, self.name
+            ),
+        )
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -208,6 +227,8 @@ struct Checker<'a> {
     ids: FxHashMap<String, Sid>,
     types: Vec<Option<Type>>,
     n_inputs: usize,
+    /// What the past values the offsets keep may take.
+    memory: MemoryLimit,
 }
 
 impl Checker<'_> {
@@ -256,7 +277,9 @@ impl Checker<'_> {
             }
             K::Offset { stream, by } => {
                 let s = self.stream(stream, e.span)?;
-                (CExpr::Offset(s, *by), self.type_of(s, e.span)?, true)
+                let t = self.type_of(s, e.span)?;
+                self.offset_fits(e, stream, *by, t)?;
+                (CExpr::Offset(s, *by), t, true)
             }
             K::Hold(n) => {
                 let s = self.stream(n, e.span)?;
@@ -460,6 +483,22 @@ impl Checker<'_> {
         })
     }
 
+    /// Whether the past values that the offset `e` (by `by` into `stream`, of type `t`) keeps
+    /// fit in the memory limit.
+    fn offset_fits(&self, e: &Expr, stream: &str, by: i64, t: Ty) -> Result<(), Error> {
+        let (Ty::Known(ty), true) = (t, by < 0) else {
+            return Ok(());
+        };
+        let what = || {
+            let written = &self.text[e.span.0..e.span.1];
+            let keep = by.unsigned_abs();
+            format!("`{written}` keeps {keep} past values of `{stream}`, which")
+        };
+        self.memory
+            .check(past_bytes(by.unsigned_abs(), ty), what)
+            .map_err(|m| self.err(e.span, m))
+    }
+
     fn expect(&self, t: Ty, want: Type, span: Span, what: &str) -> Result<(), Error> {
         if t == Ty::Known(want) {
             Ok(())
@@ -612,8 +651,36 @@ fn accesses(c: &CExpr, out: &mut Vec<(Sid, i64, bool)>) {
     }
 }
 
-/// Checks `spec` (from `file` with text `text`, for error positions) and compiles it.
+/// The memory the engines may set aside to keep `keep` past values of a stream of type
+/// `ty`: the immediate engine's ring (a power of two of slots, of 8 bytes and a string beside
+/// each for a String stream) or the general engine's history (a deque of values, whose
+/// capacity grows by doubling), whichever is larger.
+pub fn past_bytes(keep: u64, ty: Type) -> u128 {
+    let slots = (u128::from(keep) + 1).next_power_of_two();
+    let ring = 8 + if ty == Type::Str {
+        std::mem::size_of::<std::rc::Rc<str>>()
+    } else {
+        0
+    };
+    let history = std::mem::size_of::<Option<Val>>();
+    slots * ring.max(history) as u128
+}
+
+/// Checks `spec` (from `file` with text `text`, for error positions) and compiles it, with
+/// the default memory limit for what its offsets keep ([`analyze_within`]).
 pub fn analyze(file: &str, text: &str, spec: &Spec) -> Result<Program, Error> {
+    analyze_within(file, text, spec, MemoryLimit::DEFAULT)
+}
+
+/// Checks `spec` and compiles it; the past values its offsets keep ([`past_bytes`]) must fit
+/// in `memory`, each offset and all streams together, or it is an error that says what they
+/// would need (before any engine allocates them).
+pub fn analyze_within(
+    file: &str,
+    text: &str,
+    spec: &Spec,
+    memory: MemoryLimit,
+) -> Result<Program, Error> {
     let err = |span: Span, msg: String| Error::at_offset(file, text, span.0, msg);
     let n_in = spec.inputs.len();
     let mut ids: FxHashMap<String, Sid> = FxHashMap::default();
@@ -645,6 +712,7 @@ pub fn analyze(file: &str, text: &str, spec: &Spec) -> Result<Program, Error> {
         ids,
         types,
         n_inputs: n_in,
+        memory,
     };
     // Types: outputs without a declared type take their expression's, in as many rounds as
     // the references between them need.
@@ -797,6 +865,7 @@ pub fn analyze(file: &str, text: &str, spec: &Spec) -> Result<Program, Error> {
         }
     }
     let (report, unbounded_cycle) = crate::graph::report(&edges, &names, n_in);
+    all_pasts_fit(&report, &ck.types, memory).map_err(|(s, m)| err(spans[s], m))?;
     let order = crate::graph::zero_weight_order(&edges, n_in);
     let mut trigger_index = 0;
     let outputs = spec
@@ -816,6 +885,7 @@ pub fn analyze(file: &str, text: &str, spec: &Spec) -> Result<Program, Error> {
                 expr,
                 trigger,
                 reads: reads[k].clone(),
+                at: err(o.expr.span, String::new()).pos.expect("a position"),
             }
         })
         .collect();
@@ -825,6 +895,25 @@ pub fn analyze(file: &str, text: &str, spec: &Spec) -> Result<Program, Error> {
         order,
         report,
         unbounded_cycle,
+    })
+}
+
+/// Whether the past values that the offsets keep, of every stream together, fit in
+/// `memory`; if not, the stream that keeps the most, and the message.
+fn all_pasts_fit(
+    report: &[StreamReport],
+    types: &[Option<Type>],
+    memory: MemoryLimit,
+) -> Result<(), (Sid, String)> {
+    let needs: Vec<u128> = report
+        .iter()
+        .zip(types)
+        .map(|(r, t)| past_bytes(r.keep_past, t.expect("typed")))
+        .collect();
+    let what = || "the past values that the offsets of the specification keep".to_string();
+    memory.check(needs.iter().sum(), what).map_err(|m| {
+        let most = (0..needs.len()).max_by_key(|&s| needs[s]).unwrap_or(0);
+        (most, m)
     })
 }
 

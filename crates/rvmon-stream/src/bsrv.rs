@@ -13,6 +13,7 @@
 use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use rvmon_core::MemoryLimit;
 
 use crate::ast::{BinOp, Expr, ExprKind, Lit, Spec, Type, UnOp};
 
@@ -199,10 +200,30 @@ impl Bsrv {
         models
     }
 
-    /// Builds the reachable part of the window automaton (at most `limit` states).
+    /// Builds the reachable part of the window automaton (at most `limit` states), within
+    /// the default memory limit ([`Bsrv::automaton_within`]).
     pub fn automaton(&self, limit: usize) -> Result<Nfa, String> {
+        self.automaton_within(limit, MemoryLimit::DEFAULT)
+    }
+
+    /// Builds the reachable part of the window automaton: at most `limit` states, whose
+    /// windows (`back + 1 + fwd` letters each, from the offsets) fit in `memory`. Both are
+    /// checked before the windows are built: the initial windows alone are all the futures of
+    /// `fwd` letters, and one window of an offset of 10⁸ is 400 MB.
+    pub fn automaton_within(&self, limit: usize, memory: MemoryLimit) -> Result<Nfa, String> {
         let n_in = self.inputs.len();
         let letters: Vec<Letter> = (0..1u32 << self.streams()).collect();
+        let futures = (letters.len() as u128 + 1).saturating_pow(self.fwd.min(128) as u32);
+        if futures > limit as u128 {
+            return Err(format!("the automaton has more than {limit} states"));
+        }
+        let window = (self.back as u128 + 1 + self.fwd as u128) * size_of::<Letter>() as u128;
+        memory.check(window.saturating_mul(limit as u128), || {
+            format!(
+                "the window automaton's states (up to {limit}, of {} letters each)",
+                self.back + 1 + self.fwd
+            )
+        })?;
         let mut nfa = Nfa {
             n_inputs: n_in,
             back: self.back,

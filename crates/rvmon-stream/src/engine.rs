@@ -238,8 +238,9 @@ impl StreamEngine {
         while let Some(id) = self.work.pop() {
             let p = self.pending[id].take().expect("a live pending instance");
             let at = At::Then(&self.prog.outputs[p.out].reads, &p.anchors);
-            match eval_output(&self.prog.outputs[p.out], &self.view(at)) {
-                Out::Fail(e) => return Err(*e),
+            let o = &self.prog.outputs[p.out];
+            match eval_output(o, &self.view(at)) {
+                Out::Fail(e) => return Err(o.failed(*e, p.event)),
                 Out::Done(v, msg) => {
                     self.live_pending -= 1;
                     self.free.push(id);
@@ -377,7 +378,7 @@ impl Monitor for StreamEngine {
             let idx = self.hist[n_in + k].count() - 1;
             match eval_output(&self.prog.outputs[k], &self.view(At::Now(e))) {
                 Out::Done(v, msg) => self.decide(k, idx, v, msg, e, ev.time)?,
-                Out::Fail(err) => return Err(*err),
+                Out::Fail(err) => return Err(self.prog.outputs[k].failed(*err, e)),
                 Out::Wait(s, j) => {
                     let anchors = self.prog.outputs[k]
                         .reads

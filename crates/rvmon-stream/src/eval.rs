@@ -247,8 +247,8 @@ pub(crate) fn call(f: Func, mut args: Vec<Val>) -> Result<Val, Box<Error>> {
     })
 }
 
-/// Arithmetic and comparisons; integers wrap on overflow (as RTLola's interpreter does), and
-/// integer division by zero is an error instead of RTLola's crash.
+/// Arithmetic and comparisons; integers wrap on overflow (as RTLola's interpreter does for
+/// `+ - *`), and integer division by zero is an error instead of RTLola's crash.
 fn binary(op: BinOp, x: Val, y: Val) -> Result<Val, Box<Error>> {
     if is_arithmetic(op) {
         return match (x, y) {
@@ -291,7 +291,10 @@ pub(crate) fn comparison_holds(op: BinOp, ord: Option<std::cmp::Ordering>) -> bo
 }
 
 /// The arithmetic of one numeric type: signed and unsigned integers wrap and fail on division
-/// by zero; floats follow IEEE.
+/// by zero; floats follow IEEE. The one quotient that overflows, `i64::MIN / -1`, wraps to
+/// `i64::MIN` (and `i64::MIN % -1` is 0), as every other integer overflow does: RTLola's
+/// interpreter panics there, as on division by zero, but unlike division by zero the
+/// quotient has a wrapped value, and it once failed here as "division by zero".
 pub(crate) trait Arith: Copy {
     fn apply(op: BinOp, a: Self, b: Self) -> Result<Self, Box<Error>>;
 }
@@ -300,13 +303,15 @@ macro_rules! integer_arith {
     ($t:ty) => {
         impl Arith for $t {
             fn apply(op: BinOp, a: $t, b: $t) -> Result<$t, Box<Error>> {
-                let div_zero = || Box::new(Error::msg("division by zero"));
+                if b == 0 && matches!(op, BinOp::Div | BinOp::Rem) {
+                    return Err(Box::new(Error::msg("division by zero")));
+                }
                 Ok(match op {
                     BinOp::Add => a.wrapping_add(b),
                     BinOp::Sub => a.wrapping_sub(b),
                     BinOp::Mul => a.wrapping_mul(b),
-                    BinOp::Div => a.checked_div(b).ok_or_else(div_zero)?,
-                    BinOp::Rem => a.checked_rem(b).ok_or_else(div_zero)?,
+                    BinOp::Div => a.wrapping_div(b),
+                    BinOp::Rem => a.wrapping_rem(b),
                     BinOp::Pow => a.wrapping_pow(
                         u32::try_from(b)
                             .map_err(|_| Error::msg(format!("exponent {b} out of range")))?,

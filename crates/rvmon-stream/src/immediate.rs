@@ -141,7 +141,7 @@ impl Monitor for ImmediateEngine {
             let o = &self.prog.outputs[k];
             let (code, message) = &self.code[k];
             let stop = |s: Stop, what: &str| match s {
-                Stop::Fail(e) => *e,
+                Stop::Fail(err) => o.failed(*err, e - 1),
                 Stop::Absent => *bug(&format!("`{}` has no {what}", o.name)),
             };
             let s = n_in + k;
@@ -184,7 +184,7 @@ impl Monitor for ImmediateEngine {
                     (Some(m), _) => match m.eval(st) {
                         Ok(v) => v.to_string().into(),
                         Err(Stop::Absent) => "".into(),
-                        Err(Stop::Fail(e)) => return Err(*e),
+                        Err(Stop::Fail(err)) => return Err(o.failed(*err, e - 1)),
                     },
                     (None, CMessage::Text(t)) => t.clone(),
                     (None, CMessage::Computed(_)) => unreachable!("compiled above"),

@@ -21,7 +21,7 @@ pub mod output;
 pub mod parse;
 pub mod value;
 
-pub use analysis::{analyze, Program};
+pub use analysis::{analyze, analyze_within, Program};
 pub use engine::{Firing, Monitor, StreamEngine};
 pub use immediate::ImmediateEngine;
 pub use parse::parse_spec;

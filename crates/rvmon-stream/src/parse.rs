@@ -6,7 +6,8 @@
 //! A unary operator applies to the whole postfix chain: `-a.hold()` is `-(a.hold())`.
 
 use logos::Logos;
-use rvmon_core::Error;
+use rvmon_core::limits::{associate, deeper_than};
+use rvmon_core::{too_deep, Depth, Error};
 
 use crate::ast::*;
 use crate::lexer::Tok;
@@ -34,8 +35,68 @@ pub fn parse_spec(file: &str, text: &str) -> Result<Spec, Error> {
         toks,
         pos: 0,
         triggers: 0,
+        depth: Depth::new(MAX_NESTING),
     };
-    p.spec()
+    let spec = p.spec()?;
+    check_depth(&spec).map_err(|at| Error::at_offset(file, text, at, too_deep(MAX_NESTING)))?;
+    Ok(spec)
+}
+
+/// The deepest expression (or pacing) a specification may have, counting operators,
+/// parentheses and method calls. The parser, the analysis, the compiled closures and both
+/// engines' evaluations recurse on expressions; at this depth all of them fit in the main
+/// thread's stack (see ARCHITECTURE.md, "Limits").
+pub const MAX_NESTING: usize = 1000;
+
+/// The offset of the first expression or pacing nested deeper than [`MAX_NESTING`]. The
+/// parser's recursion is bounded by the same limit, but a chain it could not regroup
+/// (`a - b - c - …`, see [`Parser::expr`]) is as deep as it is long.
+fn check_depth(spec: &Spec) -> Result<(), usize> {
+    #[derive(Clone, Copy)]
+    enum Node<'a> {
+        E(&'a Expr),
+        P(&'a Pacing, usize),
+    }
+    for o in &spec.outputs {
+        let exprs = std::iter::once(&o.expr).chain(match &o.message {
+            Some(Message::Computed(m)) => Some(m),
+            _ => None,
+        });
+        let roots = exprs
+            .map(Node::E)
+            .chain(o.pacing.as_ref().map(|p| Node::P(p, o.span.0)));
+        for root in roots {
+            let deep = deeper_than(root, MAX_NESTING, |n, out| match n {
+                Node::E(e) => out.extend(children(e).into_iter().map(Node::E)),
+                Node::P(Pacing::And(a, b) | Pacing::Or(a, b), at) => {
+                    out.extend([Node::P(a, at), Node::P(b, at)])
+                }
+                Node::P(..) => {}
+            });
+            match deep {
+                Some(Node::E(e)) => return Err(e.span.0),
+                Some(Node::P(Pacing::Stream(_, span), _)) => return Err(span.0),
+                Some(Node::P(_, at)) => return Err(at),
+                None => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+fn children(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Lit(_)
+        | ExprKind::Stream(_)
+        | ExprKind::Offset { .. }
+        | ExprKind::Hold(_)
+        | ExprKind::Get(_)
+        | ExprKind::IsFresh(_) => Vec::new(),
+        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => vec![a],
+        ExprKind::Default(a, b) | ExprKind::Binary(_, a, b) => vec![a, b],
+        ExprKind::Ite(a, b, c) => vec![a, b, c],
+        ExprKind::Call(_, args) | ExprKind::Format(_, args) => args.iter().collect(),
+    }
 }
 
 struct Parser<'a> {
@@ -44,6 +105,8 @@ struct Parser<'a> {
     toks: Vec<(Tok, Span)>,
     pos: usize,
     triggers: usize,
+    /// How deep `unary` and the pacing recurse (see [`MAX_NESTING`]).
+    depth: Depth,
 }
 
 type PResult<T> = Result<T, Error>;
@@ -291,24 +354,48 @@ impl Parser<'_> {
         Ok(Some(self.pacing_or()?))
     }
 
-    fn pacing_or(&mut self) -> PResult<Pacing> {
-        let mut l = self.pacing_and()?;
-        while matches!(self.peek(), Some(Tok::Or | Tok::Bar)) {
-            self.pos += 1;
-            let r = self.pacing_and()?;
-            l = Pacing::Or(Box::new(l), Box::new(r));
+    /// `f` one level of nesting deeper: an error at the cursor past [`MAX_NESTING`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if let Err(m) = self.depth.enter() {
+            return Err(self.err_at(self.here(), m));
         }
-        Ok(l)
+        let r = f(self);
+        self.depth.leave();
+        r
+    }
+
+    /// A pacing's `||` and `&&` chains are built by loops, and shallow when long
+    /// ([`associate`]: a pacing is a positive Boolean combination, so any grouping is the same).
+    fn pacing_or(&mut self) -> PResult<Pacing> {
+        self.nested(|p| {
+            let first = p.pacing_and()?;
+            let mut rest = Vec::new();
+            while matches!(p.peek(), Some(Tok::Or | Tok::Bar)) {
+                p.pos += 1;
+                rest.push(((), p.pacing_and()?));
+            }
+            Ok(associate(
+                first,
+                rest,
+                |_, _| true,
+                |(), l, r| Pacing::Or(Box::new(l), Box::new(r)),
+            ))
+        })
     }
 
     fn pacing_and(&mut self) -> PResult<Pacing> {
-        let mut l = self.pacing_atom()?;
+        let first = self.pacing_atom()?;
+        let mut rest = Vec::new();
         while matches!(self.peek(), Some(Tok::And | Tok::Amp)) {
             self.pos += 1;
-            let r = self.pacing_atom()?;
-            l = Pacing::And(Box::new(l), Box::new(r));
+            rest.push(((), self.pacing_atom()?));
         }
-        Ok(l)
+        Ok(associate(
+            first,
+            rest,
+            |_, _| true,
+            |(), l, r| Pacing::And(Box::new(l), Box::new(r)),
+        ))
     }
 
     fn pacing_atom(&mut self) -> PResult<Pacing> {
@@ -350,6 +437,14 @@ impl Parser<'_> {
         })
     }
 
+    /// An expression whose operators bind at least `min_bp`. The operands of a
+    /// left-associative operator level (`a + b - c + …`) are read by a loop, and the chain is
+    /// built by [`associate`]: as written when short; when long, regrouped where that keeps its
+    /// value. `&&` and `||` regroup anywhere; `+` and `-` only before a `+` (`(a - b) + (c - d)`
+    /// = `a - b + c - d`: the same for integers, which wrap; floats may round differently in
+    /// their last bits), and `*` only in a chain of `*` alone (integer `/` and `%` do not
+    /// regroup). Comparisons and chains of `-` alone are left as they are, and the depth limit
+    /// applies to them.
     fn expr(&mut self, min_bp: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
         while let Some((lbp, rbp, op)) = self.peek().and_then(Self::infix) {
@@ -366,17 +461,38 @@ impl Parser<'_> {
                 ));
             };
             self.pos += 1;
+            if rbp < lbp {
+                // Right-associative (`->`, `**`): the recursion on the right is the nesting.
+                let rhs = self.nested(|p| p.expr(rbp))?;
+                lhs = binary(op, lhs, rhs);
+                continue;
+            }
             let rhs = self.expr(rbp)?;
-            let span = (lhs.span.0, rhs.span.1);
-            lhs = Expr {
-                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-                span,
+            let mut rest = vec![(op, rhs)];
+            while let Some((l, r, Some(op))) = self.peek().and_then(Self::infix) {
+                if l != lbp {
+                    break;
+                }
+                self.pos += 1;
+                rest.push((op, self.expr(r)?));
+            }
+            let only_mul = rest.iter().all(|(o, _)| *o == BinOp::Mul);
+            let may_start_run = |o: BinOp, _: &Expr| match o {
+                BinOp::And | BinOp::Or | BinOp::Add => true,
+                BinOp::Mul => only_mul,
+                _ => false,
             };
+            lhs = associate(lhs, rest, may_start_run, binary);
         }
         Ok(lhs)
     }
 
+    /// An operand; every recursion of an expression goes through here, one level of nesting.
     fn unary(&mut self) -> PResult<Expr> {
+        self.nested(Self::unary_at)
+    }
+
+    fn unary_at(&mut self) -> PResult<Expr> {
         let start = self.here();
         let op = match self.peek() {
             Some(Tok::Minus) => Some(UnOp::Neg),
@@ -653,6 +769,15 @@ impl Parser<'_> {
             kind,
             span: (start, self.prev_end()),
         })
+    }
+}
+
+/// `lhs op rhs`, spanning both.
+fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
+    let span = (lhs.span.0, rhs.span.1);
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+        span,
     }
 }
 
