@@ -6,7 +6,8 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 use rvmon_core::{
-    json_string, Error, Interner, Monitor, StringCollection, TimePoint, Truth, Value, Verdict,
+    json_string, Error, Interner, MemoryLimit, Monitor, StringCollection, TimePoint, Truth, Value,
+    Verdict,
 };
 use rvmon_fo::FoEngine;
 use rvmon_logic::monpoly::candidate_forms;
@@ -113,6 +114,12 @@ pub struct CheckArgs {
     /// as request ids, then run in memory that follows the policy, not the log).
     #[arg(long, default_value_t = StringCollection::DEFAULT_FLOOR, hide_short_help = true)]
     pub collect_strings: usize,
+    /// Memory a specification may make rvmon set aside before reading the trace (the past
+    /// values that `.lola` offsets keep, the Boolean window automaton): a spec that would
+    /// need more is refused, with what it would need. Bytes, or K, M, G, T (powers of 1024).
+    #[arg(long, default_value_t = MemoryLimit::DEFAULT,
+          value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<MemoryLimit>()))]
+    pub memory_limit: MemoryLimit,
 }
 
 /// How a sliced run slices the log (paper 04's slicers).
@@ -157,6 +164,7 @@ impl CheckArgs {
             readers: None,
             state_dir: None,
             collect_strings: StringCollection::DEFAULT_FLOOR,
+            memory_limit: MemoryLimit::DEFAULT,
         }
     }
 

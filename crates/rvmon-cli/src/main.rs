@@ -36,7 +36,36 @@ enum Command {
     Gen(gen_cmd::GenArgs),
 }
 
+/// The stack of every thread that walks a specification: the command's own thread, and the
+/// worker and reader threads of a parallel run (through `RUST_MIN_STACK`, which the threads
+/// timely-dataflow starts follow). The parsers stop nesting at 1000 levels; the deepest pass
+/// at that depth, the first-order compiler after MonPoly's normalisation (`PAST_ALWAYS φ` is
+/// `NOT ONCE NOT φ`), takes about 6.3 KiB a level in a release build, 6.3 MiB in all
+/// (ARCHITECTURE.md, "Limits"): 32 MiB leaves room for a debug build's larger frames. It is
+/// address space, not memory: a stack's pages are touched only as it grows.
+const STACK: usize = 32 << 20;
+
 fn main() -> ExitCode {
+    if std::env::var_os("RUST_MIN_STACK").is_none() {
+        // Before any thread starts: the standard library reads it once, at the first.
+        std::env::set_var("RUST_MIN_STACK", STACK.to_string());
+    }
+    let command = std::thread::Builder::new()
+        .name("rvmon".into())
+        .stack_size(STACK)
+        .spawn(run);
+    match command.map(std::thread::JoinHandle::join) {
+        Ok(Ok(code)) => code,
+        // The panic has been reported by the panic hook, as on the main thread.
+        Ok(Err(_)) => ExitCode::from(101),
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "rvmon: error: cannot start: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> ExitCode {
     rvmon_cli::PROCESS_ENDS_AFTER_RUN.store(true, std::sync::atomic::Ordering::Relaxed);
     let cli = Cli::parse();
     let stdout = std::io::stdout();

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use rvmon_core::Error;
-use rvmon_core::{StringCollection, TimePoint, Value};
+use rvmon_core::{MemoryLimit, StringCollection, TimePoint, Value};
 use rvmon_stream::ast::Type;
 use rvmon_stream::bsrv::{Bsrv, NoUniqueModel};
 use rvmon_stream::engine::Event;
@@ -211,8 +211,8 @@ impl EventSource for TraceEvents {
 }
 
 /// The automaton analysis of a small Boolean specification, for `--explain`.
-fn definedness_text(b: &Bsrv) -> String {
-    match b.automaton(AUTOMATON_LIMIT) {
+fn definedness_text(b: &Bsrv, memory: MemoryLimit) -> String {
+    match b.automaton_within(AUTOMATON_LIMIT, memory) {
         Err(e) => format!("definedness: not analysed ({e})\n"),
         Ok(nfa) => {
             let d = nfa.definedness();
@@ -255,14 +255,14 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let text = read_file(&args.spec)?;
     let spec = rvmon_stream::parse_spec(&args.spec, &text)?;
     let boolean = Bsrv::from_spec(&spec).ok();
-    let program = match rvmon_stream::analyze(&args.spec, &text, &spec) {
+    let program = match rvmon_stream::analyze_within(&args.spec, &text, &spec, args.memory_limit) {
         Ok(p) => p,
         // A Boolean specification that is not well-formed may still define its outputs:
         // the automaton decides, and the two-pass monitor computes them offline.
         Err(e) if e.message.contains("not well-formed") && boolean.is_some() => {
             let b = boolean.expect("checked");
             if args.explain {
-                write!(out, "spec: {}\nengine: Boolean stream automaton (paper 06, Fig. 4), offline two passes\n{}\n{}", args.spec, e, definedness_text(&b))?;
+                write!(out, "spec: {}\nengine: Boolean stream automaton (paper 06, Fig. 4), offline two passes\n{}\n{}", args.spec, e, definedness_text(&b, args.memory_limit))?;
                 return Ok(0);
             }
             return run_two_pass(args, &b, out, err);
@@ -272,7 +272,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     if args.explain {
         write!(out, "{}", explain(&args.spec, &program))?;
         if let Some(b) = &boolean {
-            write!(out, "{}", definedness_text(b))?;
+            write!(out, "{}", definedness_text(b, args.memory_limit))?;
         }
         return Ok(0);
     }
@@ -327,7 +327,7 @@ fn run_two_pass(
     err: &mut dyn Write,
 ) -> Result<i32, Error> {
     let nfa = b
-        .automaton(AUTOMATON_LIMIT)
+        .automaton_within(AUTOMATON_LIMIT, args.memory_limit)
         .map_err(|e| Error::msg(format!("{}: {e}", args.spec)))?;
     writeln!(err, "rvmon: {} is not well-formed; running the Boolean stream automaton ({} states) over the whole trace", args.spec, nfa.state_count())?;
     let name = args

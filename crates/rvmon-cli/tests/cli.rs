@@ -1939,3 +1939,309 @@ fn monpoly_log_without_extension_is_recognised() {
     assert_eq!(r.status, 2);
     assert!(r.stderr.contains("use --format"), "{}", r.stderr);
 }
+
+/// `rvmon args` (through `sh -c` when `shell` is given: a command line ending in the
+/// arguments), which must end by itself within `secs` seconds; never killed by a signal.
+fn run_within(args: &[&str], shell: Option<&str>, secs: u64) -> Run {
+    let mut cmd = match shell {
+        Some(prefix) => {
+            let line = format!("{prefix} exec \"$0\" \"$@\"");
+            let mut c = Command::new("sh");
+            c.arg("-c").arg(line).arg(env!("CARGO_BIN_EXE_rvmon"));
+            c
+        }
+        None => rvmon(),
+    };
+    let child = cmd
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = child.id();
+    let start = Instant::now();
+    let watchdog = std::thread::spawn(move || {
+        while start.elapsed() < Duration::from_secs(secs) {
+            std::thread::sleep(Duration::from_millis(50));
+            if std::fs::metadata(format!("/proc/{id}")).is_err() {
+                return false;
+            }
+        }
+        let _ = Command::new("kill").arg(id.to_string()).status();
+        true
+    });
+    let out = child.wait_with_output().unwrap();
+    let timed_out = watchdog.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!timed_out, "rvmon {args:?} ran past {secs} s");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), None, "rvmon {args:?}: {stderr}");
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr,
+    }
+}
+
+/// The fuzz campaign's stack overflows: each deep input is a clean error at the place it
+/// goes too deep (exit 2), within 10 s.
+#[test]
+fn deep_specifications_are_positioned_errors() {
+    let cases: Vec<(&str, String, &str, String)> = vec![
+        (
+            "parens.mtl",
+            format!("{}p(){}", "(".repeat(4_500), ")".repeat(4_500)),
+            "t.log",
+            "1:1001".into(),
+        ),
+        (
+            "not.mtl",
+            format!("{}p()", "NOT ".repeat(2_300)),
+            "t.log",
+            "1:4001".into(),
+        ),
+        (
+            "once.mtl",
+            format!("{}p()", "ONCE ".repeat(1_850)),
+            "t.log",
+            "1:5001".into(),
+        ),
+        (
+            "next.mtl",
+            format!("{}p()", "NEXT ".repeat(1_850)),
+            "t.log",
+            "1:5001".into(),
+        ),
+        (
+            "exists.mtl",
+            format!("{}p(x)", "EXISTS x. ".repeat(1_100)),
+            "t.log",
+            "1:10001".into(),
+        ),
+        (
+            "since.mtl",
+            format!("{}p()", "p() SINCE ".repeat(12_000)),
+            "t.log",
+            "1:10001".into(),
+        ),
+        (
+            "parens.ltl",
+            format!("{}a{}", "(".repeat(4_500), ")".repeat(4_500)),
+            "t.log",
+            "1:1001".into(),
+        ),
+        (
+            "parens.lola",
+            format!(
+                "input a: Int64\noutput o := {}a{}",
+                "(".repeat(5_700),
+                ")".repeat(5_700)
+            ),
+            "t.csv",
+            "2:1013".into(),
+        ),
+        (
+            "minus.lola",
+            format!("input a: Int64\noutput o := {}a", "-".repeat(9_500)),
+            "t.csv",
+            "2:1013".into(),
+        ),
+    ];
+    for (name, text, trace, at) in cases {
+        let spec = file("deep", name, &text);
+        let trace = match trace {
+            "t.log" => file("deep", trace, "@0 p()\n@1 q()\n"),
+            _ => file("deep", trace, "time,a\n0,1\n"),
+        };
+        let r = run_within(
+            &["check", spec.to_str().unwrap(), trace.to_str().unwrap()],
+            None,
+            10,
+        );
+        assert_eq!(r.status, 2, "{name}: {}", r.stderr);
+        let expected = format!("{}:{at}: nesting deeper than 1000", spec.display());
+        assert!(r.stderr.contains(&expected), "{name}: {}", r.stderr);
+    }
+    let monpoly = file(
+        "deep",
+        "m.mfotl",
+        &format!("{}p(){}", "(".repeat(4_500), ")".repeat(4_500)),
+    );
+    let sig = file("deep", "m.sig", "p()\n");
+    let log = file("deep", "m.log", "@0 p()\n");
+    let args = [
+        "monpoly",
+        "-sig",
+        sig.to_str().unwrap(),
+        "-formula",
+        monpoly.to_str().unwrap(),
+        "-log",
+        log.to_str().unwrap(),
+    ];
+    let r = run_within(&args, None, 10);
+    assert_eq!(r.status, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("nesting deeper than 1000"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Long flat chains are not deep: they run, whatever their length.
+#[test]
+fn long_flat_chains_give_verdicts() {
+    let log = file("flat", "t.log", "@0 p()\n@1 p()\n");
+    for n in [25_000, 100_000] {
+        let spec = file("flat", "and.mtl", &vec!["p()"; n].join(" AND "));
+        let r = run_within(
+            &["check", spec.to_str().unwrap(), log.to_str().unwrap()],
+            None,
+            10,
+        );
+        assert_eq!(r.status, 0, "{n}: {}", r.stderr);
+        let spec = file("flat", "or.ltl", &vec!["q"; n].join(" | "));
+        let r = run_within(
+            &["check", spec.to_str().unwrap(), log.to_str().unwrap()],
+            None,
+            10,
+        );
+        assert_eq!(r.status, 1, "{n}: {}", r.stderr);
+        assert!(
+            r.stdout.contains("violation: time point 1 @1"),
+            "{}",
+            r.stdout
+        );
+    }
+    let csv = file("flat", "t.csv", "time,a\n0,2\n");
+    let sum = format!(
+        "input a: Int64\noutput o := {}\ntrigger o == 200000 \"sum\"",
+        vec!["a"; 100_000].join(" + ")
+    );
+    let spec = file("flat", "sum.lola", &sum);
+    let r = run_within(
+        &["check", spec.to_str().unwrap(), csv.to_str().unwrap()],
+        None,
+        10,
+    );
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert!(r.stdout.contains("sum"), "{}", r.stdout);
+    // 12,000 postfix operators in an ere: are one.
+    let rvm = format!(
+        "P(x) {{\n event create(x)\n event use(x)\n ere: create{} use\n @match \"m {{x}}\"\n}}",
+        "*".repeat(12_000)
+    );
+    let spec = file("flat", "stars.rvm", &rvm);
+    let log = file("flat", "r.log", "@0 create(1)\n@1 create(1)\n@2 use(1)\n");
+    let r = run_within(
+        &["check", spec.to_str().unwrap(), log.to_str().unwrap()],
+        None,
+        10,
+    );
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert!(r.stdout.contains("m 1"), "{}", r.stdout);
+}
+
+/// At the nesting limit a formula runs, on the command's thread and on the workers of a
+/// sliced run (whose threads timely starts: their stack comes from `RUST_MIN_STACK`).
+#[test]
+fn formulas_at_the_limit_run_on_every_thread() {
+    let log = file("limit", "t.log", "@0 p()\n@1 p()\n");
+    for unit in ["NOT ", "ALWAYS[0,5] ", "PAST_ALWAYS ", "(p() OR "] {
+        let close = if unit.starts_with('(') { ")" } else { "" };
+        let text = format!("{}p(){}", unit.repeat(998), close.repeat(998));
+        let spec = file("limit", "f.mtl", &text);
+        let args = ["check", spec.to_str().unwrap(), log.to_str().unwrap()];
+        let r = run_within(&args, Some("ulimit -s 8192;"), 10);
+        assert!(r.status == 0 || r.status == 1, "{unit}: {}", r.stderr);
+    }
+    let sig = file("limit", "s.sig", "p(int)\n");
+    let log = file("limit", "fo.log", "@0 p(1)\n@1 p(2)\n@2 p(1)\n");
+    // The fuzzed 9 KB of `EXISTS x.` is within the limit: it runs.
+    let text = format!("{}p(x)", "EXISTS x. ".repeat(920));
+    let spec = file("limit", "ex.mfotl", &text);
+    let args = [
+        "check",
+        spec.to_str().unwrap(),
+        log.to_str().unwrap(),
+        "--sig",
+        sig.to_str().unwrap(),
+    ];
+    let r = run_within(&args, None, 10);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let text = format!("p(x) IMPLIES {}p(x)", "ONCE[0,5] ".repeat(990));
+    let spec = file("limit", "fo.mfotl", &text);
+    let args = [
+        "check",
+        spec.to_str().unwrap(),
+        log.to_str().unwrap(),
+        "--sig",
+        sig.to_str().unwrap(),
+        "--workers",
+        "2",
+        "--slicing",
+        "data",
+    ];
+    let r = run_within(&args, None, 30);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+}
+
+/// A `.lola` offset that would need more memory than `--memory-limit` is refused before
+/// anything is allocated, with what it would need, also where the process may not take that
+/// much address space (it once aborted: "memory allocation of 1073741824 bytes failed").
+#[test]
+fn offsets_past_the_memory_limit_are_refused() {
+    let spec = file(
+        "memory",
+        "far.lola",
+        "input a: Int64\noutput o := a.offset(by: -100000000).defaults(to: 0)\n",
+    );
+    let csv = file("memory", "t.csv", "time,a\n0,1\n1,2\n");
+    let (s, c) = (spec.to_str().unwrap(), csv.to_str().unwrap());
+    let r = run_within(&["check", s, c], Some("ulimit -v 2000000;"), 10);
+    assert_eq!(r.status, 2, "{}", r.stderr);
+    let expected = format!(
+        "rvmon: error: {s}:2:13: `a.offset(by: -100000000)` keeps 100000000 past values of `a`, \
+         which would need 3 GiB of memory, more than the memory limit of 1 GiB (--memory-limit)"
+    );
+    assert_eq!(r.stderr.trim_end(), expected);
+    let near = file(
+        "memory",
+        "near.lola",
+        "input a: Int64\noutput o := a[-100000, 0]\ntrigger o == 0 \"early\"\n",
+    );
+    let n = near.to_str().unwrap();
+    let r = run_within(&["check", n, c, "--memory-limit", "1M"], None, 10);
+    assert_eq!(r.status, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("more than the memory limit of 1 MiB"),
+        "{}",
+        r.stderr
+    );
+    let r = run_within(&["check", n, c, "--memory-limit", "4M"], None, 10);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    let r = run_within(&["check", n, c, "--memory-limit", "lots"], None, 10);
+    assert_eq!(r.status, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("is not an amount of memory"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// `i64::MIN / -1` wraps, as integer arithmetic does; it was "division by zero".
+#[test]
+fn the_overflowing_quotient_wraps() {
+    let spec = file(
+        "quotient",
+        "q.lola",
+        "input a: Int64\noutput q := a / -1\ntrigger q == a \"wrapped\"\n",
+    );
+    let csv = file("quotient", "t.csv", &format!("time,a\n0,{}\n", i64::MIN));
+    let r = run_within(
+        &["check", spec.to_str().unwrap(), csv.to_str().unwrap()],
+        None,
+        10,
+    );
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert!(r.stdout.contains("wrapped"), "{}", r.stdout);
+}
