@@ -12,6 +12,8 @@
 //!   those time points written as a clean trace), then stops with the reader's error. For a
 //!   first-order formula: the clean prefix's verdicts, and none about a time point the
 //!   reader did not deliver.
+//!
+//! And specification files that are not UTF-8 are refused where the bad byte is.
 
 use std::path::{Path, PathBuf};
 
@@ -409,4 +411,67 @@ fn clean_traces_agree_across_formats() {
         assert_eq!(r.ends.len(), evs.len(), "{fmt:?}");
         check_damaged(fmt, &evs, |len| len, Damage::Cut);
     }
+}
+
+/// Specification and signature files that are not UTF-8 are refused at the bad byte, as any
+/// other error in them (`rvmon check` and `rvmon monpoly` read them alike).
+#[test]
+fn spec_files_that_are_not_utf8_are_placed() {
+    let dir = case_dir();
+    let write = |name: &str, bytes: &[u8]| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.display().to_string()
+    };
+    let log = write("t.log", b"@0 p(1)\n");
+    let csv = write("t.csv", b"time,a\n0,1\n");
+    let cases = [
+        (
+            write("f.mtl", b"p()\n  AND \xff q()"),
+            log.clone(),
+            None,
+            "f.mtl:2:7",
+        ),
+        (
+            write("g.mfotl", b"p(x)"),
+            log.clone(),
+            Some(write("s.sig", b"p(int)\nq(\xc3)")),
+            "s.sig:2:3",
+        ),
+        (
+            write("s.lola", b"input a: Int64\n// \xe9t\xe9\n"),
+            csv,
+            None,
+            "s.lola:2:4",
+        ),
+        (
+            write("p.rvm", b"P(x) {\n event p(x)\n ere: p \xfe\n}"),
+            log.clone(),
+            None,
+            "p.rvm:3:9",
+        ),
+    ];
+    for (spec, trace, sig, at) in cases {
+        let mut args = CheckArgs::new(spec.clone(), trace);
+        args.sig = sig.clone();
+        let e = check_cmd::run(&args, &mut std::io::sink(), &mut std::io::sink()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains(&format!("{at}: invalid UTF-8 (byte 0x")),
+            "{e}"
+        );
+    }
+    let args = rvmon_cli::monpoly_cmd::MonpolyArgs::parse(&[
+        "-sig".into(),
+        write("m.sig", b"p(int)"),
+        "-formula".into(),
+        write("m.mfotl", b"p(x) \xff"),
+        "-log".into(),
+        log,
+    ])
+    .unwrap();
+    let e = rvmon_cli::monpoly_cmd::run(&args, &mut std::io::sink(), &mut std::io::sink());
+    let e = e.unwrap_err().to_string();
+    assert!(e.ends_with("m.mfotl:1:6: invalid UTF-8 (byte 0xFF)"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
