@@ -1602,24 +1602,11 @@ fn go(f: &Formula, defs: &[LetDef], fresh: &mut usize) -> Formula {
     }
 }
 
+/// `f` with each direct subformula `c` replaced by `g(c)`, left to right. (It cloned `f`
+/// whole and then replaced the clones' children: every level copied its subtree, quadratic in
+/// the depth of the formula and `n log n` in the length of a chain.)
 fn replace_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
-    let mut out = f.clone();
-    match &mut out.kind {
-        FormulaKind::Not(b)
-        | FormulaKind::Quant { body: b, .. }
-        | FormulaKind::Unary { body: b, .. }
-        | FormulaKind::Agg { body: b, .. } => **b = g(b),
-        FormulaKind::Bool2 { lhs, rhs, .. } | FormulaKind::Binary { lhs, rhs, .. } => {
-            **lhs = g(lhs);
-            **rhs = g(rhs);
-        }
-        FormulaKind::Let { def, body, .. } => {
-            **def = g(def);
-            **body = g(body);
-        }
-        _ => {}
-    }
-    out
+    rvmon_logic::monpoly::map_children(f, g)
 }
 
 /// Pushes `EXISTS` down to the subformula that uses the variable: through `PREVIOUS`, `NEXT`,

@@ -141,7 +141,9 @@ pub(crate) fn map_let_body(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) 
     out
 }
 
-pub(crate) fn map_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
+/// `f` with each direct subformula `c` replaced by `g(c)`, left to right (a `LET`'s
+/// definition, then its body), everything else as it is.
+pub fn map_children(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
     let kind = match &f.kind {
         k @ (FormulaKind::Bool(_)
         | FormulaKind::Pred { .. }
