@@ -49,9 +49,9 @@ const MAX_STEPS: u64 = 254;
 /// operators the formula is refused instead of exhausting memory.
 const MAX_COPIED: usize = 100_000;
 /// The bounded sugar turns a few characters into deep nesting (`X[254]`), which the later
-/// passes walk recursively; this keeps what it builds as deep as what they are known to
-/// handle. (Nesting written out by hand is not limited here.)
-const MAX_SUGAR_DEPTH: usize = 1_000;
+/// passes walk recursively: what it builds counts against the nesting limit of formulas,
+/// checked here so that the error names the operator that expands too deep.
+const MAX_SUGAR_DEPTH: usize = crate::MAX_NESTING;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum BinOp {
