@@ -59,6 +59,9 @@ pub(crate) enum Sat {
 
 /// The most states one check explores before it gives up (and the verdict stays open).
 const MAX_STATES: usize = 20_000;
+/// The most literals all the states of one check may hold together (a residue of a formula
+/// with thousands of operators has states of thousands of literals each).
+const MAX_LITERALS: usize = 2_000_000;
 /// The most expansion steps one check takes before it gives up.
 const MAX_BRANCHES: usize = 250_000;
 
@@ -250,7 +253,7 @@ impl Tableau {
         while let Some(&mut (v, ref mut k)) = call.last_mut() {
             if *k == 0 && g.edges[v].is_none() {
                 let succ = self.successors(&g.states[v], residue, budget);
-                if g.states.len() >= MAX_STATES || *budget == 0 {
+                if g.states.len() >= MAX_STATES || g.literals > MAX_LITERALS || *budget == 0 {
                     return Some(Sat::Unknown);
                 }
                 let mut out: Vec<Edge> = Vec::with_capacity(succ.len());
@@ -304,10 +307,13 @@ impl Tableau {
         }];
         'branches: while let Some(mut b) = stack.pop() {
             loop {
-                if *budget == 0 {
+                // A step costs more on a large program: a branch copies per-node assignments.
+                let cost = 1 + self.ops.len() / 32;
+                if *budget < cost {
+                    *budget = 0;
                     return out;
                 }
-                *budget -= 1;
+                *budget -= cost;
                 if let Some(lit) = b.todo.pop() {
                     match self.apply(&mut b, lit, &state.past) {
                         Ok(Some(alt)) => stack.push(alt),
@@ -472,6 +478,8 @@ struct Search {
     on_stack: Vec<bool>,
     stack: Vec<usize>,
     next_index: usize,
+    /// Literals held by all the states.
+    literals: usize,
 }
 
 impl Search {
@@ -480,6 +488,7 @@ impl Search {
             return id;
         }
         let id = self.states.len();
+        self.literals += s.lits.len() + s.past.len();
         self.ids.insert(s.clone(), id);
         self.states.push(s);
         self.edges.push(None);
