@@ -10,7 +10,8 @@
 # restarted with the next seed for the inputs still to run; the input it was running is kept
 # in target/fuzz/aborts/TARGET/ or target/fuzz/hangs/TARGET/. Panics are shrunk by proptest
 # and kept in target/fuzz/crashes/TARGET/. The last lines are a table: target, inputs,
-# crashes (panics), hangs, aborts; it is also written to target/fuzz/summary.txt.
+# crashes (panics), hangs, aborts; it is also appended to target/fuzz/summary.txt (so that
+# runs over different targets may go side by side).
 # A crash found is kept as a regression input in crates/rvmon-fuzz/regressions/fixed/TARGET/
 # once fixed (or pending/ until then).
 set -uo pipefail
@@ -33,7 +34,8 @@ else
 fi
 
 summary="$out/summary.txt"
-printf '%-16s %10s %8s %6s %7s %9s\n' target inputs crashes hangs aborts seconds | tee "$summary"
+echo "# $(date -u +%FT%TZ) cases $cases seed $seed" >>"$summary"
+printf '%-16s %10s %8s %6s %7s %9s\n' target inputs crashes hangs aborts seconds | tee -a "$summary"
 for t in "${targets[@]}"; do
   left=$cases inputs=0 crashes=0 hangs=0 aborts=0 s=$seed start=$SECONDS
   while [ "$left" -gt 0 ]; do
