@@ -195,7 +195,7 @@ pub fn run(args: &GenArgs, out: &mut dyn Write) -> Result<i32, Error> {
             shift,
             rename,
         } => {
-            let text = crate::read_file(log)?;
+            let text = rvmon::read_file(log)?;
             let last_ts = text
                 .lines()
                 .filter_map(|l| l.trim_start().strip_prefix('@'))

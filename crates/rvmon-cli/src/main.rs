@@ -66,7 +66,7 @@ fn main() -> ExitCode {
 }
 
 fn run() -> ExitCode {
-    rvmon_cli::PROCESS_ENDS_AFTER_RUN.store(true, std::sync::atomic::Ordering::Relaxed);
+    rvmon::PROCESS_ENDS_AFTER_RUN.store(true, std::sync::atomic::Ordering::Relaxed);
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();

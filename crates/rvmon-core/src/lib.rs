@@ -1,7 +1,7 @@
 //! The model every rvmon layer shares.
 //!
 //! Readers produce [`TimePoint`]s, engines consume them through the [`Monitor`] trait and emit
-//! [`Verdict`]s, sinks print verdicts. Errors that point into user input carry a [`SourcePos`] so
+//! [`Decision`]s into [`Sink`]s, which print them. Errors that point into user input carry a [`SourcePos`] so
 //! that every layer reports `file:line:col: what was expected` the same way.
 
 mod error;
@@ -9,6 +9,7 @@ mod intern;
 mod json;
 pub mod limits;
 mod live;
+mod monitor;
 mod state;
 pub mod text;
 mod timepoint;
@@ -19,6 +20,7 @@ pub use intern::{Interner, SavedStrings, StringCollection, Sym};
 pub use json::json_string;
 pub use limits::{too_deep, Depth, MemoryLimit};
 pub use live::mark_syms;
+pub use monitor::{Collect, Decision, Description, Kind, Monitor, Payload, Sink};
 pub use state::{decode_state, encode_state};
 pub use timepoint::{EventRef, TimePoint, Timestamp, Value};
 pub use verdict::{Truth, Verdict};
@@ -36,15 +38,3 @@ pub fn is_time_field(name: &str) -> bool {
 
 /// What a run says, once, about a trace whose events have no time field.
 pub const POSITIONS_AS_TIMESTAMPS: &str = "the trace's events have no time field (`time`, `ts` or `timestamp`; --time-field names another): event positions are used as timestamps";
-
-/// An online monitor: fed time points in order, it reports each verdict as soon as it is decided.
-///
-/// Engines never buffer verdicts for the caller's convenience: `step` hands over everything that
-/// became decided with this time point, so an online user sees a verdict as early as the engine
-/// knows it.
-pub trait Monitor {
-    /// Feeds the next time point; decided verdicts are pushed to `out` in time-point order.
-    fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>);
-    /// Signals the end of the trace; verdicts that the end decides are pushed to `out`.
-    fn finish(&mut self, out: &mut Vec<Verdict>);
-}

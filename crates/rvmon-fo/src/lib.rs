@@ -6,8 +6,12 @@
 mod bucket;
 pub mod compile;
 pub mod engine;
+mod monitor;
 pub mod rel;
+mod relevance;
 
 pub use compile::{compile, compile_with, expand_lets, Plan};
 pub use engine::{Answer, FoEngine, OFFLINE_BATCH};
+pub use monitor::{emit_answer, FoMonitor, Reading};
+pub use relevance::Relevance;
 pub use rvmon_logic::eval::Arithmetic;

@@ -6,8 +6,9 @@
 
 use std::time::Instant;
 
-use rvmon_core::{Monitor, TimePoint, Truth, Verdict};
+use rvmon_core::{TimePoint, Truth, Verdict};
 use rvmon_logic::parse_formula;
+use rvmon_mtl::Step;
 use rvmon_mtl::{Engine, Program};
 use rvmon_trace::{MonpolyLogReader, TraceReader};
 

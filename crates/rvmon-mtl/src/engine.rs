@@ -17,7 +17,8 @@
 
 use std::collections::VecDeque;
 
-use rvmon_core::{Monitor, TimePoint, Timestamp, Truth, Verdict};
+use crate::Step;
+use rvmon_core::{TimePoint, Timestamp, Truth, Verdict};
 
 use crate::program::{Op, Program, Window};
 
@@ -454,7 +455,7 @@ fn until_decide(
     }
 }
 
-impl Monitor for EagerEngine {
+impl Step for EagerEngine {
     fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) {
         self.load(tp);
         self.step_props(tp.index, tp.ts, out);

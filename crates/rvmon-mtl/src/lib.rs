@@ -9,14 +9,18 @@ mod bdd;
 mod engine;
 mod ltl3;
 mod meta;
+mod monitor;
 mod past;
 mod program;
 mod sat;
+mod step;
 mod timing;
 
 pub use engine::{EagerEngine, CLOSING_TS};
 pub use ltl3::Ltl3Engine;
 pub use meta::Engine;
+pub use monitor::MtlMonitor;
 pub use past::PastEngine;
 pub use program::{Op, Program, Window};
+pub use step::Step;
 pub use timing::MonpolyTiming;

@@ -24,7 +24,8 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use rvmon_core::{Monitor, TimePoint, Timestamp, Truth, Verdict};
+use crate::Step;
+use rvmon_core::{TimePoint, Timestamp, Truth, Verdict};
 
 use crate::bdd::{Bdd, Manager, Var, FALSE, TRUE};
 use crate::past::{since_step, NONE};
@@ -524,7 +525,7 @@ fn unfold_until(
     }
 }
 
-impl Monitor for Ltl3Engine {
+impl Step for Ltl3Engine {
     fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) {
         self.program.load_holds(tp, &mut self.holds);
         self.step_props(tp.index, tp.ts, out);

@@ -1,7 +1,8 @@
 //! The front door of the propositional engines: picks the cheapest correct strategy for a
 //! program, the way regex-automata's meta engine does, and says which (for `--explain`).
 
-use rvmon_core::{Monitor, TimePoint, Timestamp, Verdict};
+use crate::Step;
+use rvmon_core::{TimePoint, Timestamp, Verdict};
 
 use crate::engine::EagerEngine;
 use crate::ltl3::Ltl3Engine;
@@ -108,7 +109,7 @@ impl Engine {
     }
 }
 
-impl Monitor for Engine {
+impl Step for Engine {
     #[inline]
     fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) {
         match self {

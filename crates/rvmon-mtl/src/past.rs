@@ -5,7 +5,8 @@
 
 use std::collections::VecDeque;
 
-use rvmon_core::{Monitor, TimePoint, Timestamp, Verdict};
+use crate::Step;
+use rvmon_core::{TimePoint, Timestamp, Verdict};
 
 use crate::engine::since_holds;
 use crate::program::{Op, Program, Window};
@@ -130,7 +131,7 @@ pub(crate) fn since_step(
     since_holds(w, cands, ts)
 }
 
-impl Monitor for PastEngine {
+impl Step for PastEngine {
     fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) {
         self.load(tp);
         self.step_props(tp.index, tp.ts, out);

@@ -2,8 +2,9 @@
 //! nested to the limit, and `AND`/`OR` chains of any length (which a 25,000-term chain once
 //! crashed: parsed, then too deep for every later pass).
 
-use rvmon_core::{Monitor, TimePoint, Truth, Verdict};
+use rvmon_core::{TimePoint, Truth, Verdict};
 use rvmon_logic::{parse_formula, MAX_NESTING};
+use rvmon_mtl::Step;
 use rvmon_mtl::{Engine, Program};
 use rvmon_trace::{MonpolyLogReader, TraceReader};
 

@@ -4,13 +4,14 @@
 use std::io::Write;
 use std::time::Duration;
 
-use rvmon_core::Error;
+use rvmon_core::{Error, Sink};
 use rvmon_logic::Formula;
 use rvmon_slice::{empty_points_removable, slicing_variables};
 use rvmon_timely::{Cluster, Job, Report, Sizes};
 use rvmon_trace::{Signature, TraceFormat};
 
-use crate::check_cmd::{CheckArgs, Slicing, ViolationWriter};
+use crate::check::{CheckArgs, Slicing};
+use crate::sink::FormatSink;
 
 /// Time points per epoch of the dataflow.
 const BATCH: u64 = 4096;
@@ -265,18 +266,23 @@ pub fn run(
         addresses: addresses(args)?,
         connect_timeout: Duration::from_secs(args.connect_timeout),
     };
-    let mut writer = ViolationWriter::new(&vars, args.output);
-    let mut violations = 0u64;
+    let mut sink = FormatSink::new(out, args.output);
+    let order: Vec<usize> = (0..vars.len()).collect();
     let mut sizes = None;
     let result = rvmon_timely::run(job, &cluster, |report, interner| {
         match report {
-            Report::Answer(a) => violations += writer.write(&mut vec![a], interner, out)?,
+            Report::Answer(a) => {
+                let kind = rvmon_core::Kind::Violation;
+                rvmon_fo::emit_answer(&a, &order, &vars, kind, interner, &mut sink)?;
+                sink.end_batch()?;
+            }
             Report::Sizes(s) => sizes = Some(s),
         }
         Ok(())
     });
-    out.flush()?;
+    sink.out().flush()?;
     result?;
+    let violations = sink.counts.violations;
     if args.process_id == 0 {
         if let Some(sizes) = &sizes {
             if sizes.positions {

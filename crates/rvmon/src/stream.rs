@@ -16,7 +16,7 @@ use rvmon_stream::Program;
 use rvmon_stream::Report;
 use rvmon_trace::{open_reader, TraceFormat, TraceOptions, TraceReader};
 
-use crate::check_cmd::{CheckArgs, Output};
+use crate::check::{CheckArgs, Output};
 use crate::read_file;
 
 /// What `--explain` prints: the streams, their pacing, evaluation order, latency and memory.

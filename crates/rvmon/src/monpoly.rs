@@ -12,7 +12,7 @@ use rvmon_core::{
     decode_state, encode_state, Error, Interner, SavedStrings, StringCollection, Sym, TimePoint,
     Truth, Verdict,
 };
-use rvmon_fo::{expand_lets, FoEngine};
+use rvmon_fo::{expand_lets, FoEngine, Relevance};
 use rvmon_logic::monitorable::{is_monitorable, is_saferange, is_tsfsaferange};
 use rvmon_logic::monpoly::{analyzed_formula, is_filterable_empty_tp, to_monpoly_string};
 use rvmon_logic::{analyze, free_vars, parse_formula, Formula, FormulaKind, TemporalClass};
@@ -21,7 +21,6 @@ use rvmon_trace::{MonpolyLogReader, Signature, StateCommand, TraceReader};
 use serde::{Deserialize, Serialize};
 
 use crate::read_file;
-use crate::relevance::Relevance;
 
 /// MonPoly's options that rvmon understands.
 #[derive(Debug, Default, Clone)]
@@ -272,7 +271,15 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         None => reader.interner_mut().pin_all(),
         Some(_) => reader.interner_mut().pin_since(restored),
     }
-    let mut tp = TimePoint::default();
+    // PERF: offline, time points go to the engine in batches, as in `rvmon check`; online,
+    // one at a time, each verdict written as soon as MonPoly would write it.
+    let batch_size = if online {
+        1
+    } else {
+        printer.decider.batch_size()
+    };
+    let mut batch: Vec<TimePoint> = (0..batch_size).map(|_| TimePoint::default()).collect();
+    let mut pending = 0;
     // Where reading starts (after a saved state's time points), and the last time point read.
     let mut read_from = ReadPosition::default();
     let (mut last_index, mut last_ts) = (None, None);
@@ -283,12 +290,21 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     }
     let mut exited = false;
     loop {
-        let more = reader.next_time_point(&mut tp);
+        let more = reader.next_time_point(&mut batch[pending]);
         for w in reader.take_warnings() {
             writeln!(err, "{w}")?;
         }
+        let commands = reader.take_commands();
+        if more.is_err() || !commands.is_empty() {
+            // The time points before a bad one, or before a command, are fed first.
+            printer.step(&batch[..pending], true, reader.interner_mut(), out)?;
+            // The time point just read goes first in the next batch.
+            batch.swap(0, pending);
+            pending = 0;
+            out.flush()?;
+        }
         // Commands come before the time point just read: save the state before feeding it.
-        for command in reader.take_commands() {
+        for command in commands {
             let (StateCommand::Save(file) | StateCommand::SaveAndExit(file)) = &command;
             let position = ReadPosition {
                 next_index: last_index.map_or(read_from.next_index, |i| i + 1),
@@ -310,16 +326,22 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         if !more? {
             break;
         }
+        let tp = &batch[pending];
         last_index = Some(tp.index);
         last_ts = Some(tp.ts);
-        if filter_empty && !printer.decider.relevant(&tp) {
+        if filter_empty && !printer.decider.relevant(tp) {
             continue;
         }
-        printer.step(&tp, reader.interner_mut(), out)?;
-        if online {
-            out.flush()?;
+        pending += 1;
+        if pending == batch_size {
+            printer.step(&batch, false, reader.interner_mut(), out)?;
+            pending = 0;
+            if online {
+                out.flush()?;
+            }
         }
     }
+    printer.step(&batch[..pending], false, reader.interner_mut(), out)?;
     if reader.terminated() {
         // MonPoly stops at `>terminate<` without closing the trace: verdicts still pending
         // are not printed. It names the last time point read (-1 if none).
@@ -417,12 +439,17 @@ enum Answer {
 /// An engine as `rvmon monpoly` drives it: decided answers in time-point order, plus the
 /// operator shape for MonPoly's timing.
 trait Decider {
+    /// Feeds time points in order; their decided answers go to `out`.
     fn feed(
         &mut self,
-        tp: &TimePoint,
+        tps: &[TimePoint],
         interner: &mut Interner,
         out: &mut VecDeque<Answer>,
     ) -> Result<(), Error>;
+    /// Time points a batch holds offline (see [`rvmon_core::Monitor::batch_size`]).
+    fn batch_size(&self) -> usize {
+        1
+    }
     fn close(&mut self, interner: &mut Interner, out: &mut VecDeque<Answer>) -> Result<(), Error>;
     fn timing(&mut self) -> &mut MonpolyTiming;
     fn has_future(&self) -> bool;
@@ -448,12 +475,14 @@ struct Propositional {
 impl Decider for Propositional {
     fn feed(
         &mut self,
-        tp: &TimePoint,
+        tps: &[TimePoint],
         _: &mut Interner,
         out: &mut VecDeque<Answer>,
     ) -> Result<(), Error> {
         self.scratch.clear();
-        rvmon_core::Monitor::step(&mut self.engine, tp, &mut self.scratch);
+        for tp in tps {
+            rvmon_mtl::Step::step(&mut self.engine, tp, &mut self.scratch);
+        }
         out.extend(self.scratch.drain(..).map(|v| Answer::Bool {
             tp: v.tp,
             ts: v.ts,
@@ -533,16 +562,26 @@ impl FirstOrder {
 impl Decider for FirstOrder {
     fn feed(
         &mut self,
-        tp: &TimePoint,
+        tps: &[TimePoint],
         interner: &mut Interner,
         out: &mut VecDeque<Answer>,
     ) -> Result<(), Error> {
         self.scratch.clear();
-        self.engine.step(tp, interner, &mut self.scratch)?;
+        let stepped = self.engine.step_batch(tps, interner, &mut self.scratch);
         for a in std::mem::take(&mut self.scratch) {
             out.push_back(self.render(a, interner));
         }
-        Ok(())
+        stepped
+    }
+
+    /// As `rvmon check`'s first-order monitor: batches share each operator's per-update
+    /// work, unless evaluation can fail (then the answers before the failure all count).
+    fn batch_size(&self) -> usize {
+        if self.engine.plan().may_fail() {
+            1
+        } else {
+            rvmon_fo::OFFLINE_BATCH
+        }
     }
 
     fn close(&mut self, interner: &mut Interner, out: &mut VecDeque<Answer>) -> Result<(), Error> {
@@ -595,23 +634,37 @@ struct Printer {
 }
 
 impl Printer {
+    /// Feeds `tps` (a batch) and prints what MonPoly prints at each of them: the engine
+    /// decides the whole batch first, and each answer waits for the time point at which
+    /// MonPoly's timing releases it.
+    /// Strings no state holds are freed after it, unless `more` time points were read that
+    /// are not in the batch (their strings are in no state yet).
     fn step(
         &mut self,
-        tp: &TimePoint,
+        tps: &[TimePoint],
+        more: bool,
         interner: &mut Interner,
         out: &mut dyn Write,
     ) -> Result<(), Error> {
-        if self.verbose {
-            writeln!(out, "At time point {}:", tp.index)?;
+        if tps.is_empty() {
+            return Ok(());
         }
-        self.decider.feed(tp, interner, &mut self.decided)?;
-        self.decider.timing().step(tp.ts);
-        self.fed += 1;
-        // Answers are held as text: the engine's state holds every string still needed.
-        let decider = &self.decider;
-        self.strings
-            .collect_if_due(interner, |mark| decider.mark_strings(mark));
-        self.release(out)
+        self.decider.feed(tps, interner, &mut self.decided)?;
+        for tp in tps {
+            if self.verbose {
+                writeln!(out, "At time point {}:", tp.index)?;
+            }
+            self.decider.timing().step(tp.ts);
+            self.fed += 1;
+            self.release(out)?;
+        }
+        if !more {
+            // Answers are held as text: the engine's state holds every string still needed.
+            let decider = &self.decider;
+            self.strings
+                .collect_if_due(interner, |mark| decider.mark_strings(mark));
+        }
+        Ok(())
     }
 
     /// MonPoly's extra time point with the maximal timestamp, which closes every window.
@@ -711,8 +764,9 @@ const SNAPSHOT_MAGIC: &str = "rvmon monitor state";
 /// states to this number, so that a new layout cannot ship under an old number. It is also
 /// bumped when the engine decides differently which states are versioned, a choice saved
 /// with each state (8: a state shared up to renaming, read through a projection and tested
-/// by another reader, is versioned).
-pub const SNAPSHOT_VERSION: u32 = 8;
+/// by another reader, is versioned; 9: offline, the engine is fed in batches, and a state
+/// holds what a batch leaves behind).
+pub const SNAPSHOT_VERSION: u32 = 9;
 
 /// The parts of the state saved at `path` whose layout [`SNAPSHOT_VERSION`] names (all but
 /// the file names and texts, which vary with where a test writes them), encoded.

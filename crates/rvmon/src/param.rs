@@ -14,8 +14,9 @@ use rvmon_trace::{open_reader, TraceOptions};
 
 use rvmon_core::json_string;
 
-use crate::check_cmd::{json_value, CheckArgs, Output};
+use crate::check::{CheckArgs, Output};
 use crate::read_file;
+use crate::sink::json_value;
 
 fn plain(v: &Value, interner: &Interner) -> String {
     match v {

@@ -7,12 +7,12 @@ use rvmon_logic::{Formula, FormulaKind};
 
 /// MonPoly's `Filter_rel`: the predicates of the formula, and for argument positions where the
 /// formula only ever has constants, the constants allowed there.
-pub(crate) struct Relevance {
+pub struct Relevance {
     preds: Vec<(Sym, Vec<Option<Vec<Value>>>)>,
 }
 
 impl Relevance {
-    pub(crate) fn of(f: &Formula, interner: &mut Interner) -> Relevance {
+    pub fn of(f: &Formula, interner: &mut Interner) -> Relevance {
         fn collect(
             f: &Formula,
             interner: &mut Interner,
@@ -55,7 +55,7 @@ impl Relevance {
     }
 
     /// Whether `tp` has an event that can match an atom of the formula.
-    pub(crate) fn any(&self, tp: &TimePoint) -> bool {
+    pub fn any(&self, tp: &TimePoint) -> bool {
         tp.events.iter().any(|e| {
             self.preds.iter().any(|(sym, positions)| {
                 *sym == e.name

@@ -1,0 +1,174 @@
+//! The one interface every engine implements, and the one verdict model every sink reads.
+//!
+//! A run loop (the `rvmon` crate's) reads time points, hands them to a [`Monitor`] in batches,
+//! and the monitor emits each [`Decision`] into a [`Sink`] as soon as it is decided. Sinks
+//! write text, JSON Lines, MonPoly's or RTLola's format; an engine writes no output itself,
+//! so a new format is written once for every engine, and a new engine gets every format.
+
+use crate::{Error, Interner, Sym, TimePoint, Timestamp, Value};
+
+/// What a decision says about its time point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The specification is violated there (for a first-order formula: by the payload's
+    /// assignment).
+    Violation,
+    /// The specification holds there.
+    Satisfied,
+    /// The end of the trace came before the verdict was decided (three-valued verdicts).
+    Inconclusive,
+    /// A stream specification's trigger fired.
+    Trigger,
+    /// A stream's value, decided (stream specifications, with `--values`).
+    Value,
+}
+
+impl Kind {
+    /// The word JSON Lines output uses for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Violation => "violation",
+            Kind::Satisfied => "satisfied",
+            Kind::Inconclusive => "inconclusive",
+            Kind::Trigger => "trigger",
+            Kind::Value => "value",
+        }
+    }
+}
+
+/// What a decision carries beyond its time.
+#[derive(Clone, Copy, Debug)]
+pub enum Payload<'a> {
+    /// Nothing: a propositional verdict.
+    None,
+    /// A first-order verdict: the values of the formula's free variables, in `vars`' order
+    /// (both empty for a closed formula).
+    Tuple {
+        vars: &'a [String],
+        values: &'a [Value],
+    },
+    /// A parametric property's verdict: the parameters' values, and the verdict's category
+    /// (`violation`, `match`, …).
+    Binding {
+        params: &'a [(String, String)],
+        category: &'a str,
+    },
+    /// A stream specification's trigger or value, already rendered as text.
+    Text { name: &'a str, text: &'a str },
+}
+
+/// One verdict: where it is (time point and timestamp), what it says, and its data.
+#[derive(Clone, Copy, Debug)]
+pub struct Decision<'a> {
+    pub tp: u64,
+    pub ts: Timestamp,
+    pub kind: Kind,
+    pub payload: Payload<'a>,
+}
+
+/// Where decisions go. A sink writes them (or collects them); the monitor that emits them
+/// never waits for the sink to ask.
+pub trait Sink {
+    /// One decision. `interner` resolves the strings among its values.
+    fn emit(&mut self, decision: &Decision<'_>, interner: &Interner) -> Result<(), Error>;
+    /// The end of a batch of time points: a sink that groups a time point's decisions on one
+    /// line (MonPoly's format) ends it here. Online, the run loop flushes after this.
+    fn end_batch(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+/// What a monitor says about itself: the strategy it runs, and what its memory grows with.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Description {
+    /// The engine and its strategy, in one line (`propositional MTL (rvmon-mtl), …`).
+    pub strategy: String,
+    /// What the memory holds and what it grows with.
+    pub memory: String,
+}
+
+/// A monitor: fed time points in order, it emits each decision as soon as it is decided.
+///
+/// Every engine implements it: the run loop, the sinks, snapshots and the front door's
+/// `--explain` are written once, against this trait.
+pub trait Monitor {
+    /// Feeds the next time points, in order; decisions they decide go to `sink`.
+    /// `interner` holds the strings of the time points' values.
+    fn feed(
+        &mut self,
+        batch: &[TimePoint],
+        interner: &mut Interner,
+        sink: &mut dyn Sink,
+    ) -> Result<(), Error>;
+
+    /// The end of the input: decisions the end decides go to `sink` (those that cannot be
+    /// decided are [`Kind::Inconclusive`] where the engine is three-valued).
+    fn finish(&mut self, interner: &mut Interner, sink: &mut dyn Sink) -> Result<(), Error>;
+
+    /// The monitor's state between two batches, encoded, so that a run can resume from it
+    /// ([`Monitor::restore`] on a monitor built from the same specification).
+    fn snapshot(&self) -> Result<Vec<u8>, Error>;
+
+    /// Takes the state a [`Monitor::snapshot`] of a monitor of the same specification saved.
+    fn restore(&mut self, state: &[u8]) -> Result<(), Error>;
+
+    /// The strategy it runs and what its memory holds.
+    fn describe(&self) -> Description;
+
+    /// How many time points a batch should hold offline (1: one at a time). A batch
+    /// shares per-update work; the run loop never makes a verdict wait for a batch to fill
+    /// when it reads a live input.
+    fn batch_size(&self) -> usize {
+        1
+    }
+
+    /// Whether the run loop may leave out `tp` without changing any decision (offline only:
+    /// a time point left out does not advance the monitor's clock). MonPoly's filter of time
+    /// points without events of the formula's predicates.
+    fn may_skip(&self, _tp: &TimePoint) -> bool {
+        false
+    }
+
+    /// Calls `mark` with every interned string the state holds, so that the others can be
+    /// freed; returns how many it marked. Monitors that hold no strings mark none.
+    fn mark_strings(&self, _mark: &mut dyn FnMut(Sym)) -> usize {
+        0
+    }
+
+    /// Warnings gathered while monitoring (conventions applied to values, say), once each.
+    fn take_warnings(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// A sink that keeps the decisions as owned values (tests, the Python module): each as
+/// `(tp, ts, kind, values)`, values rendered as text.
+#[derive(Debug, Default)]
+pub struct Collect {
+    pub decisions: Vec<(u64, Timestamp, Kind, Vec<String>)>,
+}
+
+impl Sink for Collect {
+    fn emit(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
+        let values = match d.payload {
+            Payload::None => Vec::new(),
+            Payload::Tuple { values, .. } => values
+                .iter()
+                .map(|v| match v {
+                    Value::Str(s) => interner.resolve(*s).to_string(),
+                    Value::Int(i) => i.to_string(),
+                    Value::Float(x) => x.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                })
+                .collect(),
+            Payload::Binding { params, category } => params
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .chain(std::iter::once(category.to_string()))
+                .collect(),
+            Payload::Text { name, text } => vec![name.to_string(), text.to_string()],
+        };
+        self.decisions.push((d.tp, d.ts, d.kind, values));
+        Ok(())
+    }
+}

@@ -1,0 +1,277 @@
+//! `rvmon check SPEC [TRACE]`: the main job. The spec must hold at every time point; rvmon
+//! reports the time points where it does not, as soon as each is decided.
+
+use std::io::{IsTerminal, Write};
+
+use clap::Args;
+use rvmon_core::{Error, Interner, MemoryLimit, StringCollection};
+use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions, TraceReader};
+
+use crate::cascade::{self, FormulaSpec, Lang};
+use crate::run::{self, RunOptions};
+use crate::sink::FormatSink;
+
+pub use crate::sink::Output;
+
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// The specification: `.mtl`, `.mfotl`, `.ltl` (a temporal formula in MonPoly syntax) or
+    /// `.lola` (stream equations in RTLola's syntax) or `.rvm` (parametric properties).
+    pub spec: String,
+    /// The trace; `-` or nothing reads standard input incrementally (online monitoring).
+    pub trace: Option<String>,
+    /// Trace format; by default from the extension (`.log` MonPoly, `.csv`, `.json`, `.jsonl`, `.xml`).
+    #[arg(long, value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<TraceFormat>()))]
+    pub format: Option<TraceFormat>,
+    /// A MonPoly signature file: types values and rejects undeclared predicates.
+    #[arg(long)]
+    pub sig: Option<String>,
+    /// Name of the field that holds the timestamp (CSRV CSV/XML, JSON, JSON Lines); by
+    /// default a field named `time`, `ts` or `timestamp`, else the event's position.
+    #[arg(long)]
+    pub time_field: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub output: Output,
+    /// Print the plan (engine, formula class, horizons, memory) and exit.
+    #[arg(long)]
+    pub explain: bool,
+    /// The spec language when the extension does not say: `mtl` (also `mfotl`, `ltl`), `lola`
+    /// or `rvm`.
+    #[arg(long)]
+    pub lang: Option<String>,
+    /// Stream specifications: also write every output stream's value as it is decided
+    /// (RTLola's `--verbosity outputs`).
+    #[arg(long)]
+    pub values: bool,
+    /// First-order formulas: worker threads of a sliced parallel run (paper 04's data slicing
+    /// on timely-dataflow). The output is the same as without. A formula the slicers cannot
+    /// split (propositional, or without a variable to slice by and no time slicing) runs as a
+    /// single run, with a note.
+    #[arg(long, default_value_t = 1)]
+    pub workers: usize,
+    /// Processes of a cluster run; start each with the same arguments and its `--process-id`.
+    /// Process 0 reads the log and writes the output.
+    #[arg(long, default_value_t = 1)]
+    pub processes: usize,
+    #[arg(long, default_value_t = 0)]
+    pub process_id: usize,
+    /// `host:port` of each process, one per line (line i for process i); by default
+    /// 127.0.0.1:2101, 127.0.0.1:2102, …
+    #[arg(long)]
+    pub hostfile: Option<String>,
+    /// Slices of a sliced run (default: one per worker, over all processes); with
+    /// `--slicing both`, the data slices of each period (default 2).
+    #[arg(long)]
+    pub slices: Option<usize>,
+    /// How a sliced run slices the log: `data` (by the values of a variable, `--slice-by`),
+    /// `time` (into periods, each with the margins its formula's horizons need), `both`
+    /// (periods, each sliced by data), or `auto`.
+    #[arg(long, value_enum, default_value_t = Slicing::Auto)]
+    pub slicing: Slicing,
+    /// The free variable to slice by (default: the one most atoms mention).
+    #[arg(long)]
+    pub slice_by: Option<String>,
+    /// After a sliced run, print how many events and time points each slice received.
+    #[arg(long)]
+    pub slice_report: bool,
+    /// Seconds a cluster process waits for the others to connect.
+    #[arg(long, default_value_t = 60)]
+    pub connect_timeout: u64,
+    /// Sliced runs: threads that read a MonPoly log file, in pieces (default: the cores
+    /// available; 1 reads it in one pass). The output is the same.
+    #[arg(long)]
+    pub readers: Option<usize>,
+    /// Time-sliced runs: keep each finished period's verdicts in this directory, and take
+    /// them from it instead of running the period again (after a failed run, say).
+    #[arg(long)]
+    pub state_dir: Option<String>,
+    /// Once this many distinct strings are held, free those that no state holds any more, and
+    /// again whenever as many new ones have come as were kept (logs with ever new values, such
+    /// as request ids, then run in memory that follows the policy, not the log).
+    #[arg(long, default_value_t = StringCollection::DEFAULT_FLOOR, hide_short_help = true)]
+    pub collect_strings: usize,
+    /// Memory a specification may make rvmon set aside before reading the trace (the past
+    /// values that `.lola` offsets keep, the Boolean window automaton): a spec that would
+    /// need more is refused, with what it would need. Bytes, or K, M, G, T (powers of 1024).
+    #[arg(long, default_value_t = MemoryLimit::DEFAULT,
+          value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<MemoryLimit>()))]
+    pub memory_limit: MemoryLimit,
+    /// No progress display (shown on standard error, when it is a terminal, while a trace
+    /// file is read).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// How a sliced run slices the log (paper 04's slicers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Slicing {
+    /// Data slicing, by the values of `--slice-by` (or the variable most atoms mention).
+    Data,
+    /// Time slicing: periods of the log, each read by its own worker with the margins the
+    /// formula's horizons need (bounded past and future only; a MonPoly log file).
+    Time,
+    /// Time slicing when `--slice-by` is not given, the log is a MonPoly file, the formula's
+    /// horizons are bounded, and its predicates occur in most time points (so that data
+    /// slices could skip few of them); data slicing otherwise.
+    Auto,
+    /// Both slicers composed (paper 04): one period per worker, each cut into `--slices`
+    /// data slices (default 2) by `--slice-by`; every (period, slice) is a task.
+    Both,
+}
+
+impl CheckArgs {
+    /// `rvmon check SPEC TRACE` with every option at its default (for callers in code).
+    pub fn new(spec: impl Into<String>, trace: impl Into<String>) -> CheckArgs {
+        CheckArgs {
+            spec: spec.into(),
+            trace: Some(trace.into()),
+            format: None,
+            sig: None,
+            time_field: None,
+            output: Output::Text,
+            explain: false,
+            lang: None,
+            values: false,
+            workers: 1,
+            processes: 1,
+            process_id: 0,
+            hostfile: None,
+            slices: None,
+            slicing: Slicing::Auto,
+            slice_by: None,
+            slice_report: false,
+            connect_timeout: 60,
+            readers: None,
+            state_dir: None,
+            collect_strings: StringCollection::DEFAULT_FLOOR,
+            memory_limit: MemoryLimit::DEFAULT,
+            quiet: false,
+        }
+    }
+
+    /// Whether a first-order formula runs sliced (in parallel).
+    pub fn sliced(&self) -> bool {
+        self.workers > 1 || self.processes > 1 || self.slices.is_some()
+    }
+}
+
+pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+    crate::sliced::check_cluster_args(args)?;
+    let (lang, lang_name) = Lang::of(&args.spec, args.lang.as_deref());
+    let slices_formulas_only = "only temporal formulas are sliced";
+    match lang {
+        Lang::Lola => {
+            return match single_run_instead(args, slices_formulas_only, err)? {
+                Some(status) => Ok(status),
+                None => crate::stream::run(args, out, err),
+            }
+        }
+        Lang::Rvm => {
+            return match single_run_instead(args, slices_formulas_only, err)? {
+                Some(status) => Ok(status),
+                None => crate::param::run(args, out, err),
+            }
+        }
+        Lang::Formula => {}
+    }
+    if args.output == Output::Rtlola {
+        return Err(Error::msg(
+            "--output rtlola is for stream specifications (.lola); formulas write text, jsonl or monpoly",
+        ));
+    }
+    let text = crate::read_file(&args.spec)?;
+    let spec = FormulaSpec::parse(&args.spec, text, lang_name.as_deref())?
+        .with_signature(crate::read_signature(args.sig.as_deref())?)?;
+    let trace_path = args.trace.as_deref().filter(|t| *t != "-");
+    let format = crate::trace_format(args.format, trace_path)?;
+    if args.sliced() && !args.explain {
+        if let Some(status) = sliced(args, &spec, out, err)? {
+            return Ok(status);
+        }
+    }
+    let online = trace_path.is_none();
+    let mut reader = open(args, trace_path, format, spec.sig.clone(), err)?;
+    let mut plan = cascade::formula_monitor(&spec, reader.interner_mut(), !online)?;
+    if args.explain {
+        write!(out, "{}", plan.explain(&spec))?;
+        return Ok(0);
+    }
+    let mut sink = FormatSink::new(out, args.output);
+    let options = RunOptions {
+        online,
+        collect_strings: args.collect_strings,
+        progress: !args.quiet && std::io::stderr().is_terminal(),
+    };
+    let stats = run::run(&mut *plan.monitor, &mut *reader, &mut sink, options, err)?;
+    crate::release(plan.monitor);
+    run::summary(&sink, stats, err)?;
+    Ok(if sink.counts.violations > 0 { 1 } else { 0 })
+}
+
+/// A run asked to be sliced: the sliced run's status, or `None` when the formula runs as a
+/// single run instead (said on `err`; the output is the same).
+fn sliced(
+    args: &CheckArgs,
+    spec: &FormulaSpec,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Option<i32>, Error> {
+    let why = match spec.analysis.first_order_at {
+        None => "the formula is propositional, and the slicers split first-order formulas".into(),
+        Some(_) => {
+            let sig = cascade::first_order_signature(spec)?;
+            // The form the engine runs decides how it can be sliced (its free variables).
+            let (analyzed, _) = cascade::choose_form(spec, sig, &mut Interner::new())?;
+            let vars = spec.free_vars();
+            match crate::sliced::plan(args, &analyzed, &vars, sig, &spec.text)? {
+                Ok(plan) => {
+                    let status =
+                        crate::sliced::run(args, &plan, analyzed, vars, sig, &spec.text, out, err)?;
+                    return Ok(Some(status));
+                }
+                Err(why) => why,
+            }
+        }
+    };
+    single_run_instead(args, &why, err)
+}
+
+/// The reader of the trace at `path` (standard input if `None`).
+fn open(
+    args: &CheckArgs,
+    path: Option<&str>,
+    format: TraceFormat,
+    sig: Option<Signature>,
+    err: &mut dyn Write,
+) -> Result<Box<dyn TraceReader>, Error> {
+    let input = crate::open_trace(path, err)?;
+    let options = TraceOptions {
+        sig,
+        time_field: args.time_field.clone(),
+    };
+    open_reader(format, input, path.unwrap_or("<stdin>"), options)
+}
+
+/// A run asked to be sliced that cannot be, for the reason `why`, runs as a single run, with
+/// the same output: says so on `err`, in one line. Then a cluster's process 0 runs it alone,
+/// and the other processes have nothing to do: for them, `Some(0)` (they return at once
+/// instead of waiting for peers that never connect).
+pub(crate) fn single_run_instead(
+    args: &CheckArgs,
+    why: &str,
+    err: &mut dyn Write,
+) -> Result<Option<i32>, Error> {
+    if !args.sliced() || args.explain {
+        return Ok(None);
+    }
+    if args.process_id != 0 {
+        writeln!(
+            err,
+            "rvmon: note: {why}; process 0 runs it alone, as a single run, and process {} has nothing to do",
+            args.process_id
+        )?;
+        return Ok(Some(0));
+    }
+    writeln!(err, "rvmon: note: {why}; it runs as a single run")?;
+    Ok(None)
+}

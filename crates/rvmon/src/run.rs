@@ -1,0 +1,220 @@
+//! The run loop: time points from a reader, fed to a [`Monitor`] in batches, its decisions
+//! written by a sink as soon as they are decided. Every engine runs through it.
+
+use std::io::Write;
+
+use rvmon_core::{Error, Monitor, Sink, StringCollection, TimePoint};
+use rvmon_trace::TraceReader;
+
+use crate::progress::Progress;
+use crate::sink::FormatSink;
+
+/// How a run goes.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    /// The trace is a live input (standard input): a decision is written and flushed as soon
+    /// as it is decided; batches hold only what the reader has already buffered; no time point
+    /// is left out (one left out would not advance the monitor's clock).
+    pub online: bool,
+    /// Free the strings no state holds once this many are held (see
+    /// [`StringCollection`]).
+    pub collect_strings: usize,
+    /// Show a progress display on standard error (a terminal, not `--quiet`).
+    pub progress: bool,
+}
+
+/// What a run read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunStats {
+    /// Time points read (including those left out as irrelevant).
+    pub time_points: u64,
+}
+
+/// Runs `monitor` over `reader`'s time points, writing its decisions to `sink`, and says what
+/// it read. On a bad input, every decision about the time points before it is written (and
+/// flushed) before the error is returned.
+pub fn run(
+    monitor: &mut dyn Monitor,
+    reader: &mut dyn TraceReader,
+    sink: &mut FormatSink<'_>,
+    options: RunOptions,
+    err: &mut dyn Write,
+) -> Result<RunStats, Error> {
+    let online = options.online;
+    // Strings interned so far (the specification's constants, the signature's names) are
+    // never freed; values read from now on are, once no state holds them.
+    reader.interner_mut().pin_all();
+    let mut strings = StringCollection::new(options.collect_strings);
+    let batch_size = monitor.batch_size().max(1);
+    if online {
+        reader.watch_input();
+    }
+    let mut progress = Progress::start(options.progress && !online);
+    let mut batch: Vec<TimePoint> = (0..batch_size).map(|_| TimePoint::default()).collect();
+    let (mut pending, mut stats) = (0, RunStats::default());
+    let mut feed = |monitor: &mut dyn Monitor,
+                    tps: &[TimePoint],
+                    reader: &mut dyn TraceReader,
+                    sink: &mut FormatSink<'_>,
+                    err: &mut dyn Write|
+     -> Result<(), Error> {
+        let fed = monitor.feed(tps, reader.interner_mut(), sink);
+        sink.end_batch()?;
+        if let Err(e) = fed {
+            sink.out().flush()?;
+            return Err(e);
+        }
+        // Between batches, with the decisions written: the monitor's state holds every string
+        // still needed (the reader keeps only names, which are pinned).
+        strings.collect_if_due(reader.interner_mut(), |mark| monitor.mark_strings(mark));
+        for w in monitor.take_warnings() {
+            writeln!(err, "rvmon: {w}")?;
+        }
+        if online {
+            sink.out().flush()?;
+        }
+        Ok(())
+    };
+    loop {
+        let read = crate::next_time_point(&mut *reader, &mut batch[pending], sink.out(), err);
+        let more = match read {
+            Ok(more) => more,
+            Err(e) => {
+                // The decisions of the time points before the bad input come first.
+                progress.clear();
+                feed(monitor, &batch[..pending], &mut *reader, sink, err)?;
+                sink.out().flush()?;
+                return Err(e);
+            }
+        };
+        if !more {
+            break;
+        }
+        stats.time_points += 1;
+        if !online && monitor.may_skip(&batch[pending]) {
+            continue;
+        }
+        pending += 1;
+        if pending == batch_size || (online && !reader.input_pending()) {
+            feed(monitor, &batch[..pending], &mut *reader, sink, err)?;
+            pending = 0;
+            progress.update(stats.time_points, sink.counts.violations);
+        }
+    }
+    feed(monitor, &batch[..pending], &mut *reader, sink, err)?;
+    progress.clear();
+    monitor.finish(reader.interner_mut(), sink)?;
+    sink.end_batch()?;
+    sink.out().flush()?;
+    Ok(stats)
+}
+
+/// The summary line on standard error: violations, time points, and the inconclusive ones.
+pub fn summary(sink: &FormatSink<'_>, stats: RunStats, err: &mut dyn Write) -> Result<(), Error> {
+    let counts = sink.counts;
+    write!(
+        err,
+        "rvmon: {} violation(s) in {} time point(s)",
+        counts.violations, stats.time_points
+    )?;
+    if let Some((tp, ts)) = counts.first_inconclusive {
+        write!(
+            err,
+            "; {} inconclusive at the end of the trace (unbounded future), the first at time point {tp} @{ts}",
+            counts.inconclusive
+        )?;
+    }
+    writeln!(err)?;
+    crate::warn_if_empty(stats.time_points, err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cascade::{formula_monitor, FormulaSpec};
+    use crate::sink::Output;
+    use rvmon_core::Interner;
+    use rvmon_trace::monpoly::MonpolyLogReader;
+
+    /// A MonPoly reader that records what the online loop asks of it: whether it was told to
+    /// watch its buffer, and after how many time points it then said the next was buffered.
+    struct Watched {
+        inner: MonpolyLogReader<std::io::BufReader<&'static [u8]>>,
+        watched: bool,
+        pending: usize,
+    }
+
+    impl TraceReader for Watched {
+        fn next_time_point(&mut self, tp: &mut TimePoint) -> Result<bool, Error> {
+            let more = self.inner.next_time_point(tp);
+            self.pending += usize::from(self.inner.input_pending());
+            more
+        }
+        fn interner(&self) -> &Interner {
+            self.inner.interner()
+        }
+        fn interner_mut(&mut self) -> &mut Interner {
+            self.inner.interner_mut()
+        }
+        fn input_pending(&self) -> bool {
+            self.inner.input_pending()
+        }
+        fn watch_input(&mut self) {
+            self.watched = true;
+            self.inner.watch_input();
+        }
+    }
+
+    /// Online, the run loop has the reader watch its buffer and batches the time points it
+    /// finds there (it feeds the monitor only when the next one is not buffered): with the
+    /// whole log buffered, the reader says so at most of them, and the verdicts are those of
+    /// the offline run, which asks nothing.
+    #[test]
+    fn online_batches_take_what_the_buffer_holds() {
+        const FORMULA: &str = "p(x) IMPLIES PREVIOUS ONCE[0,3] p(x)";
+        let log: &'static str = (0..200)
+            .map(|t| format!("@{t} p({})\n", t % 7))
+            .collect::<String>()
+            .leak();
+        let sig = rvmon_trace::Signature::parse("sig", "p(int)").unwrap();
+        let spec = FormulaSpec::parse("f", FORMULA.to_string(), Some("mfotl"))
+            .and_then(|s| s.with_signature(Some(sig)))
+            .unwrap();
+        let run = |online: bool| {
+            let src = std::io::BufReader::new(log.as_bytes());
+            let mut reader = Watched {
+                inner: MonpolyLogReader::new(src, "log", None),
+                watched: false,
+                pending: 0,
+            };
+            let mut plan = formula_monitor(&spec, reader.interner_mut(), !online).unwrap();
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let mut sink = FormatSink::new(&mut out, Output::Text);
+            let options = RunOptions {
+                online,
+                collect_strings: StringCollection::DEFAULT_FLOOR,
+                progress: false,
+            };
+            run(
+                &mut *plan.monitor,
+                &mut reader,
+                &mut sink,
+                options,
+                &mut err,
+            )
+            .unwrap();
+            let violations = sink.counts.violations;
+            (violations, out, reader.watched, reader.pending)
+        };
+        let (violations, online, watched, pending) = run(true);
+        assert!(
+            watched,
+            "the online loop did not ask the reader to watch its buffer"
+        );
+        assert!(pending > 150, "{pending} of 200 time points found buffered");
+        let (offline_violations, offline, watched, pending) = run(false);
+        assert_eq!((watched, pending), (false, 0));
+        assert!(!online.is_empty());
+        assert_eq!((violations, online), (offline_violations, offline));
+    }
+}

@@ -1,0 +1,233 @@
+//! The sink layer: decisions written in one of rvmon's output formats, for every engine.
+
+use std::io::Write;
+
+use rvmon_core::{json_string, Decision, Error, Interner, Kind, Payload, Sink, Timestamp, Value};
+
+/// The output formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Output {
+    /// One line per violation: `violation: time point 3 @1000`.
+    Text,
+    /// One JSON object per verdict: `{"tp":3,"ts":1000,"verdict":"violation"}`.
+    Jsonl,
+    /// MonPoly's `-negate` output: `@1000 (time point 3): true`.
+    Monpoly,
+    /// RTLola's log lines, for stream specifications: `[0.6][Trigger][#0][Value] = "msg"`.
+    Rtlola,
+}
+
+/// What a run decided, counted as it was written (for the summary on standard error and the
+/// exit status).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counts {
+    pub violations: u64,
+    pub inconclusive: u64,
+    /// The first inconclusive time point, `(tp, ts)`.
+    pub first_inconclusive: Option<(u64, Timestamp)>,
+}
+
+/// Writes decisions in an [`Output`] format to `out`: violations (with their values), and
+/// inconclusive time points in JSON Lines. Satisfied time points are not written (a formula
+/// must hold everywhere; only where it does not is news).
+pub struct FormatSink<'a> {
+    out: &'a mut dyn Write,
+    format: Output,
+    pub counts: Counts,
+    /// MonPoly's format puts a time point's tuples on one line: the time point whose line is
+    /// open.
+    open_line: Option<u64>,
+}
+
+impl<'a> FormatSink<'a> {
+    pub fn new(out: &'a mut dyn Write, format: Output) -> FormatSink<'a> {
+        FormatSink {
+            out,
+            format,
+            counts: Counts::default(),
+            open_line: None,
+        }
+    }
+
+    /// The writer, for the run loop's flushes.
+    pub fn out(&mut self) -> &mut dyn Write {
+        self.out
+    }
+
+    fn close_line(&mut self) -> Result<(), Error> {
+        if self.open_line.take().is_some() {
+            self.out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    fn violation(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
+        self.counts.violations += 1;
+        let out = &mut *self.out;
+        match (self.format, d.payload) {
+            (Output::Monpoly, Payload::Tuple { values, .. }) if !values.is_empty() => {
+                if self.open_line != Some(d.tp) {
+                    if self.open_line.is_some() {
+                        out.write_all(b"\n")?;
+                    }
+                    write!(out, "@{} (time point {}):", d.ts, d.tp)?;
+                    self.open_line = Some(d.tp);
+                }
+                out.write_all(b" ")?;
+                rvmon_fo::rel::write_tuple(out, values, interner)?;
+            }
+            (Output::Monpoly, _) => {
+                self.close_line()?;
+                writeln!(self.out, "@{} (time point {}): true", d.ts, d.tp)?;
+            }
+            (Output::Text | Output::Rtlola, payload) => {
+                write!(out, "violation: time point {} @{}", d.tp, d.ts)?;
+                if let Payload::Tuple { vars, values } = payload {
+                    for (k, (v, x)) in vars.iter().zip(values).enumerate() {
+                        out.write_all(if k == 0 { b" (" } else { b", " })?;
+                        out.write_all(v.as_bytes())?;
+                        out.write_all(b"=")?;
+                        rvmon_fo::rel::write_value(out, x, interner)?;
+                    }
+                    if !vars.is_empty() {
+                        out.write_all(b")")?;
+                    }
+                }
+                out.write_all(b"\n")?;
+            }
+            (Output::Jsonl, payload) => {
+                write!(
+                    out,
+                    "{{\"tp\":{},\"ts\":{},\"verdict\":\"violation\"",
+                    d.tp, d.ts
+                )?;
+                if let Payload::Tuple { vars, values } = payload {
+                    out.write_all(b",\"values\":{")?;
+                    for (k, (v, x)) in vars.iter().zip(values).enumerate() {
+                        if k > 0 {
+                            out.write_all(b",")?;
+                        }
+                        out.write_all(json_string(v).as_bytes())?;
+                        out.write_all(b":")?;
+                        out.write_all(json_value(x, interner).as_bytes())?;
+                    }
+                    out.write_all(b"}")?;
+                }
+                out.write_all(b"}\n")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Sink for FormatSink<'_> {
+    fn emit(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
+        match d.kind {
+            Kind::Violation => self.violation(d, interner),
+            Kind::Inconclusive => {
+                self.counts.inconclusive += 1;
+                self.counts.first_inconclusive.get_or_insert((d.tp, d.ts));
+                if self.format == Output::Jsonl {
+                    writeln!(
+                        self.out,
+                        "{{\"tp\":{},\"ts\":{},\"verdict\":\"inconclusive\"}}",
+                        d.tp, d.ts
+                    )?;
+                }
+                Ok(())
+            }
+            Kind::Satisfied | Kind::Trigger | Kind::Value => Ok(()),
+        }
+    }
+
+    fn end_batch(&mut self) -> Result<(), Error> {
+        self.close_line()
+    }
+}
+
+/// A value as JSON: numbers and Booleans as such, strings (and infinite floats) quoted.
+pub fn json_value(v: &Value, interner: &Interner) -> String {
+    match v {
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) if f.is_finite() => format!("{f}"),
+        Value::Float(f) => json_string(&f.to_string()),
+        Value::Str(s) => json_string(interner.resolve(*s)),
+        Value::Bool(b) => b.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rvmon_core::Kind;
+    use std::rc::Rc;
+
+    /// Each output form, byte for byte: tuples sorted as MonPoly sorts them, strings quoted
+    /// (an already quoted one kept as it is), floats as `%g`, and a closed formula's
+    /// violation without data.
+    #[test]
+    fn violations_print_with_their_data_in_each_form() {
+        let mut interner = Interner::default();
+        let (b, a, q) = (
+            interner.intern("b"),
+            interner.intern("a\"x"),
+            interner.intern("\"q\""),
+        );
+        let tuple = |vals: &[Value]| -> rvmon_fo::rel::Tuple { Rc::from(vals) };
+        let open = || {
+            let mut rel = rvmon_fo::rel::Rel::default();
+            rel.insert(tuple(&[Value::Str(b), Value::Float(0.5)]));
+            rel.insert(tuple(&[Value::Str(a), Value::Int(-3)]));
+            rel.insert(tuple(&[Value::Str(q), Value::Float(1e7)]));
+            rvmon_fo::Answer { tp: 4, ts: 10, rel }
+        };
+        let closed = || rvmon_fo::Answer {
+            tp: 2,
+            ts: 7,
+            rel: rvmon_fo::rel::unit(),
+        };
+        let vars = ["x".to_string(), "y".to_string()];
+        let write = |vars: &[String], output, answer: rvmon_fo::Answer| {
+            let mut out = Vec::new();
+            let mut sink = FormatSink::new(&mut out, output);
+            let order: Vec<usize> = (0..vars.len()).collect();
+            rvmon_fo::emit_answer(&answer, &order, vars, Kind::Violation, &interner, &mut sink)
+                .unwrap();
+            sink.end_batch().unwrap();
+            let n = sink.counts.violations;
+            (n, String::from_utf8(out).unwrap())
+        };
+        assert_eq!(
+            write(&vars, Output::Text, open()),
+            (
+                3,
+                "violation: time point 4 @10 (x=\"q\", y=1e+07)\n\
+                 violation: time point 4 @10 (x=\"a\"x\", y=-3)\n\
+                 violation: time point 4 @10 (x=\"b\", y=0.5)\n"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            write(&vars, Output::Monpoly, open()).1,
+            "@10 (time point 4): (\"q\",1e+07) (\"a\"x\",-3) (\"b\",0.5)\n"
+        );
+        assert_eq!(
+            write(&vars, Output::Jsonl, open()).1,
+            "{\"tp\":4,\"ts\":10,\"verdict\":\"violation\",\"values\":{\"x\":\"\\\"q\\\"\",\"y\":10000000}}\n\
+             {\"tp\":4,\"ts\":10,\"verdict\":\"violation\",\"values\":{\"x\":\"a\\\"x\",\"y\":-3}}\n\
+             {\"tp\":4,\"ts\":10,\"verdict\":\"violation\",\"values\":{\"x\":\"b\",\"y\":0.5}}\n"
+        );
+        assert_eq!(
+            write(&[], Output::Text, closed()),
+            (1, "violation: time point 2 @7\n".to_string())
+        );
+        assert_eq!(
+            write(&[], Output::Monpoly, closed()).1,
+            "@7 (time point 2): true\n"
+        );
+        assert_eq!(
+            write(&[], Output::Jsonl, closed()).1,
+            "{\"tp\":2,\"ts\":7,\"verdict\":\"violation\",\"values\":{}}\n"
+        );
+    }
+}
