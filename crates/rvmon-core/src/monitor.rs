@@ -76,6 +76,11 @@ pub trait Sink {
     fn end_batch(&mut self) -> Result<(), Error> {
         Ok(())
     }
+    /// Writes out what is buffered: online after each batch, and before an error is
+    /// reported (every decision before a bad input is out first).
+    fn flush(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 /// What a monitor says about itself: the strategy it runs, and what its memory grows with.

@@ -204,7 +204,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     };
     let stats = run::run(&mut *plan.monitor, &mut *reader, &mut sink, options, err)?;
     crate::release(plan.monitor);
-    run::summary(&sink, stats, err)?;
+    run::summary(sink.counts, stats, err)?;
     Ok(if sink.counts.violations > 0 { 1 } else { 0 })
 }
 

@@ -3,11 +3,11 @@
 
 use std::io::Write;
 
-use rvmon_core::{Error, Monitor, Sink, StringCollection, TimePoint};
+use rvmon_core::{Decision, Error, Interner, Kind, Monitor, Sink, StringCollection, TimePoint};
 use rvmon_trace::TraceReader;
 
 use crate::progress::Progress;
-use crate::sink::FormatSink;
+use crate::sink::Counts;
 
 /// How a run goes.
 #[derive(Clone, Copy, Debug)]
@@ -23,11 +23,32 @@ pub struct RunOptions {
     pub progress: bool,
 }
 
-/// What a run read.
+/// What a run read, and decided.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RunStats {
     /// Time points read (including those left out as irrelevant).
     pub time_points: u64,
+    /// Violations emitted.
+    pub violations: u64,
+}
+
+/// Counts the violations on their way to the sink (for the progress display).
+struct Counting<'a> {
+    sink: &'a mut dyn Sink,
+    violations: u64,
+}
+
+impl Sink for Counting<'_> {
+    fn emit(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
+        self.violations += u64::from(d.kind == Kind::Violation);
+        self.sink.emit(d, interner)
+    }
+    fn end_batch(&mut self) -> Result<(), Error> {
+        self.sink.end_batch()
+    }
+    fn flush(&mut self) -> Result<(), Error> {
+        self.sink.flush()
+    }
 }
 
 /// Runs `monitor` over `reader`'s time points, writing its decisions to `sink`, and says what
@@ -36,10 +57,14 @@ pub struct RunStats {
 pub fn run(
     monitor: &mut dyn Monitor,
     reader: &mut dyn TraceReader,
-    sink: &mut FormatSink<'_>,
+    sink: &mut dyn Sink,
     options: RunOptions,
     err: &mut dyn Write,
 ) -> Result<RunStats, Error> {
+    let sink = &mut Counting {
+        sink,
+        violations: 0,
+    };
     let online = options.online;
     // Strings interned so far (the specification's constants, the signature's names) are
     // never freed; values read from now on are, once no state holds them.
@@ -55,13 +80,13 @@ pub fn run(
     let mut feed = |monitor: &mut dyn Monitor,
                     tps: &[TimePoint],
                     reader: &mut dyn TraceReader,
-                    sink: &mut FormatSink<'_>,
+                    sink: &mut Counting<'_>,
                     err: &mut dyn Write|
      -> Result<(), Error> {
         let fed = monitor.feed(tps, reader.interner_mut(), sink);
         sink.end_batch()?;
         if let Err(e) = fed {
-            sink.out().flush()?;
+            sink.flush()?;
             return Err(e);
         }
         // Between batches, with the decisions written: the monitor's state holds every string
@@ -71,19 +96,21 @@ pub fn run(
             writeln!(err, "rvmon: {w}")?;
         }
         if online {
-            sink.out().flush()?;
+            sink.flush()?;
         }
         Ok(())
     };
     loop {
-        let read = crate::next_time_point(&mut *reader, &mut batch[pending], sink.out(), err);
+        // (On a bad input the loop flushes the sink itself, after the batch before it.)
+        let read =
+            crate::next_time_point(&mut *reader, &mut batch[pending], &mut std::io::sink(), err);
         let more = match read {
             Ok(more) => more,
             Err(e) => {
                 // The decisions of the time points before the bad input come first.
                 progress.clear();
                 feed(monitor, &batch[..pending], &mut *reader, sink, err)?;
-                sink.out().flush()?;
+                sink.flush()?;
                 return Err(e);
             }
         };
@@ -98,20 +125,20 @@ pub fn run(
         if pending == batch_size || (online && !reader.input_pending()) {
             feed(monitor, &batch[..pending], &mut *reader, sink, err)?;
             pending = 0;
-            progress.update(stats.time_points, sink.counts.violations);
+            progress.update(stats.time_points, sink.violations);
         }
     }
     feed(monitor, &batch[..pending], &mut *reader, sink, err)?;
     progress.clear();
     monitor.finish(reader.interner_mut(), sink)?;
     sink.end_batch()?;
-    sink.out().flush()?;
+    sink.flush()?;
+    stats.violations = sink.violations;
     Ok(stats)
 }
 
 /// The summary line on standard error: violations, time points, and the inconclusive ones.
-pub fn summary(sink: &FormatSink<'_>, stats: RunStats, err: &mut dyn Write) -> Result<(), Error> {
-    let counts = sink.counts;
+pub fn summary(counts: Counts, stats: RunStats, err: &mut dyn Write) -> Result<(), Error> {
     write!(
         err,
         "rvmon: {} violation(s) in {} time point(s)",
@@ -132,7 +159,7 @@ pub fn summary(sink: &FormatSink<'_>, stats: RunStats, err: &mut dyn Write) -> R
 mod tests {
     use super::*;
     use crate::cascade::{formula_monitor, FormulaSpec};
-    use crate::sink::Output;
+    use crate::sink::{FormatSink, Output};
     use rvmon_core::Interner;
     use rvmon_trace::monpoly::MonpolyLogReader;
 

@@ -143,6 +143,11 @@ impl Sink for FormatSink<'_> {
     fn end_batch(&mut self) -> Result<(), Error> {
         self.close_line()
     }
+
+    fn flush(&mut self) -> Result<(), Error> {
+        self.out.flush()?;
+        Ok(())
+    }
 }
 
 /// A value as JSON: numbers and Booleans as such, strings (and infinite floats) quoted.
