@@ -10,6 +10,7 @@ mod json;
 pub mod limits;
 mod live;
 mod monitor;
+pub mod sig;
 mod state;
 pub mod text;
 mod timepoint;
@@ -20,10 +21,15 @@ pub use intern::{Interner, SavedStrings, StringCollection, Sym};
 pub use json::json_string;
 pub use limits::{too_deep, Depth, MemoryLimit};
 pub use live::mark_syms;
-pub use monitor::{Collect, Decision, Description, Kind, Monitor, Payload, Sink};
+pub use monitor::{text, Collect, Decision, Description, Kind, Monitor, Payload, Sink};
+pub use sig::{PredDecl, Signature, Type};
 pub use state::{decode_state, encode_state};
 pub use timepoint::{EventRef, TimePoint, Timestamp, Value};
 pub use verdict::{Truth, Verdict};
+
+/// Timestamp of the closing time point MonPoly adds at the end of a finite trace: every
+/// window closes before it (the propositional and first-order engines, and MonPoly's timing).
+pub const CLOSING_TS: Timestamp = i64::MAX / 2;
 
 /// The field names an event's time has when no `--time-field` names it, in any case: the
 /// event trace readers (CSRV CSV, JSON, JSON Lines, XML), signal CSV and the stream

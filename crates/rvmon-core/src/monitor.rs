@@ -47,11 +47,13 @@ pub enum Payload<'a> {
         vars: &'a [String],
         values: &'a [Value],
     },
-    /// A parametric property's verdict: the parameters' values, and the verdict's category
-    /// (`violation`, `match`, …).
+    /// A parametric property's verdict: the property, the verdict's category (`violation`,
+    /// `match`, …), the parameters' values, and the property's message for it.
     Binding {
-        params: &'a [(String, String)],
+        property: &'a str,
         category: &'a str,
+        params: &'a [(&'a str, Value)],
+        message: &'a str,
     },
     /// A stream specification's trigger or value, already rendered as text.
     Text { name: &'a str, text: &'a str },
@@ -157,23 +159,33 @@ impl Sink for Collect {
     fn emit(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
         let values = match d.payload {
             Payload::None => Vec::new(),
-            Payload::Tuple { values, .. } => values
-                .iter()
-                .map(|v| match v {
-                    Value::Str(s) => interner.resolve(*s).to_string(),
-                    Value::Int(i) => i.to_string(),
-                    Value::Float(x) => x.to_string(),
-                    Value::Bool(b) => b.to_string(),
-                })
-                .collect(),
-            Payload::Binding { params, category } => params
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
+            Payload::Tuple { values, .. } => values.iter().map(|v| text(v, interner)).collect(),
+            Payload::Binding {
+                property,
+                category,
+                params,
+                ..
+            } => std::iter::once(property.to_string())
                 .chain(std::iter::once(category.to_string()))
+                .chain(
+                    params
+                        .iter()
+                        .map(|(k, v)| format!("{k}={}", text(v, interner))),
+                )
                 .collect(),
             Payload::Text { name, text } => vec![name.to_string(), text.to_string()],
         };
         self.decisions.push((d.tp, d.ts, d.kind, values));
         Ok(())
+    }
+}
+
+/// A value as plain text: a string as it is, a number as Rust writes it.
+pub fn text(v: &Value, interner: &Interner) -> String {
+    match v {
+        Value::Str(s) => interner.resolve(*s).to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(x) => x.to_string(),
+        Value::Bool(b) => b.to_string(),
     }
 }

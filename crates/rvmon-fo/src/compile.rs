@@ -8,15 +8,15 @@
 
 use std::collections::HashMap;
 
+use rvmon_core::sig::{Signature, Type};
 use rvmon_core::{Error, Interner, Sym, Value};
 use rvmon_logic::eval::Arithmetic;
 use rvmon_logic::monitorable;
+use rvmon_logic::ops::{Op, Window};
 use rvmon_logic::{
     free_vars, AggOp, BinaryTemporal, BoolOp, CmpOp, Formula, FormulaKind, Quant, StrOp, Term,
     UnaryTemporal,
 };
-use rvmon_mtl::{Op, Window};
-use rvmon_trace::{Signature, Type};
 
 /// How one argument of a predicate atom matches an event's value.
 #[derive(Clone, Debug, PartialEq)]
@@ -571,11 +571,7 @@ struct Compiler<'a> {
 }
 
 fn window(i: &rvmon_logic::Interval) -> Window {
-    let clamp = |v: u64| v.min(i64::MAX as u64 / 4) as i64;
-    Window {
-        lo: clamp(i.min()),
-        hi: i.max().map(clamp),
-    }
+    Window::of(i)
 }
 
 fn col(vars: &[String], v: &str) -> usize {

@@ -458,7 +458,7 @@ const HEAVY_JOINS: usize = 4096;
 pub const OFFLINE_BATCH: usize = 64;
 
 /// Timestamp of MonPoly's closing time point.
-pub const CLOSING_TS: Timestamp = rvmon_mtl::CLOSING_TS;
+pub const CLOSING_TS: Timestamp = rvmon_core::CLOSING_TS;
 
 /// Fields marked `skip` follow from the plan (or are scratch space): a saved state (see
 /// [`FoEngine::save`]) holds the others, and [`FoEngine::restore`] takes the skipped ones from a
@@ -2725,7 +2725,7 @@ fn since_retain(st: &mut SinceState, keep: &mut dyn FnMut(&Tuple) -> bool) {
 
 /// Whether [`since_add`] has more to do than queue the new tuples: a tuple arrives with a zero
 /// lower bound, or one ripens, or one expires.
-fn since_add_moves(st: &SinceState, w: &rvmon_mtl::Window, b: &Rel, t: Timestamp) -> bool {
+fn since_add_moves(st: &SinceState, w: &rvmon_logic::ops::Window, b: &Rel, t: Timestamp) -> bool {
     let ripens = st.young.front().is_some_and(|(tj, _)| t - tj >= w.lo);
     let expires =
         w.hi.is_some_and(|hi| st.expiry.front().is_some_and(|(tj, _)| t - tj > hi));
@@ -2742,7 +2742,12 @@ fn since_add_moves(st: &SinceState, w: &rvmon_mtl::Window, b: &Rel, t: Timestamp
 /// reader still held: about one pass per position. Ripening only makes witnesses newer, so
 /// testing expiry against the state before the step can only answer "changes" too often.
 /// (A versioned state hands out no snapshot; it keeps the cheaper test.)
-fn since_add_changes_output(st: &SinceState, w: &rvmon_mtl::Window, b: &Rel, t: Timestamp) -> bool {
+fn since_add_changes_output(
+    st: &SinceState,
+    w: &rvmon_logic::ops::Window,
+    b: &Rel,
+    t: Timestamp,
+) -> bool {
     if !since_add_moves(st, w, b, t) {
         return false;
     }
@@ -2781,7 +2786,7 @@ fn age(st: &mut SinceState, b: &Rel, t: Timestamp) {
 /// lower bound, expire those past the upper bound.
 fn since_add(
     st: &mut SinceState,
-    w: &rvmon_mtl::Window,
+    w: &rvmon_logic::ops::Window,
     b: &Rel,
     t: Timestamp,
     negated: bool,

@@ -14,6 +14,7 @@ mod lexer;
 pub mod monitorable;
 pub mod monpoly;
 mod nesting;
+pub mod ops;
 pub mod order;
 mod parser;
 pub mod pushdown;

@@ -115,8 +115,7 @@ impl Timeline {
     }
 }
 
-/// Timestamp of the closing time point MonPoly adds at the end of a finite trace.
-pub const CLOSING_TS: Timestamp = i64::MAX / 2;
+pub use rvmon_core::CLOSING_TS;
 
 /// The eager propositional monitor for any formula (past, bounded and unbounded future).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]

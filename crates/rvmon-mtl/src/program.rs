@@ -5,44 +5,9 @@
 
 use rvmon_core::{Error, Interner, Sym, TimePoint};
 use rvmon_logic::reference::eval_ground_cmp;
-use rvmon_logic::{BinaryTemporal, BoolOp, Formula, FormulaKind, Interval, UnaryTemporal};
+use rvmon_logic::{BinaryTemporal, BoolOp, Formula, FormulaKind, UnaryTemporal};
 
-/// A metric interval on integer timestamp differences, closed on both ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Window {
-    pub lo: i64,
-    /// `None`: unbounded.
-    pub hi: Option<i64>,
-}
-
-impl Window {
-    fn from_interval(i: &Interval) -> Window {
-        let clamp = |v: u64| v.min(i64::MAX as u64 / 4) as i64;
-        Window {
-            lo: clamp(i.min()),
-            hi: i.max().map(clamp),
-        }
-    }
-
-    #[inline]
-    pub fn contains(&self, d: i64) -> bool {
-        d >= self.lo && self.hi.is_none_or(|h| d <= h)
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Op {
-    Const(bool),
-    /// Index into the program's proposition table.
-    Atom(usize),
-    Not(usize),
-    And(usize, usize),
-    Or(usize, usize),
-    Prev(Window, usize),
-    Next(Window, usize),
-    Since(Window, usize, usize),
-    Until(Window, usize, usize),
-}
+pub use rvmon_logic::ops::{Op, Window};
 
 /// A compiled propositional formula.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -229,7 +194,7 @@ impl<'f> Compiler<'_, 'f> {
                 r?
             }
             FormulaKind::Unary { op, interval, body } => {
-                let w = Window::from_interval(interval);
+                let w = Window::of(interval);
                 match op {
                     UnaryTemporal::Previous => {
                         let c = self.compile(body)?;
@@ -267,7 +232,7 @@ impl<'f> Compiler<'_, 'f> {
                 lhs,
                 rhs,
             } => {
-                let w = Window::from_interval(interval);
+                let w = Window::of(interval);
                 let l = self.compile(lhs)?;
                 let r = self.compile(rhs)?;
                 self.push(match op {

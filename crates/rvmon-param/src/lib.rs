@@ -20,5 +20,8 @@ pub mod ere;
 mod ids;
 pub mod ltl;
 pub mod monitor;
+mod properties;
 pub mod slicing;
 pub mod spec;
+
+pub use properties::PropertiesMonitor;

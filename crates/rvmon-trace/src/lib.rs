@@ -6,7 +6,6 @@ pub mod csrv_csv;
 mod event;
 pub mod json;
 pub mod monpoly;
-pub mod sig;
 pub mod signal;
 mod simple_line;
 pub mod xml;
@@ -20,7 +19,9 @@ pub use csrv_csv::CsrvCsvReader;
 pub use event::type_value;
 pub use json::JsonReader;
 pub use monpoly::{MonpolyLogReader, StateCommand};
-pub use sig::{PredDecl, Signature, Type};
+/// The signature vocabulary lives in rvmon-core (engines type their formulas by it without
+/// depending on the readers); re-exported for the readers' users.
+pub use rvmon_core::sig::{self, PredDecl, Signature, Type};
 pub use signal::SignalCsvReader;
 pub use xml::XmlReader;
 

@@ -15,9 +15,9 @@ use std::io::BufRead;
 
 use rvmon_core::{Error, Interner, SourcePos, TimePoint, Timestamp, Value};
 
-use crate::sig::{Signature, Type};
 use crate::simple_line::{ends_word, name_prefix, SimpleLines};
 use crate::TraceReader;
+use rvmon_core::sig::{Signature, Type};
 
 pub struct MonpolyLogReader<R> {
     src: R,

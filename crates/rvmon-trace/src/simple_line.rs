@@ -18,7 +18,7 @@
 
 use rvmon_core::{Interner, Sym, TimePoint, Timestamp, Value};
 
-use crate::sig::Type;
+use rvmon_core::sig::Type;
 
 /// A predicate that may take the fast path: met before in the log, with a name the general
 /// reader reads as one word, and no argument declared `float`.

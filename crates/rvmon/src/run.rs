@@ -28,6 +28,8 @@ pub struct RunOptions {
 pub struct RunStats {
     /// Time points read (including those left out as irrelevant).
     pub time_points: u64,
+    /// Events in those time points.
+    pub events: u64,
     /// Violations emitted.
     pub violations: u64,
 }
@@ -118,6 +120,7 @@ pub fn run(
             break;
         }
         stats.time_points += 1;
+        stats.events += batch[pending].events.len() as u64;
         if !online && monitor.may_skip(&batch[pending]) {
             continue;
         }

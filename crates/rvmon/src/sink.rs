@@ -2,7 +2,9 @@
 
 use std::io::Write;
 
-use rvmon_core::{json_string, Decision, Error, Interner, Kind, Payload, Sink, Timestamp, Value};
+use rvmon_core::{
+    json_string, text, Decision, Error, Interner, Kind, Payload, Sink, Timestamp, Value,
+};
 
 /// The output formats.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -120,8 +122,68 @@ impl<'a> FormatSink<'a> {
     }
 }
 
+impl FormatSink<'_> {
+    /// A parametric property's report: its violations, and its validations (a property whose
+    /// verdict category is `validation` reports matches, not violations).
+    fn report(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
+        let Payload::Binding {
+            property,
+            category,
+            params,
+            message,
+        } = d.payload
+        else {
+            return Ok(());
+        };
+        if d.kind == Kind::Violation {
+            self.counts.violations += 1;
+        }
+        let out = &mut *self.out;
+        match self.format {
+            Output::Jsonl => {
+                let binding: Vec<String> = params
+                    .iter()
+                    .map(|(k, v)| format!("{}:{}", json_string(k), json_value(v, interner)))
+                    .collect();
+                writeln!(
+                    out,
+                    "{{\"tp\":{},\"ts\":{},\"property\":{},\"category\":{},\"binding\":{{{}}},\"message\":{}}}",
+                    d.tp,
+                    d.ts,
+                    json_string(property),
+                    json_string(category),
+                    binding.join(","),
+                    json_string(message)
+                )?;
+            }
+            _ => {
+                let binding: Vec<String> = params
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", text(v, interner)))
+                    .collect();
+                let kind = if d.kind == Kind::Violation {
+                    "violation"
+                } else {
+                    "validation"
+                };
+                writeln!(
+                    out,
+                    "{kind}: {property} ({}) at time point {} @{}: {message}",
+                    binding.join(", "),
+                    d.tp,
+                    d.ts
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Sink for FormatSink<'_> {
     fn emit(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
+        if let Payload::Binding { .. } = d.payload {
+            return self.report(d, interner);
+        }
         match d.kind {
             Kind::Violation => self.violation(d, interner),
             Kind::Inconclusive => {

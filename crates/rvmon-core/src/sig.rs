@@ -1,7 +1,7 @@
 //! MonPoly signature files: `pred(x:int, y:string)` or the untyped-name form `pred(int, string)`,
 //! one declaration after another, separated by any whitespace.
 
-use rvmon_core::Error;
+use crate::Error;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Type {
