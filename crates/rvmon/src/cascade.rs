@@ -65,10 +65,15 @@ impl Lang {
 /// The strategies of the cascade.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
+    /// rvmon-mtl: propositional formulas (past-only, eager, or three-valued LTL3).
     Propositional,
+    /// rvmon-timely: a first-order formula in slices, on several workers or processes.
     Sliced,
+    /// rvmon-fo: first-order formulas, on one thread.
     FirstOrder,
+    /// rvmon-stream: stream equations.
     Stream,
+    /// rvmon-param: parametric properties.
     Parametric,
 }
 
@@ -87,7 +92,9 @@ impl fmt::Display for Strategy {
 /// A strategy the cascade passed over, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
+    /// The strategy skipped.
     pub strategy: Strategy,
+    /// Why it did not take the specification.
     pub why: String,
 }
 
@@ -95,9 +102,13 @@ pub struct Skipped {
 pub struct FormulaSpec {
     /// The file (or name) it came from, for error positions.
     pub name: String,
+    /// Its text.
     pub text: String,
+    /// The formula parsed.
     pub formula: Formula,
+    /// Its temporal class, horizons, and where it is first-order.
     pub analysis: Analysis,
+    /// The signature that types its predicates, if given.
     pub sig: Option<Signature>,
 }
 
@@ -135,8 +146,11 @@ impl FormulaSpec {
 /// What the cascade built for a formula: the strategy, the ones skipped and why, and the
 /// monitor.
 pub struct FormulaPlan {
+    /// The strategy that took the formula.
     pub chosen: Strategy,
+    /// The cheaper ones that did not, and why.
     pub skipped: Vec<Skipped>,
+    /// The monitor it built.
     pub monitor: Box<dyn Monitor>,
     detail: Detail,
 }

@@ -13,6 +13,7 @@ use crate::sink::FormatSink;
 
 pub use crate::sink::Output;
 
+/// `rvmon check`'s options (also the library's options for a run).
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
     /// The specification: `.mtl`, `.mfotl`, `.ltl` (a temporal formula in MonPoly syntax) or
@@ -30,6 +31,7 @@ pub struct CheckArgs {
     /// default a field named `time`, `ts` or `timestamp`, else the event's position.
     #[arg(long)]
     pub time_field: Option<String>,
+    /// The output format.
     #[arg(long, value_enum, default_value = "text")]
     pub output: Output,
     /// Print the plan (engine, formula class, horizons, memory) and exit.
@@ -53,6 +55,7 @@ pub struct CheckArgs {
     /// Process 0 reads the log and writes the output.
     #[arg(long, default_value_t = 1)]
     pub processes: usize,
+    /// This process's number in a cluster run (0 to --processes minus one).
     #[arg(long, default_value_t = 0)]
     pub process_id: usize,
     /// `host:port` of each process, one per line (line i for process i); by default
@@ -155,6 +158,8 @@ impl CheckArgs {
     }
 }
 
+/// Runs `rvmon check`: verdicts on `out`, notes and the summary on `err`. The exit status: 0
+/// (no violation), 1 (violations); an error is status 2 for the caller.
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
     crate::sliced::check_cluster_args(args)?;
     let (lang, lang_name) = Lang::of(&args.spec, args.lang.as_deref());

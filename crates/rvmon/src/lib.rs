@@ -6,6 +6,8 @@
 //! and one sink layer. The `rvmon` command line, and the Python module and the online
 //! service to come, use this crate and nothing below it.
 
+#![warn(missing_docs)]
+
 pub mod cascade;
 pub mod check;
 mod io;

@@ -25,15 +25,25 @@ use crate::read_file;
 /// MonPoly's options that rvmon understands.
 #[derive(Debug, Default, Clone)]
 pub struct MonpolyArgs {
+    /// `-sig FILE`.
     pub sig: Option<String>,
+    /// `-formula FILE`.
     pub formula: Option<String>,
+    /// `-log FILE` (standard input without it).
     pub log: Option<String>,
+    /// `-negate`: monitor the formula's negation.
     pub negate: bool,
+    /// `-verbose`: the analysed formula, and every time point with its tuples.
     pub verbose: bool,
+    /// `-nonewlastts`: no closing time point at the end of the log.
     pub nonewlastts: bool,
+    /// `-nofilteremptytp`: keep the time points without the formula's predicates.
     pub nofilteremptytp: bool,
+    /// `-no_rw`: do not rewrite the formula.
     pub no_rw: bool,
+    /// `-verified`: VeriMon's arithmetic conventions.
     pub verified: bool,
+    /// `-check`: say whether the formula is monitorable, and exit.
     pub check: bool,
     /// `-load FILE`: resume from a state saved by `>save_state FILE<`.
     pub load: Option<String>,
@@ -67,6 +77,7 @@ Usage: rvmon monpoly -sig <file> -formula <file> [-negate] [-log <file>] [option
 ";
 
 impl MonpolyArgs {
+    /// MonPoly's arguments, as its command line takes them.
     pub fn parse(args: &[String]) -> Result<MonpolyArgs, Error> {
         let mut a = MonpolyArgs::default();
         let mut it = args.iter();

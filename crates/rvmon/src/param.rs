@@ -95,6 +95,7 @@ pub fn explain(spec: &str, props: &[Property]) -> String {
     s
 }
 
+/// `rvmon check SPEC.rvm TRACE` (see [`crate::check::run`]).
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
     let text = read_file(&args.spec)?;
     let props = parse_rvm(&args.spec, &text)?;

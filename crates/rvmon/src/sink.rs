@@ -23,7 +23,9 @@ pub enum Output {
 /// exit status).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Counts {
+    /// Violations written.
     pub violations: u64,
+    /// Time points left inconclusive at the end.
     pub inconclusive: u64,
     /// The first inconclusive time point, `(tp, ts)`.
     pub first_inconclusive: Option<(u64, Timestamp)>,
@@ -35,6 +37,7 @@ pub struct Counts {
 pub struct FormatSink<'a> {
     out: &'a mut dyn Write,
     format: Output,
+    /// What was written so far.
     pub counts: Counts,
     /// MonPoly's format puts a time point's tuples on one line: the time point whose line is
     /// open.
@@ -42,6 +45,7 @@ pub struct FormatSink<'a> {
 }
 
 impl<'a> FormatSink<'a> {
+    /// Writes to `out` in `format`.
     pub fn new(out: &'a mut dyn Write, format: Output) -> FormatSink<'a> {
         FormatSink {
             out,

@@ -251,6 +251,7 @@ fn definedness_text(b: &Bsrv, memory: MemoryLimit) -> String {
 /// States the window automaton may have before rvmon gives up on it.
 const AUTOMATON_LIMIT: usize = 200_000;
 
+/// `rvmon check SPEC.lola TRACE` (see [`crate::check::run`]).
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
     let text = read_file(&args.spec)?;
     let spec = rvmon_stream::parse_spec(&args.spec, &text)?;
