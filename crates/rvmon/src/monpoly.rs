@@ -215,51 +215,21 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         s.restore_reader(&mut reader);
     }
     let restored = reader.interner().len();
-    let decider: Box<dyn Decider> = if analysis.first_order_at.is_none() {
-        let program = Program::compile(&analyzed, reader.interner_mut(), formula_path, &text)?;
-        let (engine, timing) = match &saved {
-            Some(s) => s.propositional(&program)?,
-            None => {
-                let timing = MonpolyTiming::new(&program);
-                (Engine::new(program), timing)
-            }
-        };
-        Box::new(Propositional {
-            timing,
-            engine,
-            scratch: Vec::new(),
-        })
-    } else {
-        let arithmetic = if args.verified {
-            rvmon_fo::Arithmetic::VeriMon
-        } else {
-            rvmon_fo::Arithmetic::MonPoly
-        };
-        let plan = rvmon_fo::compile_with(
-            arithmetic,
-            &analyzed,
-            &output_vars,
-            &sig,
-            reader.interner_mut(),
-            formula_path,
-            &text,
-        )?;
-        let relevant = Relevance::of(&expand_lets(&analyzed), reader.interner_mut());
-        let (engine, timing) = match &saved {
-            Some(s) => s.first_order(plan)?,
-            None => {
-                let timing = MonpolyTiming::from_ops(plan.shape.clone());
-                (FoEngine::new(plan), timing)
-            }
-        };
-        Box::new(FirstOrder {
-            timing,
-            relevant,
-            closed: output_vars.is_empty(),
-            engine,
-            scratch: Vec::new(),
-        })
-    };
+    let first_order = analysis.first_order_at.is_some();
+    let compiled = (
+        &analyzed,
+        output_vars.as_slice(),
+        &sig,
+        formula_path,
+        text.as_str(),
+    );
+    let decider = decider(
+        args,
+        first_order,
+        compiled,
+        reader.interner_mut(),
+        saved.as_ref(),
+    )?;
     let filter_empty = !args.nofilteremptytp && !args.verified && is_filterable_empty_tp(&analyzed);
     let add_last_ts = !args.nonewlastts && decider.has_future();
     let mut printer = Printer {
@@ -282,96 +252,192 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         None => reader.interner_mut().pin_all(),
         Some(_) => reader.interner_mut().pin_since(restored),
     }
-    // PERF: offline, time points go to the engine in batches, as in `rvmon check`; online,
-    // one at a time, each verdict written as soon as MonPoly would write it.
-    let batch_size = if online {
-        1
-    } else {
-        printer.decider.batch_size()
+    let run = LogRun {
+        args,
+        texts: (sig_text.as_str(), text.as_str()),
+        online,
+        filter_empty,
+        add_last_ts,
     };
-    let mut batch: Vec<TimePoint> = (0..batch_size).map(|_| TimePoint::default()).collect();
-    let mut pending = 0;
-    // Where reading starts (after a saved state's time points), and the last time point read.
-    let mut read_from = ReadPosition::default();
-    let (mut last_index, mut last_ts) = (None, None);
-    if let Some(s) = saved {
-        read_from = s.restore_printer(&mut printer);
-        last_index = read_from.last_index;
-        writeln!(out, "Loaded state")?;
-    }
-    let mut exited = false;
-    loop {
-        let more = reader.next_time_point(&mut batch[pending]);
-        for w in reader.take_warnings() {
-            writeln!(err, "{w}")?;
+    run.read(&mut reader, &mut printer, saved, out, err)
+}
+
+/// Reading the log, once the monitor is built.
+struct LogRun<'a> {
+    args: &'a MonpolyArgs,
+    /// The signature's and the formula's text (a snapshot holds them).
+    texts: (&'a str, &'a str),
+    online: bool,
+    /// MonPoly's filter of the time points without the formula's predicates.
+    filter_empty: bool,
+    /// MonPoly's closing time point at the end of the log.
+    add_last_ts: bool,
+}
+
+impl LogRun<'_> {
+    /// Feeds the log's time points to `printer` (in batches offline), saves the state when
+    /// the log says so, and ends the trace as MonPoly does.
+    fn read<R: BufRead>(
+        &self,
+        reader: &mut MonpolyLogReader<R>,
+        printer: &mut Printer,
+        saved: Option<Snapshot>,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<i32, Error>
+    where
+        MonpolyLogReader<R>: TraceReader,
+    {
+        let (args, online, (sig_text, text)) = (self.args, self.online, self.texts);
+        let (filter_empty, add_last_ts) = (self.filter_empty, self.add_last_ts);
+        // PERF: offline, time points go to the engine in batches, as in `rvmon check`; online,
+        // one at a time, each verdict written as soon as MonPoly would write it.
+        let batch_size = if online {
+            1
+        } else {
+            printer.decider.batch_size()
+        };
+        let mut batch: Vec<TimePoint> = (0..batch_size).map(|_| TimePoint::default()).collect();
+        let mut pending = 0;
+        // Where reading starts (after a saved state's time points), and the last time point read.
+        let mut read_from = ReadPosition::default();
+        let (mut last_index, mut last_ts) = (None, None);
+        if let Some(s) = saved {
+            read_from = s.restore_printer(printer);
+            last_index = read_from.last_index;
+            writeln!(out, "Loaded state")?;
         }
-        let commands = reader.take_commands();
-        if more.is_err() || !commands.is_empty() {
-            // The time points before a bad one, or before a command, are fed first.
-            printer.step(&batch[..pending], true, reader.interner_mut(), out)?;
-            // The time point just read goes first in the next batch.
-            batch.swap(0, pending);
-            pending = 0;
-            out.flush()?;
-        }
-        // Commands come before the time point just read: save the state before feeding it.
-        for command in commands {
-            let (StateCommand::Save(file) | StateCommand::SaveAndExit(file)) = &command;
-            let position = ReadPosition {
-                next_index: last_index.map_or(read_from.next_index, |i| i + 1),
-                last_ts: last_ts.or(read_from.last_ts),
-                last_index,
-            };
-            Snapshot::write(
-                file,
-                args,
-                (&sig_text, &text),
-                reader.interner(),
-                position,
-                &printer,
-            )?;
-            writeln!(out, "Saved state")?;
-            out.flush()?;
-            exited |= matches!(command, StateCommand::SaveAndExit(_));
-        }
-        if !more? {
-            break;
-        }
-        let tp = &batch[pending];
-        last_index = Some(tp.index);
-        last_ts = Some(tp.ts);
-        if filter_empty && !printer.decider.relevant(tp) {
-            continue;
-        }
-        pending += 1;
-        if pending == batch_size {
-            printer.step(&batch, false, reader.interner_mut(), out)?;
-            pending = 0;
-            if online {
+        let mut exited = false;
+        loop {
+            let more = reader.next_time_point(&mut batch[pending]);
+            for w in reader.take_warnings() {
+                writeln!(err, "{w}")?;
+            }
+            let commands = reader.take_commands();
+            if more.is_err() || !commands.is_empty() {
+                // The time points before a bad one, or before a command, are fed first.
+                printer.step(&batch[..pending], true, reader.interner_mut(), out)?;
+                // The time point just read goes first in the next batch.
+                batch.swap(0, pending);
+                pending = 0;
                 out.flush()?;
             }
+            // Commands come before the time point just read: save the state before feeding it.
+            for command in commands {
+                let (StateCommand::Save(file) | StateCommand::SaveAndExit(file)) = &command;
+                let position = ReadPosition {
+                    next_index: last_index.map_or(read_from.next_index, |i| i + 1),
+                    last_ts: last_ts.or(read_from.last_ts),
+                    last_index,
+                };
+                Snapshot::write(
+                    file,
+                    args,
+                    (&sig_text, &text),
+                    reader.interner(),
+                    position,
+                    printer,
+                )?;
+                writeln!(out, "Saved state")?;
+                out.flush()?;
+                exited |= matches!(command, StateCommand::SaveAndExit(_));
+            }
+            if !more? {
+                break;
+            }
+            let tp = &batch[pending];
+            last_index = Some(tp.index);
+            last_ts = Some(tp.ts);
+            if filter_empty && !printer.decider.relevant(tp) {
+                continue;
+            }
+            pending += 1;
+            if pending == batch_size {
+                printer.step(&batch, false, reader.interner_mut(), out)?;
+                pending = 0;
+                if online {
+                    out.flush()?;
+                }
+            }
         }
+        printer.step(&batch[..pending], false, reader.interner_mut(), out)?;
+        if reader.terminated() {
+            // MonPoly stops at `>terminate<` without closing the trace: verdicts still pending
+            // are not printed. It names the last time point read (-1 if none).
+            writeln!(
+                out,
+                "Terminated at timepoint: {}",
+                last_index.map_or(-1, |i| i as i64)
+            )?;
+        } else if add_last_ts && !exited {
+            printer.close(last_index.map_or(0, |i| i + 1), reader.interner_mut(), out)?;
+        }
+        out.flush()?;
+        // VeriMon (-verified) applies the same conventions without saying so.
+        for w in printer.decider.take_warnings() {
+            if !args.verified {
+                writeln!(err, "{w}")?;
+            }
+        }
+        Ok(0)
     }
-    printer.step(&batch[..pending], false, reader.interner_mut(), out)?;
-    if reader.terminated() {
-        // MonPoly stops at `>terminate<` without closing the trace: verdicts still pending
-        // are not printed. It names the last time point read (-1 if none).
-        writeln!(
-            out,
-            "Terminated at timepoint: {}",
-            last_index.map_or(-1, |i| i as i64)
+}
+
+/// The engine for the analysed formula (`compiled`: it, its free variables, the signature,
+/// the formula's file and text), fresh or as `saved` left it.
+fn decider(
+    args: &MonpolyArgs,
+    first_order: bool,
+    compiled: (&Formula, &[String], &Signature, &str, &str),
+    interner: &mut Interner,
+    saved: Option<&Snapshot>,
+) -> Result<Box<dyn Decider>, Error> {
+    let (analyzed, output_vars, sig, formula_path, text) = compiled;
+    Ok(if !first_order {
+        let program = Program::compile(analyzed, interner, formula_path, text)?;
+        let (engine, timing) = match saved {
+            Some(s) => s.propositional(&program)?,
+            None => {
+                let timing = MonpolyTiming::new(&program);
+                (Engine::new(program), timing)
+            }
+        };
+        Box::new(Propositional {
+            timing,
+            engine,
+            scratch: Vec::new(),
+        })
+    } else {
+        let arithmetic = if args.verified {
+            rvmon_fo::Arithmetic::VeriMon
+        } else {
+            rvmon_fo::Arithmetic::MonPoly
+        };
+        let plan = rvmon_fo::compile_with(
+            arithmetic,
+            analyzed,
+            output_vars,
+            sig,
+            interner,
+            formula_path,
+            text,
         )?;
-    } else if add_last_ts && !exited {
-        printer.close(last_index.map_or(0, |i| i + 1), reader.interner_mut(), out)?;
-    }
-    out.flush()?;
-    // VeriMon (-verified) applies the same conventions without saying so.
-    for w in printer.decider.take_warnings() {
-        if !args.verified {
-            writeln!(err, "{w}")?;
-        }
-    }
-    Ok(0)
+        let relevant = Relevance::of(&expand_lets(analyzed), interner);
+        let (engine, timing) = match saved {
+            Some(s) => s.first_order(plan)?,
+            None => {
+                let timing = MonpolyTiming::from_ops(plan.shape.clone());
+                (FoEngine::new(plan), timing)
+            }
+        };
+        Box::new(FirstOrder {
+            timing,
+            relevant,
+            closed: output_vars.is_empty(),
+            engine,
+            scratch: Vec::new(),
+        })
+    })
 }
 
 /// What MonPoly says of a formula it cannot monitor: why, at length with `-verbose` or
