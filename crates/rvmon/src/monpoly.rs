@@ -333,7 +333,7 @@ impl LogRun<'_> {
                 Snapshot::write(
                     file,
                     args,
-                    (&sig_text, &text),
+                    (sig_text, text),
                     reader.interner(),
                     position,
                     printer,
