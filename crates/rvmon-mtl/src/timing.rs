@@ -60,6 +60,12 @@ pub struct MonpolyTiming {
     /// leave some: the operand an exists-join probes, a guard's leaves). Their streams are
     /// emptied after each step instead of growing for the whole run.
     unread: Vec<usize>,
+    /// Whether every position is ready at itself: a shape without `NEXT` or `UNTIL` (every
+    /// rule above then gives `i`). PERF: such a tracker only counts positions; computing the
+    /// streams was half of `rvmon monpoly`'s time on past-only formulas. Not saved: it follows
+    /// from the shape (computed again after a restore).
+    #[serde(skip)]
+    immediate: Option<bool>,
 }
 
 impl MonpolyTiming {
@@ -90,11 +96,26 @@ impl MonpolyTiming {
             scan: vec![0; n],
             times: VecDeque::new(),
             times_head: 0,
+            immediate: None,
         }
+    }
+
+    /// See the field `immediate`.
+    fn is_immediate(&mut self) -> bool {
+        let ops = &self.ops;
+        *self.immediate.get_or_insert_with(|| {
+            !ops.iter()
+                .any(|op| matches!(op, Op::Next(..) | Op::Until(..)))
+        })
     }
 
     /// Feeds the next position's timestamp.
     pub fn step(&mut self, ts: Timestamp) {
+        if self.is_immediate() {
+            // `times_head` counts the positions (no timestamp is read).
+            self.times_head += 1;
+            return;
+        }
         self.times.push_back(ts);
         let pos = self.times_head + self.times.len() as u64 - 1;
         for i in 0..self.ops.len() {
@@ -118,11 +139,17 @@ impl MonpolyTiming {
 
     /// The ready position of `pos` at the root, if already known.
     pub fn ready(&self, pos: u64) -> Option<u64> {
+        if self.immediate == Some(true) {
+            return (pos < self.times_head).then_some(pos);
+        }
         self.streams[self.ops.len() - 1].get(pos)
     }
 
     /// Forgets root entries before `pos`.
     pub fn consumed(&mut self, pos: u64) {
+        if self.immediate == Some(true) {
+            return;
+        }
         let root = self.ops.len() - 1;
         self.streams[root].drop_before(pos);
     }
