@@ -10,6 +10,7 @@ use rvmon::run::{run, RunOptions};
 use rvmon_cli::check_cmd::{self, CheckArgs, Output};
 use rvmon_cli::monpoly_cmd::{self, MonpolyArgs};
 use rvmon_core::{Collect, Kind, StringCollection};
+use rvmon_logic::monpoly::{analyzed_formula, is_filterable_empty_tp};
 use rvmon_testkit::gen;
 use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
 
@@ -178,6 +179,73 @@ proptest! {
         prop_assume!(ran.is_some(), "not monitorable");
         let (checked, monpoly) = ran.unwrap();
         prop_assert_eq!(checked, monpoly, "{}", formula);
+    }
+}
+
+/// `rvmon monpoly` with `F` (or its negation) on `log`, and with `-nofilteremptytp` added:
+/// the first leaves out the time points without the formula's events where that provably
+/// changes no output, the second feeds every one.
+fn with_and_without_filters(formula: &str, log: &str, negate: bool) -> Option<(String, String)> {
+    let d = dir("filters");
+    let (f, l, s) = (d.join("f.mfotl"), d.join("t.log"), d.join("s.sig"));
+    std::fs::write(&f, formula).unwrap();
+    std::fs::write(&l, log).unwrap();
+    std::fs::write(&s, gen::SIG_WITH_PROPS).unwrap();
+    let path = |p: &PathBuf| p.to_str().unwrap().to_string();
+    let run = |extra: &[&str]| -> Option<String> {
+        let mut args = vec![
+            "-sig".to_string(),
+            path(&s),
+            "-formula".into(),
+            path(&f),
+            "-log".into(),
+            path(&l),
+        ];
+        if negate {
+            args.push("-negate".into());
+        }
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mp = MonpolyArgs::parse(&args).unwrap();
+        monpoly_cmd::run(&mp, &mut out, &mut err).ok()?;
+        if String::from_utf8_lossy(&err).contains("NOT monitorable") {
+            return None;
+        }
+        Some(String::from_utf8(out).unwrap())
+    };
+    Some((run(&[])?, run(&["-nofilteremptytp"])?))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// Leaving out the time points without the formula's events changes nothing MonPoly
+    /// prints, also when the log ends with `>terminate<` (the verdicts due by then) — except
+    /// where MonPoly's own filter applies: MonPoly then leaves them out too, and at
+    /// `>terminate<` prints only what was due without them (as rvmon does).
+    #[test]
+    fn monpolys_output_does_not_depend_on_the_filter(
+        formula in gen::policy(),
+        log in gen::log(),
+        negate in any::<bool>(),
+        terminate in any::<bool>(),
+    ) {
+        let mut text = gen::text(&log);
+        let f = rvmon_logic::parse_formula("f", &formula).unwrap();
+        let f = if negate {
+            rvmon_logic::Formula::new(rvmon_logic::FormulaKind::Not(Box::new(f.clone())), f.span)
+        } else {
+            f
+        };
+        let monpolys_filter = is_filterable_empty_tp(&analyzed_formula(&f));
+        prop_assume!(!(terminate && monpolys_filter), "MonPoly's own filter");
+        if terminate {
+            text.push_str(">terminate<\n");
+        }
+        let ran = with_and_without_filters(&formula, &text, negate);
+        prop_assume!(ran.is_some(), "not monitorable");
+        let (filtered, every) = ran.unwrap();
+        prop_assert_eq!(filtered, every, "{}", formula);
     }
 }
 
