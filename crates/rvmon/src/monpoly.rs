@@ -238,9 +238,11 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     // dropping the time points without them changes no answer (`empty_points_removable`, the
     // data slicer's argument) and only the answers are printed: not with `-verbose` (it prints
     // every time point), not with `-nonewlastts` (the answers pending at the end depend on
-    // when they became due). The last time point left out is fed before a command and at the
+    // when they became due), not online (a verdict due at a time point left out would wait
+    // for the next one fed). The last time point left out is fed before a command and at the
     // end, so that what is due by then is what MonPoly has printed by then.
     let leave_out = first_order
+        && !online
         && !filter_empty
         && !args.nofilteremptytp
         && !args.verified
