@@ -84,6 +84,12 @@ impl rvmon_core::Monitor for MtlMonitor {
         Ok(())
     }
 
+    /// PERF: the run loop's per-batch work (a sink's end of batch, string collection, the
+    /// progress display) is shared by 64 time points; the engine itself steps one at a time.
+    fn batch_size(&self) -> usize {
+        64
+    }
+
     fn describe(&self) -> Description {
         let engine = &self.engine;
         let memory = match engine {
