@@ -130,6 +130,68 @@ fn library_monitors_give_the_cli_verdicts() {
     }
 }
 
+/// Parametric properties through the library alone (`cascade::build`), against `rvmon check`'s
+/// JSON Lines: the same reports, with their bindings.
+#[test]
+fn library_parametric_monitors_give_the_cli_reports() {
+    use rvmon::cascade::{build, Strategy};
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/rvm");
+    for (spec, log) in [
+        ("acks.rvm", "acks.log"),
+        ("locks-ere.rvm", "locks.log"),
+        ("maps.rvm", "maps.log"),
+    ] {
+        let (spec, log) = (examples.join(spec), examples.join(log));
+        let mut args = CheckArgs::new(spec.to_str().unwrap(), log.to_str().unwrap());
+        args.output = Output::Jsonl;
+        let (out, _) = check(&args);
+        let cli: Vec<(u64, i64)> = from_jsonl_reports(&out);
+        let text = std::fs::read_to_string(&spec).unwrap();
+        let input = Box::new(std::io::BufReader::new(std::fs::File::open(&log).unwrap()));
+        let options = TraceOptions {
+            sig: None,
+            time_field: None,
+        };
+        let mut reader = open_reader(TraceFormat::Monpoly, input, "log", options).unwrap();
+        let (lang, name) = Lang::of(spec.to_str().unwrap(), None);
+        let lang = (lang, name.as_deref());
+        let (strategy, mut monitor) =
+            build("spec", text, lang, None, reader.interner_mut(), true).unwrap();
+        assert_eq!(strategy, Strategy::Parametric);
+        let mut sink = Collect::default();
+        let options = RunOptions {
+            online: false,
+            collect_strings: StringCollection::DEFAULT_FLOOR,
+            progress: false,
+        };
+        run(
+            &mut *monitor,
+            &mut *reader,
+            &mut sink,
+            options,
+            &mut Vec::new(),
+        )
+        .unwrap();
+        let library: Vec<(u64, i64)> = sink.decisions.iter().map(|d| (d.0, d.1)).collect();
+        assert_eq!(library, cli, "{}", spec.display());
+        assert!(!cli.is_empty(), "{}: no report", spec.display());
+    }
+}
+
+/// The `(tp, ts)` of each report in JSON Lines.
+fn from_jsonl_reports(out: &str) -> Vec<(u64, i64)> {
+    out.lines()
+        .map(|l| {
+            let num = |key: &str| -> i64 {
+                let at = l.find(key).unwrap() + key.len();
+                let digits: String = l[at..].chars().take_while(|c| c.is_ascii_digit()).collect();
+                digits.parse().unwrap()
+            };
+            (num("\"tp\":") as u64, num("\"ts\":"))
+        })
+        .collect()
+}
+
 /// `rvmon check --output monpoly F` and `rvmon monpoly -negate -formula F` on one log, with
 /// the signature `sig`; `None` if `rvmon check` refuses the formula (not monitorable), or
 /// MonPoly would (rvmon's own rewriting takes more formulas than MonPoly's).

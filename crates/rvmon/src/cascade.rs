@@ -352,3 +352,35 @@ fn class_and_horizons(analysis: &Analysis) -> String {
         }
     )
 }
+
+/// The monitor for a specification in any language the front door builds monitors for, with
+/// the strategy that took it: `name` (its file, for error positions), its `text`, its `lang`
+/// (with `lang_name`, the extension or `--lang`, which picks a formula's syntax), the
+/// signature that types a first-order formula, and the interner the trace's values will be in.
+/// Stream specifications are refused with the reason: their engine still runs through its own
+/// loop (`rvmon::stream`), not yet behind [`Monitor`].
+pub fn build(
+    name: &str,
+    text: String,
+    (lang, lang_name): (Lang, Option<&str>),
+    sig: Option<Signature>,
+    interner: &mut Interner,
+    offline: bool,
+) -> Result<(Strategy, Box<dyn Monitor>), Error> {
+    match lang {
+        Lang::Formula => {
+            let spec = FormulaSpec::parse(name, text, lang_name)?.with_signature(sig)?;
+            let plan = formula_monitor(&spec, interner, offline)?;
+            Ok((plan.chosen, plan.monitor))
+        }
+        Lang::Rvm => {
+            let props = rvmon_param::spec::parse_rvm(name, &text)?;
+            let monitor = rvmon_param::PropertiesMonitor::new(props, interner);
+            Ok((Strategy::Parametric, Box::new(monitor)))
+        }
+        Lang::Lola => Err(Error::msg(format!(
+            "{name}: stream specifications run through rvmon's stream runner (rvmon::stream::run); \
+             they are not yet built as a Monitor"
+        ))),
+    }
+}
