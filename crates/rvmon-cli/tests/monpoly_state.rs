@@ -307,7 +307,8 @@ fn saved_state_layout_is_versioned() {
         // Format 9: offline, `rvmon monpoly` feeds the engine in batches (as `rvmon check`
         // does), which leaves other counters and buffers in a saved state than one time point
         // at a time; MonPoly's timing of a shape without NEXT or UNTIL only counts positions.
-        (9, 17684991040379813356),
+        // Format 10: the first-order engine saves one state per operator, of its own kind.
+        (10, 6813181608407276660),
         "the layout of saved states changed: bump SNAPSHOT_VERSION and record the new pair here"
     );
 }

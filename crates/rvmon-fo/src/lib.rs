@@ -7,8 +7,10 @@ mod bucket;
 pub mod compile;
 pub mod engine;
 mod monitor;
+mod ops;
 pub mod rel;
 mod relevance;
+mod stream;
 
 pub use compile::{compile, compile_with, expand_lets, Plan};
 pub use engine::{Answer, FoEngine, OFFLINE_BATCH};
