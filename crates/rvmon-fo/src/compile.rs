@@ -709,7 +709,6 @@ impl Compiler<'_> {
     }
 
     fn compile(&mut self, f: &Formula) -> Result<usize, Error> {
-        let fv = free_vars(f);
         Ok(match &f.kind {
             FormulaKind::Bool(b) => {
                 let rel = if *b {
@@ -719,79 +718,22 @@ impl Compiler<'_> {
                 };
                 self.push(NodeKind::Const(rel), vec![], Op::Const(*b))
             }
-            FormulaKind::Pred { name, args } => {
-                let decl = self.sig.get(name).ok_or_else(|| {
-                    self.err(f, format!("predicate `{name}` is not in the signature"))
-                })?;
-                let types: Vec<Type> = decl.args.iter().map(|a| a.1).collect();
-                let sym = self.interner.intern(name);
-                let mut vars: Vec<String> = Vec::new();
-                let mut pats = Vec::new();
-                for (a, ty) in args.iter().zip(types) {
-                    pats.push(match a {
-                        Term::Var(v) => match vars.iter().position(|x| x == v) {
-                            Some(c) => ArgPat::Same(c),
-                            None => {
-                                vars.push(v.clone());
-                                ArgPat::Bind(vars.len() - 1)
-                            }
-                        },
-                        t => ArgPat::Const(self.constant(t, Some(ty), f)?),
-                    });
-                }
-                self.push(
-                    NodeKind::Pred {
-                        sym,
-                        arity: args.len(),
-                        args: pats,
-                    },
-                    vars,
-                    Op::Atom(0),
-                )
-            }
-            FormulaKind::Cmp { op, lhs, rhs } => {
-                self.check_cmp_types(f, lhs, rhs)?;
-                // Alone, only ground comparisons and `x = c` are monitorable.
-                match (op, lhs, rhs) {
-                    (CmpOp::Eq, Term::Var(x), c) | (CmpOp::Eq, c, Term::Var(x))
-                        if !matches!(c, Term::Var(_)) =>
-                    {
-                        let ty = self.types.get(x).copied();
-                        let v = self.constant(c, ty, f)?;
-                        let mut rel = crate::rel::Rel::default();
-                        rel.insert(std::rc::Rc::from([v]) as crate::rel::Tuple);
-                        self.push(NodeKind::Const(rel), vec![x.clone()], Op::Atom(0))
-                    }
-                    _ if fv.is_empty() => {
-                        let b = rvmon_logic::reference::eval_ground_cmp(*op, lhs, rhs)
-                            .map_err(|e| self.err(f, e))?;
-                        let rel = if b {
-                            crate::rel::unit()
-                        } else {
-                            Default::default()
-                        };
-                        self.push(NodeKind::Const(rel), vec![], Op::Const(b))
-                    }
-                    _ => return Err(self.err(f, "this comparison is not monitorable on its own")),
-                }
-            }
-            FormulaKind::StrRel { .. } => {
+            FormulaKind::Pred { name, args } => self.pred(f, name, args)?,
+            FormulaKind::Cmp { op, lhs, rhs } => self.cmp(f, *op, lhs, rhs)?,
+            FormulaKind::StrRel {
+                op,
+                lhs,
+                rhs,
+                groups,
+            } => {
                 // Alone, only a ground relation is monitorable: evaluate it on TRUE.
-                if !fv.is_empty() {
+                if !free_vars(f).is_empty() {
                     return Err(self.err(f, monitorable::MSG_LESS));
                 }
                 let t = self.push(NodeKind::Const(crate::rel::unit()), vec![], Op::Const(true));
-                let FormulaKind::StrRel {
-                    op,
-                    lhs,
-                    rhs,
-                    groups,
-                } = &f.kind
-                else {
-                    unreachable!()
-                };
                 self.str_rel(f, f, t, &[], *op, lhs, rhs, groups, false)?
             }
+
             FormulaKind::Not(g) => {
                 if !free_vars(g).is_empty() {
                     return Err(self.err(f, monitorable::MSG_NOT));
@@ -825,245 +767,330 @@ impl Compiler<'_> {
                 q: Quant::Exists,
                 vars,
                 body,
-            } => {
-                if let Some(node) = self.exists_join(vars, body) {
-                    return Ok(node);
-                }
-                let c = self.compile(body)?;
-                let cv = self.nodes[c].vars.clone();
-                let keep: Vec<usize> = (0..cv.len()).filter(|&i| !vars.contains(&cv[i])).collect();
-                let out = keep.iter().map(|&i| cv[i].clone()).collect();
-                // `EXISTS x. EXISTS y. φ` (as `push_exists` leaves the quantifiers of a closed
-                // formula's violations) is one projection of `φ`, not one relation per
-                // quantifier. The projection below was just compiled, so nothing else reads it.
-                // (PERF: the data race projected its pairs three times at every access.)
-                if let (
-                    true,
-                    NodeKind::Project {
-                        c: below,
-                        keep: inner,
-                    },
-                ) = (c + 1 == self.nodes.len(), &self.nodes[c].kind)
-                {
-                    let below = *below;
-                    let keep = keep.iter().map(|&i| inner[i]).collect();
-                    self.nodes.pop();
-                    self.shape.pop();
-                    return Ok(self.push(
-                        NodeKind::Project { c: below, keep },
-                        out,
-                        Op::Not(below),
-                    ));
-                }
-                self.push(NodeKind::Project { c, keep }, out, Op::Not(c))
-            }
+            } => self.exists(vars, body)?,
             FormulaKind::Quant {
                 q: Quant::Forall, ..
             } => return Err(self.err(f, "FORALL must be normalised away first")),
-            FormulaKind::Unary { op, interval, body } => {
-                let w = window(interval);
-                match op {
-                    UnaryTemporal::Previous | UnaryTemporal::Next => {
-                        let c = self.compile(body)?;
-                        let vars = self.nodes[c].vars.clone();
-                        // PREVIOUS over a past-only SINCE/ONCE is fused into it (see `lag`).
-                        let past_only = !self.shape[..=c]
-                            .iter()
-                            .any(|o| matches!(o, Op::Next(..) | Op::Until(..)));
-                        // So is PREVIOUS over a projection of one (`PREVIOUS EXISTS s. (NOT
-                        // rel(s,l) SINCE acq(s,l))`, as `push_exists` leaves it), which is the
-                        // projection of the fused state: PREVIOUS commutes with EXISTS.
-                        let fused = match self.nodes[c].kind {
-                            NodeKind::Project { c: below, .. } => below,
-                            _ => c,
-                        };
-                        if let (
-                            UnaryTemporal::Previous,
-                            NodeKind::Since {
-                                lag: lag @ None, ..
-                            },
-                            true,
-                        ) = (op, &mut self.nodes[fused].kind, past_only)
-                        {
-                            *lag = Some(w);
-                            c
-                        } else if *op == UnaryTemporal::Previous {
-                            self.push(NodeKind::Prev { w, c }, vars, Op::Prev(w, c))
-                        } else {
-                            self.push(NodeKind::Next { w, c }, vars, Op::Next(w, c))
-                        }
-                    }
-                    UnaryTemporal::Once | UnaryTemporal::Eventually => {
-                        if *op == UnaryTemporal::Eventually {
-                            self.bounded_future(f, &w)?;
-                        }
-                        let t =
-                            self.push(NodeKind::Const(crate::rel::unit()), vec![], Op::Const(true));
-                        let r = self.compile(body)?;
-                        let vars = self.nodes[r].vars.clone();
-                        let since = *op == UnaryTemporal::Once;
-                        let kind = if since {
-                            NodeKind::Since {
-                                w,
-                                l: t,
-                                r,
-                                negated: false,
-                                l_key: vec![],
-                                guard: None,
-                                lag: None,
-                            }
-                        } else {
-                            NodeKind::Until {
-                                w,
-                                l: t,
-                                r,
-                                negated: false,
-                                l_key: vec![],
-                                guard: None,
-                            }
-                        };
-                        self.push(
-                            kind,
-                            vars,
-                            if since {
-                                Op::Since(w, t, r)
-                            } else {
-                                Op::Until(w, t, r)
-                            },
-                        )
-                    }
-                    _ => {
-                        return Err(
-                            self.err(f, "ALWAYS and PAST_ALWAYS must be normalised away first")
-                        )
-                    }
-                }
-            }
+            FormulaKind::Unary { op, interval, body } => self.unary(f, *op, interval, body)?,
             FormulaKind::Binary {
                 op,
                 interval,
                 lhs,
                 rhs,
-            } => {
-                let w = window(interval);
-                if *op == BinaryTemporal::Until {
-                    self.bounded_future(f, &w)?;
-                }
-                let (negated, left) = match &lhs.kind {
-                    FormulaKind::Not(inner) => (true, &**inner),
-                    _ => (false, &**lhs),
-                };
-                let mark = self.nodes.len();
-                let plain = self.compile(left);
-                let r_fv = free_vars(rhs);
-                let (l, negated, l_key, guard, rv, r) = match plain {
-                    Ok(l) => {
-                        let r = self.compile(rhs)?;
-                        let (lv, rv) = (self.nodes[l].vars.clone(), self.nodes[r].vars.clone());
-                        if !lv.iter().all(|v| rv.contains(v)) {
-                            return Err(self.err(f, monitorable::MSG_SUBSET));
-                        }
-                        let l_key = lv.iter().map(|v| col(&rv, v)).collect();
-                        (l, negated, l_key, None, rv, r)
-                    }
-                    // Not monitorable alone, but its variables are bound by the right operand:
-                    // test it on the right operand's tuples.
-                    Err(e) if free_vars(lhs).iter().all(|v| r_fv.contains(v)) => {
-                        self.nodes.truncate(mark);
-                        self.shape.truncate(mark);
-                        let r = self.compile(rhs)?;
-                        let rv = self.nodes[r].vars.clone();
-                        let guard = self.guard(lhs, &rv).map_err(|_| e)?;
-                        let t =
-                            self.push(NodeKind::Const(crate::rel::unit()), vec![], Op::Const(true));
-                        (t, false, vec![], Some(guard), rv, r)
-                    }
-                    Err(e) => return Err(e),
-                };
-                let (kind, shape) = match op {
-                    BinaryTemporal::Since => (
-                        NodeKind::Since {
-                            w,
-                            l,
-                            r,
-                            negated,
-                            l_key,
-                            guard,
-                            lag: None,
-                        },
-                        Op::Since(w, l, r),
-                    ),
-                    BinaryTemporal::Until => (
-                        NodeKind::Until {
-                            w,
-                            l,
-                            r,
-                            negated,
-                            l_key,
-                            guard,
-                        },
-                        Op::Until(w, l, r),
-                    ),
-                };
-                self.push(kind, rv, shape)
-            }
+            } => self.binary(f, *op, interval, lhs, rhs)?,
             FormulaKind::Agg {
                 result,
                 op,
                 over,
                 group,
                 body,
-            } => {
-                let c = self.compile(body)?;
-                let cv = self.nodes[c].vars.clone();
-                let over_col = cv.iter().position(|v| v == over).ok_or_else(|| {
-                    self.err(f, format!("the aggregated variable `{over}` is not free in the aggregation's body"))
-                })?;
-                let mut group_cols = Vec::new();
-                for g in group {
-                    group_cols.push(cv.iter().position(|v| v == g).ok_or_else(|| {
-                        self.err(
-                            f,
-                            format!(
-                                "the group-by variable `{g}` is not free in the aggregation's body"
-                            ),
-                        )
-                    })?);
-                }
-                let over_ty = self.types.get(over).copied();
-                if matches!(op, AggOp::Sum | AggOp::Avg | AggOp::Med) && over_ty == Some(Type::Str)
-                {
-                    return Err(self.err(
-                        f,
-                        format!("type error: {} needs a numeric variable", op.keyword()),
-                    ));
-                }
-                let result_ty = match op {
-                    AggOp::Cnt => Type::Int,
-                    AggOp::Avg | AggOp::Med => Type::Float,
-                    _ => over_ty.unwrap_or(Type::Int),
-                };
-                self.note_type(f, result, result_ty)?;
-                let mut vars = vec![result.clone()];
-                vars.extend(group.iter().cloned());
-                let default = match (op, result_ty) {
-                    (AggOp::Min, Type::Float) => Value::Float(f64::INFINITY),
-                    (AggOp::Max, Type::Float) => Value::Float(f64::NEG_INFINITY),
-                    (_, Type::Float) => Value::Float(0.0),
-                    (_, Type::Str | Type::Regexp) => Value::Str(self.interner.intern("")),
-                    (_, Type::Int) => Value::Int(0),
-                };
-                let kind = NodeKind::Agg {
-                    c,
-                    op: *op,
-                    over: over_col,
-                    group: group_cols,
-                    default,
-                };
-                self.push(kind, vars, Op::Not(c))
-            }
+            } => self.agg(f, result, *op, over, group, body)?,
             FormulaKind::Let { .. } => return Err(self.err(f, "LET must be expanded first")),
         })
+    }
+
+    /// A predicate atom: a scan of its events.
+    fn pred(&mut self, f: &Formula, name: &str, args: &[Term]) -> Result<usize, Error> {
+        let decl = self
+            .sig
+            .get(name)
+            .ok_or_else(|| self.err(f, format!("predicate `{name}` is not in the signature")))?;
+        let types: Vec<Type> = decl.args.iter().map(|a| a.1).collect();
+        let sym = self.interner.intern(name);
+        let mut vars: Vec<String> = Vec::new();
+        let mut pats = Vec::new();
+        for (a, ty) in args.iter().zip(types) {
+            pats.push(match a {
+                Term::Var(v) => match vars.iter().position(|x| x == v) {
+                    Some(c) => ArgPat::Same(c),
+                    None => {
+                        vars.push(v.clone());
+                        ArgPat::Bind(vars.len() - 1)
+                    }
+                },
+                t => ArgPat::Const(self.constant(t, Some(ty), f)?),
+            });
+        }
+        Ok(self.push(
+            NodeKind::Pred {
+                sym,
+                arity: args.len(),
+                args: pats,
+            },
+            vars,
+            Op::Atom(0),
+        ))
+    }
+
+    /// A comparison alone: only ground comparisons and `x = c` are monitorable.
+    fn cmp(&mut self, f: &Formula, op: CmpOp, lhs: &Term, rhs: &Term) -> Result<usize, Error> {
+        let fv = free_vars(f);
+        self.check_cmp_types(f, lhs, rhs)?;
+        // Alone, only ground comparisons and `x = c` are monitorable.
+        Ok(match (op, lhs, rhs) {
+            (CmpOp::Eq, Term::Var(x), c) | (CmpOp::Eq, c, Term::Var(x))
+                if !matches!(c, Term::Var(_)) =>
+            {
+                let ty = self.types.get(x).copied();
+                let v = self.constant(c, ty, f)?;
+                let mut rel = crate::rel::Rel::default();
+                rel.insert(std::rc::Rc::from([v]) as crate::rel::Tuple);
+                self.push(NodeKind::Const(rel), vec![x.clone()], Op::Atom(0))
+            }
+            _ if fv.is_empty() => {
+                let b = rvmon_logic::reference::eval_ground_cmp(op, lhs, rhs)
+                    .map_err(|e| self.err(f, e))?;
+                let rel = if b {
+                    crate::rel::unit()
+                } else {
+                    Default::default()
+                };
+                self.push(NodeKind::Const(rel), vec![], Op::Const(b))
+            }
+            _ => return Err(self.err(f, "this comparison is not monitorable on its own")),
+        })
+    }
+
+    /// `EXISTS vars. body`: an existential join, or a projection.
+    fn exists(&mut self, vars: &[String], body: &Formula) -> Result<usize, Error> {
+        if let Some(node) = self.exists_join(vars, body) {
+            return Ok(node);
+        }
+        let c = self.compile(body)?;
+        let cv = self.nodes[c].vars.clone();
+        let keep: Vec<usize> = (0..cv.len()).filter(|&i| !vars.contains(&cv[i])).collect();
+        let out = keep.iter().map(|&i| cv[i].clone()).collect();
+        // `EXISTS x. EXISTS y. φ` (as `push_exists` leaves the quantifiers of a closed
+        // formula's violations) is one projection of `φ`, not one relation per
+        // quantifier. The projection below was just compiled, so nothing else reads it.
+        // (PERF: the data race projected its pairs three times at every access.)
+        if let (
+            true,
+            NodeKind::Project {
+                c: below,
+                keep: inner,
+            },
+        ) = (c + 1 == self.nodes.len(), &self.nodes[c].kind)
+        {
+            let below = *below;
+            let keep = keep.iter().map(|&i| inner[i]).collect();
+            self.nodes.pop();
+            self.shape.pop();
+            return Ok(self.push(NodeKind::Project { c: below, keep }, out, Op::Not(below)));
+        }
+        Ok(self.push(NodeKind::Project { c, keep }, out, Op::Not(c)))
+    }
+
+    /// `PREVIOUS`, `NEXT`, `ONCE` and `EVENTUALLY`.
+    fn unary(
+        &mut self,
+        f: &Formula,
+        op: UnaryTemporal,
+        interval: &rvmon_logic::Interval,
+        body: &Formula,
+    ) -> Result<usize, Error> {
+        let w = window(interval);
+        Ok(match op {
+            UnaryTemporal::Previous | UnaryTemporal::Next => {
+                let c = self.compile(body)?;
+                let vars = self.nodes[c].vars.clone();
+                // PREVIOUS over a past-only SINCE/ONCE is fused into it (see `lag`).
+                let past_only = !self.shape[..=c]
+                    .iter()
+                    .any(|o| matches!(o, Op::Next(..) | Op::Until(..)));
+                // So is PREVIOUS over a projection of one (`PREVIOUS EXISTS s. (NOT
+                // rel(s,l) SINCE acq(s,l))`, as `push_exists` leaves it), which is the
+                // projection of the fused state: PREVIOUS commutes with EXISTS.
+                let fused = match self.nodes[c].kind {
+                    NodeKind::Project { c: below, .. } => below,
+                    _ => c,
+                };
+                if let (
+                    UnaryTemporal::Previous,
+                    NodeKind::Since {
+                        lag: lag @ None, ..
+                    },
+                    true,
+                ) = (op, &mut self.nodes[fused].kind, past_only)
+                {
+                    *lag = Some(w);
+                    c
+                } else if op == UnaryTemporal::Previous {
+                    self.push(NodeKind::Prev { w, c }, vars, Op::Prev(w, c))
+                } else {
+                    self.push(NodeKind::Next { w, c }, vars, Op::Next(w, c))
+                }
+            }
+            UnaryTemporal::Once | UnaryTemporal::Eventually => {
+                if op == UnaryTemporal::Eventually {
+                    self.bounded_future(f, &w)?;
+                }
+                let t = self.push(NodeKind::Const(crate::rel::unit()), vec![], Op::Const(true));
+                let r = self.compile(body)?;
+                let vars = self.nodes[r].vars.clone();
+                let since = op == UnaryTemporal::Once;
+                let kind = if since {
+                    NodeKind::Since {
+                        w,
+                        l: t,
+                        r,
+                        negated: false,
+                        l_key: vec![],
+                        guard: None,
+                        lag: None,
+                    }
+                } else {
+                    NodeKind::Until {
+                        w,
+                        l: t,
+                        r,
+                        negated: false,
+                        l_key: vec![],
+                        guard: None,
+                    }
+                };
+                self.push(
+                    kind,
+                    vars,
+                    if since {
+                        Op::Since(w, t, r)
+                    } else {
+                        Op::Until(w, t, r)
+                    },
+                )
+            }
+            _ => return Err(self.err(f, "ALWAYS and PAST_ALWAYS must be normalised away first")),
+        })
+    }
+
+    /// `SINCE` and `UNTIL` (with a guard for a left operand not monitorable alone).
+    fn binary(
+        &mut self,
+        f: &Formula,
+        op: BinaryTemporal,
+        interval: &rvmon_logic::Interval,
+        lhs: &Formula,
+        rhs: &Formula,
+    ) -> Result<usize, Error> {
+        let w = window(interval);
+        if op == BinaryTemporal::Until {
+            self.bounded_future(f, &w)?;
+        }
+        let (negated, left) = match &lhs.kind {
+            FormulaKind::Not(inner) => (true, &**inner),
+            _ => (false, lhs),
+        };
+        let mark = self.nodes.len();
+        let plain = self.compile(left);
+        let r_fv = free_vars(rhs);
+        let (l, negated, l_key, guard, rv, r) = match plain {
+            Ok(l) => {
+                let r = self.compile(rhs)?;
+                let (lv, rv) = (self.nodes[l].vars.clone(), self.nodes[r].vars.clone());
+                if !lv.iter().all(|v| rv.contains(v)) {
+                    return Err(self.err(f, monitorable::MSG_SUBSET));
+                }
+                let l_key = lv.iter().map(|v| col(&rv, v)).collect();
+                (l, negated, l_key, None, rv, r)
+            }
+            // Not monitorable alone, but its variables are bound by the right operand:
+            // test it on the right operand's tuples.
+            Err(e) if free_vars(lhs).iter().all(|v| r_fv.contains(v)) => {
+                self.nodes.truncate(mark);
+                self.shape.truncate(mark);
+                let r = self.compile(rhs)?;
+                let rv = self.nodes[r].vars.clone();
+                let guard = self.guard(lhs, &rv).map_err(|_| e)?;
+                let t = self.push(NodeKind::Const(crate::rel::unit()), vec![], Op::Const(true));
+                (t, false, vec![], Some(guard), rv, r)
+            }
+            Err(e) => return Err(e),
+        };
+        let (kind, shape) = match op {
+            BinaryTemporal::Since => (
+                NodeKind::Since {
+                    w,
+                    l,
+                    r,
+                    negated,
+                    l_key,
+                    guard,
+                    lag: None,
+                },
+                Op::Since(w, l, r),
+            ),
+            BinaryTemporal::Until => (
+                NodeKind::Until {
+                    w,
+                    l,
+                    r,
+                    negated,
+                    l_key,
+                    guard,
+                },
+                Op::Until(w, l, r),
+            ),
+        };
+        Ok(self.push(kind, rv, shape))
+    }
+
+    /// An aggregation.
+    fn agg(
+        &mut self,
+        f: &Formula,
+        result: &str,
+        op: AggOp,
+        over: &str,
+        group: &[String],
+        body: &Formula,
+    ) -> Result<usize, Error> {
+        let c = self.compile(body)?;
+        let cv = self.nodes[c].vars.clone();
+        let over_col = cv.iter().position(|v| v == over).ok_or_else(|| {
+            self.err(
+                f,
+                format!("the aggregated variable `{over}` is not free in the aggregation's body"),
+            )
+        })?;
+        let mut group_cols = Vec::new();
+        for g in group {
+            group_cols.push(cv.iter().position(|v| v == g).ok_or_else(|| {
+                self.err(
+                    f,
+                    format!("the group-by variable `{g}` is not free in the aggregation's body"),
+                )
+            })?);
+        }
+        let over_ty = self.types.get(over).copied();
+        if matches!(op, AggOp::Sum | AggOp::Avg | AggOp::Med) && over_ty == Some(Type::Str) {
+            return Err(self.err(
+                f,
+                format!("type error: {} needs a numeric variable", op.keyword()),
+            ));
+        }
+        let result_ty = match op {
+            AggOp::Cnt => Type::Int,
+            AggOp::Avg | AggOp::Med => Type::Float,
+            _ => over_ty.unwrap_or(Type::Int),
+        };
+        self.note_type(f, result, result_ty)?;
+        let mut vars = vec![result.to_string()];
+        vars.extend(group.iter().cloned());
+        let default = match (op, result_ty) {
+            (AggOp::Min, Type::Float) => Value::Float(f64::INFINITY),
+            (AggOp::Max, Type::Float) => Value::Float(f64::NEG_INFINITY),
+            (_, Type::Float) => Value::Float(0.0),
+            (_, Type::Str | Type::Regexp) => Value::Str(self.interner.intern("")),
+            (_, Type::Int) => Value::Int(0),
+        };
+        let kind = NodeKind::Agg {
+            c,
+            op,
+            over: over_col,
+            group: group_cols,
+            default,
+        };
+        Ok(self.push(kind, vars, Op::Not(c)))
     }
 
     /// `l AND (NOT) t1 SUBSTRING/MATCHES t2 (groups)`.
