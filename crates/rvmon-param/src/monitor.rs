@@ -129,10 +129,7 @@ pub struct ParamMonitor {
     kinds: FxHashMap<Box<str>, Rc<Kind>>,
     /// Reused buffers.
     key: Vec<Value>,
-    sub: Vec<Value>,
-    joined: Vec<Value>,
-    updated: Vec<Step>,
-    seen_ids: Vec<u32>,
+    search: Search,
     ended: Vec<(usize, Value)>,
     holding: Vec<u32>,
     /// Set when every pattern is `name(x)` with the same parameter x (see [`OneObject`]);
@@ -394,6 +391,21 @@ fn push_new(updated: &mut Vec<Step>, key: &[Value], below: u32) {
     }
 }
 
+/// The buffers of an event's search for the bindings it updates, taken from the monitor for
+/// the event and put back after it (PERF: reused across events, so that an event that
+/// creates no binding allocates nothing).
+#[derive(Default)]
+struct Search {
+    /// The bindings updated, once each.
+    updated: Vec<Step>,
+    /// The ids of the bindings seen among them.
+    seen_ids: Vec<u32>,
+    /// A join σ ⊔ t, looked up by key.
+    joined: Vec<Value>,
+    /// The sub-bindings looked up for a binding's source state.
+    sub: Vec<Value>,
+}
+
 /// A binding the current event updates, with the state it leaves and the state it enters.
 struct Step {
     binding: Updated,
@@ -482,10 +494,7 @@ impl ParamMonitor {
             own_domain: 0,
             kinds: FxHashMap::default(),
             key: Vec::new(),
-            sub: Vec::new(),
-            joined: Vec::new(),
-            updated: Vec::new(),
-            seen_ids: Vec::new(),
+            search: Search::default(),
             ended: Vec::new(),
             holding: Vec::new(),
             one,
@@ -999,6 +1008,10 @@ impl ParamMonitor {
 
     /// [`ParamMonitor::push_event`] with the name's kind looked up already (PERF: a hash of
     /// the name per event and property was about 100 instructions, 5 % of HasNext).
+    ///
+    /// Algorithm A with creation events, in steps: end events (`end_objects_of`); the
+    /// event's matchers σ (`matchers_into`); the search for the bindings they update
+    /// (`find_updates`); applying the updates and reporting (`apply_updates`).
     pub fn push_kind(
         &mut self,
         kind: &EventKind,
@@ -1009,33 +1022,8 @@ impl ParamMonitor {
         let i = self.events;
         self.events += 1;
         let kind = &kind.0;
-        if !kind.ends.is_empty() {
-            // PERF: a buffer reused across events, and patterns of distinct variables read
-            // off without building a binding (`dispose(i)` goes to every property).
-            let mut ended = std::mem::take(&mut self.ended);
-            ended.clear();
-            for (p, vars) in &kind.ends {
-                let pattern = &self.end_events[*p];
-                match vars {
-                    Some(vars) if args.len() == pattern.args.len() => {
-                        ended.extend(vars.iter().map(|&(x, pos)| (x, args[pos])));
-                    }
-                    Some(_) => {}
-                    None => {
-                        if let Binding::Map(m) = pattern.match_parts(name, args, false) {
-                            ended.extend(m);
-                        }
-                    }
-                }
-            }
-            let any = !ended.is_empty();
-            for &(param, value) in &ended {
-                self.end_object(param, value);
-            }
-            self.ended = ended;
-            if any {
-                return;
-            }
+        if !kind.ends.is_empty() && self.end_objects_of(kind, name, args) {
+            return;
         }
         let Some(sym) = kind.symbol else {
             return;
@@ -1056,13 +1044,75 @@ impl ParamMonitor {
         // Σ: the event's matchers, as keys.
         let mut sigmas: Vec<Vec<Value>> = Vec::new();
         let mut key = std::mem::take(&mut self.key);
+        if !self.matchers_into(kind, name, args, &mut key, &mut sigmas) {
+            self.key = key;
+            return;
+        }
+        if let (Some(at), true) = (kind.index, self.creation && !self.full_scan) {
+            if self.index[at].inert.get(sym).is_some_and(|x| x.exact_only) {
+                self.step_exact(at, &key, sym, out);
+                self.key = key;
+                return;
+            }
+        }
+        // The bindings updated: σ ⊔ t for every t seen that σ can extend. (Buffers are
+        // reused across events: an event that creates no binding allocates nothing.)
+        let mut search = std::mem::take(&mut self.search);
+        let own = kind.direct.is_some().then_some(&key[..]);
+        let own_skipped = self.find_updates(sym, own, &sigmas, &mut search);
+        self.skipped += u64::from(own_skipped);
+        self.key = key;
+        self.apply_updates(i, &mut search, out);
+        self.search = search;
+    }
+
+    /// An end event: the objects it names die ([`ParamMonitor::end_object`]). Returns
+    /// whether it named any; the event is then not monitored further.
+    fn end_objects_of(&mut self, kind: &Kind, name: &str, args: &[Value]) -> bool {
+        // PERF: a buffer reused across events, and patterns of distinct variables read
+        // off without building a binding (`dispose(i)` goes to every property).
+        let mut ended = std::mem::take(&mut self.ended);
+        ended.clear();
+        for (p, vars) in &kind.ends {
+            let pattern = &self.end_events[*p];
+            match vars {
+                Some(vars) if args.len() == pattern.args.len() => {
+                    ended.extend(vars.iter().map(|&(x, pos)| (x, args[pos])));
+                }
+                Some(_) => {}
+                None => {
+                    if let Binding::Map(m) = pattern.match_parts(name, args, false) {
+                        ended.extend(m);
+                    }
+                }
+            }
+        }
+        let any = !ended.is_empty();
+        for &(param, value) in &ended {
+            self.end_object(param, value);
+        }
+        self.ended = ended;
+        any
+    }
+
+    /// The event's matchers σ, as keys. A pattern of distinct variables (`kind.direct`) has
+    /// one σ, read off the arguments into `key` (the event's own σ, found through its
+    /// domain's index); otherwise every matcher goes into `sigmas`, and `key` is left empty.
+    /// `false` when the event does not fit its direct pattern (no σ: nothing to do).
+    fn matchers_into(
+        &self,
+        kind: &Kind,
+        name: &str,
+        args: &[Value],
+        key: &mut Vec<Value>,
+        sigmas: &mut Vec<Vec<Value>>,
+    ) -> bool {
         match &kind.direct {
             Some(vars) => {
                 if vars.iter().any(|&(_, pos)| pos >= args.len())
                     || args.len() != self.patterns[kind.patterns[0]].args.len()
                 {
-                    self.key = key;
-                    return;
+                    return false;
                 }
                 key.clear();
                 key.push(Value::Int(vars.iter().fold(0i64, |m, v| m | 1 << v.0)));
@@ -1080,218 +1130,255 @@ impl ParamMonitor {
                 key.clear();
             }
         }
-        if let (Some(at), true) = (kind.index, self.creation && !self.full_scan) {
-            if self.index[at].inert.get(sym).is_some_and(|x| x.exact_only) {
-                self.step_exact(at, &key, sym, out);
-                self.key = key;
-                return;
-            }
-        }
-        let direct = kind.direct.is_some();
-        // The bindings updated: σ ⊔ t for every t seen that σ can extend. (Buffers are
-        // reused across events: an event that creates no binding allocates nothing.)
-        let mut updated = std::mem::take(&mut self.updated);
-        let mut seen_ids = std::mem::take(&mut self.seen_ids);
-        let mut joined = std::mem::take(&mut self.joined);
-        let mut sub = std::mem::take(&mut self.sub);
-        updated.clear();
-        seen_ids.clear();
-        let own = direct.then_some(&key[..]);
-        // Enable sets (see [`DomainIndex::partial`]) are exact as long as the event creates
-        // no live binding: a binding it would kill at once is only kept (dead) when it is the
-        // join of bindings seen, and only a binding created now can make it one. When one is
-        // created, the bindings that can make such joins are visited too (below).
+        true
+    }
+
+    /// Finds the bindings the event's σs (`own`, then `sigmas`) update on symbol `sym`, into
+    /// `search.updated`, settled (the states they leave and enter): σ ⊔ t for every binding
+    /// t seen that σ can extend ([`ParamMonitor::visit_sigma`]). Returns whether the own σ
+    /// was skipped without being built (see [`ParamMonitor::own_dies`]).
+    ///
+    /// Enable sets (see [`DomainIndex::partial`]) are exact as long as the event creates
+    /// no live binding: a binding it would kill at once is only kept (dead) when it is the
+    /// join of bindings seen, and only a binding created now can make it one. When one is
+    /// created, the bindings that can make such joins are visited too: those holding its
+    /// values outside σ ([`ParamMonitor::keep_dead_joins`]), or else every binding, by a
+    /// second visit without pruning (the retry below).
+    fn find_updates(
+        &mut self,
+        sym: usize,
+        own: Option<&[Value]>,
+        sigmas: &[Vec<Value>],
+        search: &mut Search,
+    ) -> bool {
         let mut prune = self.creation && !self.full_scan;
-        // PERF: the event's own σ, unseen, starts from its largest seen sub-binding. When that
-        // state cannot take the event, creation events skip σ, and σ is never kept dead
-        // either: it is not the join of bindings seen (its largest one below is not σ), and
-        // every binding this event creates contains σ, so none can make it one. So it is
-        // counted instead of built, settled and checked (UnsafeMapIterator's `useIter(i)`
-        // and `createIter(c, i)`, whose bindings all bind a map too).
-        debug_assert_eq!(self.store.key(0), Some(&[Value::Int(0)][..]), "⊥ is id 0");
-        let own_dies = |this: &Self, sigma: &[Value], buf: &mut Vec<Value>| {
-            let below = match mask_of(sigma).count_ones() {
-                0 | 1 => 0, // only ⊥ is below (or σ is ⊥, always seen)
-                _ => this.largest_below(sigma, 0, buf),
-            };
-            (below == 0 && !this.starts(sym))
-                || this
-                    .store
-                    .state(below)
-                    .is_none_or(|q| this.fsm.delta[q][sym].is_none())
-        };
         let skip_own = self.creation && !self.full_scan && own.is_some();
-        let mut own_skipped;
+        debug_assert_eq!(self.store.key(0), Some(&[Value::Int(0)][..]), "⊥ is id 0");
         loop {
-            updated.clear();
-            seen_ids.clear();
-            own_skipped = false;
+            search.updated.clear();
+            search.seen_ids.clear();
+            let mut own_skipped = false;
             for sigma in own.into_iter().chain(sigmas.iter().map(Vec::as_slice)) {
-                let dom = mask_of(sigma);
-                let mut visit = |t: u32, this: &Self, updated: &mut Vec<Step>| {
-                    let Some(tk) = this.store.key(t) else {
-                        return;
-                    };
-                    if !join_into(sigma, tk, &mut joined) {
-                        return;
-                    }
-                    // σ ⊑ t (the join binds no more than t): σ ⊔ t is t itself, found by id.
-                    let found = if joined.len() == tk.len() {
-                        Some(t)
-                    } else {
-                        this.store.find(&joined)
-                    };
-                    match found {
-                        Some(id) => {
-                            if !seen_ids.contains(&id) {
-                                seen_ids.push(id);
-                                updated.push(Step::new(Updated::Seen(id)));
-                            }
-                        }
-                        // A new binding with no solution of the constraints is never made.
-                        None => {
-                            if this.admits(&joined) {
-                                push_new(updated, &joined, t);
-                            }
-                        }
-                    }
-                };
-                match self.index.iter().find(|ix| ix.dom == dom) {
-                    Some(index) => {
-                        let inert = index.inert.get(sym).filter(|_| prune);
-                        // The bindings within the domain that σ extends (⊥ among them) all
-                        // give σ. (A σ that is never live is not even looked up.)
-                        if skip_own
-                            && (inert.is_some_and(|x| x.own)
-                                || (self.store.find(sigma).is_none()
-                                    && own_dies(self, sigma, &mut sub)))
-                        {
-                            own_skipped = true;
-                        } else {
-                            visit(0, self, &mut updated);
-                        }
-                        if index.exact.is_empty() && index.partial.is_empty() {
-                            continue;
-                        }
-                        for s in submasks(dom) {
-                            if s != dom && inert.is_some_and(|x| x.partial.contains(&s)) {
-                                continue;
-                            }
-                            let (hash, _) = hash_restricted(sigma, s);
-                            if s == dom {
-                                index.exact.for_each(hash, |t| visit(t, self, &mut updated));
-                            } else if let Some(buckets) = index.partial.get(&hash) {
-                                for (state, ids) in buckets {
-                                    let enabled =
-                                        state.is_some_and(|q| self.fsm.delta[q][sym].is_some());
-                                    if enabled || !prune {
-                                        ids.for_each(|t| visit(t, self, &mut updated));
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    None => {
-                        for t in self.store.ids() {
-                            visit(t, self, &mut updated);
-                        }
-                    }
-                }
+                own_skipped |= self.visit_sigma(sigma, sym, prune, skip_own, search);
             }
             // Every source state is read before any is updated.
-            self.settle(&mut updated, sym, &mut sub);
+            self.settle(&mut search.updated, sym, &mut search.sub);
             if !prune {
-                break;
+                return own_skipped;
             }
-            // A live binding n was created: the joins σ ⊔ t this event would kill at once
-            // must be kept (dead) exactly when some such n lies below them (then they are
-            // the join of bindings seen). n ⊆ σ ⊔ t means that t binds n's parameters outside
-            // σ's domain to n's values, so the bindings holding one of those values are all
-            // the t to visit. Only when n is σ itself (or patterns give several σ) is every
-            // binding visited again.
-            let dom = own
-                .or_else(|| sigmas.first().map(Vec::as_slice))
-                .map_or(0, mask_of);
-            let mut outside: Vec<(usize, Value)> = Vec::new();
-            let mut every = false;
-            for st in &updated {
-                if let (Updated::New(k, _), Some(_)) = (&st.binding, st.to) {
-                    // A binding of every parameter has no binding above it but itself, so no
-                    // join lies above it. (PERF: UnsafeMapIterator's `createIter(c, i)`
-                    // creates an (m, c, i), and visiting every binding of m found nothing.)
-                    if mask_of(k) == self.all_parameters && !self.full_scan {
-                        continue;
-                    }
-                    let extra = mask_of(k) & !dom;
-                    if extra == 0 || sigmas.len() + usize::from(own.is_some()) > 1 {
-                        every = true;
-                    } else {
-                        let p = extra.trailing_zeros();
-                        outside.push((p as usize, value_at(k, mask_of(k), p)));
-                    }
-                }
-            }
-            // PERF: with one σ whose index holds no partial binding, pruning skipped nothing
-            // (σ itself was not skipped: it was just created), so the full visit would find
-            // the same bindings again. (UnsafeMapIterator's `createColl(m, c)`, which creates
-            // its σ, made every one of its lookups twice.)
+            let first = own.or_else(|| sigmas.first().map(Vec::as_slice));
+            let dom = first.map_or(0, mask_of);
+            let several = sigmas.len() + usize::from(own.is_some()) > 1;
+            let (every, outside) = self.made_live(dom, several, &search.updated);
             // (Asked only when needed: most events create no σ of their own.)
-            let skipped_none = || {
-                sigmas.is_empty()
-                    && own.is_some()
-                    && self
-                        .index
-                        .iter()
-                        .find(|ix| ix.dom == dom)
-                        .is_some_and(|ix| ix.partial.is_empty())
-            };
-            if every && !skipped_none() {
+            if every && !self.pruned_nothing(dom, sigmas.is_empty() && own.is_some()) {
                 prune = false;
                 continue;
             }
-            if outside.is_empty() {
-                break;
+            if !outside.is_empty() {
+                let sigma = first.expect("one σ");
+                self.keep_dead_joins(sigma, &outside, sym, search);
             }
-            let sigma = own
-                .or_else(|| sigmas.first().map(Vec::as_slice))
-                .expect("one σ");
-            let before = updated.len();
-            let mut holding = std::mem::take(&mut self.holding);
-            for &(param, value) in &outside {
-                holding.clear();
-                self.holders(param, value, &mut holding);
-                for &t in &holding {
-                    let Some(tk) = self.store.key(t) else {
-                        continue;
-                    };
-                    if !join_into(sigma, tk, &mut joined)
-                        || self.store.find(&joined).is_some()
-                        || !self.admits(&joined)
-                    {
-                        // Disagrees with σ, or found already (seen joins are exact). A join that
-                        // is no solution of the constraints is not kept dead either: no lookup
-                        // of an admitted binding can reach it (it lies below none), so keeping
-                        // it would only cost memory.
-                        continue;
+            return own_skipped;
+        }
+    }
+
+    /// Algorithm A for one σ: the bindings t seen that σ can extend are found through the
+    /// index of σ's domain, by their restrictions to it (σ's sub-bindings), and σ ⊔ t is
+    /// recorded for each ([`ParamMonitor::visit`]). With `prune` (creation events), the
+    /// lookups they make pointless are not made ([`Inert`]), and of a partial entry only the
+    /// states that can take the event are visited (enable sets). Returns whether σ itself
+    /// was skipped (with `skip_own`, for the event's own σ).
+    fn visit_sigma(
+        &self,
+        sigma: &[Value],
+        sym: usize,
+        prune: bool,
+        skip_own: bool,
+        search: &mut Search,
+    ) -> bool {
+        let dom = mask_of(sigma);
+        let Some(index) = self.index.iter().find(|ix| ix.dom == dom) else {
+            for t in self.store.ids() {
+                self.visit(sigma, t, search);
+            }
+            return false;
+        };
+        let inert = index.inert.get(sym).filter(|_| prune);
+        // The bindings within the domain that σ extends (⊥ among them) all give σ. (A σ
+        // that is never live is not even looked up.)
+        let own_skipped = skip_own
+            && (inert.is_some_and(|x| x.own)
+                || (self.store.find(sigma).is_none()
+                    && self.own_dies(sigma, sym, &mut search.sub)));
+        if !own_skipped {
+            self.visit(sigma, 0, search);
+        }
+        if index.exact.is_empty() && index.partial.is_empty() {
+            return own_skipped;
+        }
+        for s in submasks(dom) {
+            if s != dom && inert.is_some_and(|x| x.partial.contains(&s)) {
+                continue;
+            }
+            let (hash, _) = hash_restricted(sigma, s);
+            if s == dom {
+                index.exact.for_each(hash, |t| self.visit(sigma, t, search));
+            } else if let Some(buckets) = index.partial.get(&hash) {
+                for (state, ids) in buckets {
+                    let enabled = state.is_some_and(|q| self.fsm.delta[q][sym].is_some());
+                    if enabled || !prune {
+                        ids.for_each(|t| self.visit(sigma, t, search));
                     }
-                    push_new(&mut updated, &joined, t);
                 }
             }
-            self.holding = holding;
-            self.settle(&mut updated[before..], sym, &mut sub);
-            break;
         }
-        self.skipped += u64::from(own_skipped);
-        self.key = key;
-        self.sub = sub;
-        self.seen_ids = seen_ids;
-        self.joined = joined;
+        own_skipped
+    }
+
+    /// Whether the event's own σ, unseen, would die at once. PERF: σ starts from its largest
+    /// seen sub-binding. When that state cannot take the event, creation events skip σ, and
+    /// σ is never kept dead either: it is not the join of bindings seen (its largest one
+    /// below is not σ), and every binding this event creates contains σ, so none can make it
+    /// one. So it is counted instead of built, settled and checked (UnsafeMapIterator's
+    /// `useIter(i)` and `createIter(c, i)`, whose bindings all bind a map too).
+    fn own_dies(&self, sigma: &[Value], sym: usize, buf: &mut Vec<Value>) -> bool {
+        let below = match mask_of(sigma).count_ones() {
+            0 | 1 => 0, // only ⊥ is below (or σ is ⊥, always seen)
+            _ => self.largest_below(sigma, 0, buf),
+        };
+        (below == 0 && !self.starts(sym))
+            || self
+                .store
+                .state(below)
+                .is_none_or(|q| self.fsm.delta[q][sym].is_none())
+    }
+
+    /// Records the update of σ ⊔ t, for the binding seen `t` (an id): the binding seen that
+    /// the join is (once), or a new binding (once; never one with no solution of the
+    /// constraints). Nothing when σ and t disagree (the join is ⊤).
+    #[inline]
+    fn visit(&self, sigma: &[Value], t: u32, search: &mut Search) {
+        let Some(tk) = self.store.key(t) else {
+            return;
+        };
+        let joined = &mut search.joined;
+        if !join_into(sigma, tk, joined) {
+            return;
+        }
+        // σ ⊑ t (the join binds no more than t): σ ⊔ t is t itself, found by id.
+        let found = if joined.len() == tk.len() {
+            Some(t)
+        } else {
+            self.store.find(joined)
+        };
+        match found {
+            Some(id) => {
+                if !search.seen_ids.contains(&id) {
+                    search.seen_ids.push(id);
+                    search.updated.push(Step::new(Updated::Seen(id)));
+                }
+            }
+            // A new binding with no solution of the constraints is never made.
+            None => {
+                if self.admits(joined) {
+                    push_new(&mut search.updated, joined, t);
+                }
+            }
+        }
+    }
+
+    /// After a pruned visit, what the live bindings n it creates (among `updated`) require
+    /// for the joins σ ⊔ t this event would kill at once: they must be kept (dead) exactly
+    /// when some such n lies below them (then they are the join of bindings seen). n ⊆ σ ⊔ t
+    /// means that t binds n's parameters outside σ's domain `dom` to n's values, so the
+    /// bindings holding one of those values are all the t to visit: one (parameter, value)
+    /// per n, the second result. Only when n is σ itself (or patterns give `several` σ) is
+    /// every binding to be visited again: the first result.
+    fn made_live(&self, dom: u32, several: bool, updated: &[Step]) -> (bool, Vec<(usize, Value)>) {
+        let mut outside: Vec<(usize, Value)> = Vec::new();
+        let mut every = false;
+        for st in updated {
+            if let (Updated::New(k, _), Some(_)) = (&st.binding, st.to) {
+                // A binding of every parameter has no binding above it but itself, so no
+                // join lies above it. (PERF: UnsafeMapIterator's `createIter(c, i)`
+                // creates an (m, c, i), and visiting every binding of m found nothing.)
+                if mask_of(k) == self.all_parameters && !self.full_scan {
+                    continue;
+                }
+                let extra = mask_of(k) & !dom;
+                if extra == 0 || several {
+                    every = true;
+                } else {
+                    let p = extra.trailing_zeros();
+                    outside.push((p as usize, value_at(k, mask_of(k), p)));
+                }
+            }
+        }
+        (every, outside)
+    }
+
+    /// Whether the pruned visit skipped nothing, so that a visit of every binding would find
+    /// the same bindings again. PERF: with one σ (`one_own_sigma`) whose index holds no
+    /// partial binding, pruning skipped nothing (σ itself was not skipped: it was just
+    /// created). (UnsafeMapIterator's `createColl(m, c)`, which creates its σ, made every one
+    /// of its lookups twice.)
+    fn pruned_nothing(&self, dom: u32, one_own_sigma: bool) -> bool {
+        one_own_sigma
+            && self
+                .index
+                .iter()
+                .find(|ix| ix.dom == dom)
+                .is_some_and(|ix| ix.partial.is_empty())
+    }
+
+    /// Adds to the updates, settled, the joins σ ⊔ t this event must keep dead, for the
+    /// bindings t that hold one of the (parameter, value) pairs `outside` (see
+    /// [`ParamMonitor::made_live`]).
+    fn keep_dead_joins(
+        &mut self,
+        sigma: &[Value],
+        outside: &[(usize, Value)],
+        sym: usize,
+        search: &mut Search,
+    ) {
+        let before = search.updated.len();
+        let mut holding = std::mem::take(&mut self.holding);
+        for &(param, value) in outside {
+            holding.clear();
+            self.holders(param, value, &mut holding);
+            for &t in &holding {
+                let Some(tk) = self.store.key(t) else {
+                    continue;
+                };
+                if !join_into(sigma, tk, &mut search.joined)
+                    || self.store.find(&search.joined).is_some()
+                    || !self.admits(&search.joined)
+                {
+                    // Disagrees with σ, or found already (seen joins are exact). A join that
+                    // is no solution of the constraints is not kept dead either: no lookup
+                    // of an admitted binding can reach it (it lies below none), so keeping
+                    // it would only cost memory.
+                    continue;
+                }
+                push_new(&mut search.updated, &search.joined, t);
+            }
+        }
+        self.holding = holding;
+        self.settle(&mut search.updated[before..], sym, &mut search.sub);
+    }
+
+    /// Applies the settled updates of event number `event` (draining `search.updated`): each
+    /// binding enters its state, a new one is created, and a verdict entered is reported.
+    /// With creation events a new binding that would die at once is not created; whether it
+    /// must be kept dead is asked once all are applied ([`ParamMonitor::keep_skipped_joins`]).
+    fn apply_updates(&mut self, event: usize, search: &mut Search, out: &mut Vec<Report>) {
         let mut skipped = Vec::new();
         for Step {
             binding: u,
             from,
             to,
-        } in updated.drain(..)
+        } in search.updated.drain(..)
         {
             if self.creation && to.is_none() {
                 if let Updated::New(k, _) = u {
@@ -1310,24 +1397,25 @@ impl ParamMonitor {
             if let Some(category) = category {
                 let key = self.store.key(id).expect("just updated");
                 out.push(Report {
-                    event: i,
+                    event,
                     binding: decode(key),
                     category,
                 });
             }
         }
-        self.updated = updated;
-        // A skipped binding that is the join of bindings seen now (some created just above)
-        // is kept, dead, so that the bindings seen stay join-closed.
-        let mut buf = std::mem::take(&mut self.joined);
+        self.keep_skipped_joins(skipped, &mut search.joined);
+    }
+
+    /// A skipped binding that is the join of bindings seen now (some created just above)
+    /// is kept, dead, so that the bindings seen stay join-closed; the others are counted.
+    fn keep_skipped_joins(&mut self, skipped: Vec<Box<[Value]>>, buf: &mut Vec<Value>) {
         for k in skipped {
-            if self.needed(&k, &mut buf) {
+            if self.needed(&k, buf) {
                 self.insert(&k, None);
             } else {
                 self.skipped += 1;
             }
         }
-        self.joined = buf;
     }
 }
 

@@ -264,6 +264,19 @@ struct Decl {
     fields: Vec<(String, Vec<String>)>,
 }
 
+/// A property's body as written, kept until its closing brace (a body may name events
+/// declared after it): whether it has an `fsm:`, whose states (name, where) and transitions
+/// (from, event, to state, where) are resolved by name then; its `ere:` (and where) and its
+/// `ltl:` (where, text).
+#[derive(Default)]
+struct Bodies {
+    fsm: bool,
+    states: Vec<(String, usize)>,
+    transitions: Vec<(usize, String, String, usize)>,
+    ere: Option<(EreAst, usize)>,
+    ltl: Option<(usize, String)>,
+}
+
 impl Decl {
     /// The machine's symbols: the events, in declaration order.
     fn symbols(&self) -> Vec<String> {
@@ -607,6 +620,10 @@ impl P<'_> {
         Ok(decl.into_property(m.delta, verdicts, None, true, body))
     }
 
+    /// A property: `Name(params) { … }`, whose braces hold its events, one body (`fsm:`,
+    /// `ere:` or `ltl:`), `where` constraints and handlers, in any order
+    /// ([`P::property_item`]). A body is resolved only after the closing brace: it may name
+    /// events declared after it.
     fn property(&mut self) -> Result<Property, Error> {
         let (name, _) = self.ident("a property: `Name(params) { … }`")?;
         self.expect(&Tok::LParen, "`(` and the property's parameters")?;
@@ -617,169 +634,204 @@ impl P<'_> {
             return Err(self.err(at[12], "a property has at most 12 parameters"));
         }
         self.expect(&Tok::LBrace, "`{`")?;
-        let mut patterns: Vec<Pattern> = Vec::new();
-        let mut end_events: Vec<Pattern> = Vec::new();
-        let mut creators: Vec<String> = Vec::new();
-        let mut states: Vec<(String, usize)> = Vec::new();
-        let mut transitions: Vec<(usize, String, String, usize)> = Vec::new();
-        let mut messages: Vec<(String, String, usize)> = Vec::new();
-        let mut have_fsm = false;
-        // `ere:` — the expression, over event names (resolved once all events are declared).
-        let mut ere_body: Option<(EreAst, usize)> = None;
-        let mut ltl_body: Option<(usize, String)> = None;
-        let mut constraints = Constraints::default();
-        let mut fields: Vec<(String, Vec<String>)> = Vec::new();
-        loop {
-            if self.eat(&Tok::RBrace) {
-                break;
-            }
-            // `end event …` or `creation event …`
-            let marked = |this: &Self, word: &str| {
-                matches!(this.toks.get(this.pos), Some((Tok::Ident(w), _)) if w == word)
-                    && this.toks.get(this.pos + 1).map(|t| &t.0) == Some(&Tok::Event)
-            };
-            let (ends, creates) = (marked(self, "end"), marked(self, "creation"));
-            if ends || creates {
-                self.pos += 1;
-            }
-            if self.eat(&Tok::Event) {
-                let (ev, at) = self.ident("an event name")?;
-                if patterns.iter().chain(&end_events).any(|p| p.name == ev) {
-                    return Err(self.err(at, format!("event `{ev}` is declared twice")));
-                }
-                self.expect(&Tok::LParen, "`(` and the event's parameters")?;
-                let (named, args) = self.event_args()?;
-                if !named.is_empty() {
-                    fields.push((ev.clone(), named));
-                }
-                let args = args
-                    .into_iter()
-                    .map(|(a, at)| {
-                        if a == "_" {
-                            return Ok(Term::Any);
-                        }
-                        self.param_index(&name, &params, &a, at).map(Term::Var)
-                    })
-                    .collect::<Result<Vec<Term>, Error>>()?;
-                if ends {
-                    end_events.push(Pattern { name: ev, args });
-                } else {
-                    if creates {
-                        creators.push(ev.clone());
-                    }
-                    patterns.push(Pattern { name: ev, args });
-                }
-            } else if self.eat(&Tok::Fsm) {
-                self.expect(&Tok::Colon, "`:` after `fsm`")?;
-                have_fsm = true;
-                while let Some((Tok::Ident(_), _)) = self.toks.get(self.pos) {
-                    // A state's name is followed by `[`; `where x …`, `end event …` and
-                    // `creation event …` start the next declaration.
-                    if self.at_where()
-                        || self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Event)
-                    {
-                        break;
-                    }
-                    let (state, at) = self.ident("a state name")?;
-                    if states.iter().any(|s| s.0 == state) {
-                        return Err(self.err(at, format!("state `{state}` is defined twice")));
-                    }
-                    let from = states.len();
-                    states.push((state, at));
-                    self.expect(&Tok::LBracket, "`[` and the state's transitions")?;
-                    if !self.eat(&Tok::RBracket) {
-                        loop {
-                            let (ev, at) = self.ident("an event name")?;
-                            self.expect(&Tok::Arrow, "`->`")?;
-                            let (to, _) = self.ident("a state name")?;
-                            transitions.push((from, ev, to, at));
-                            if self.eat(&Tok::RBracket) {
-                                break;
-                            }
-                            self.expect(&Tok::Comma, "`,` or `]`")?;
-                        }
-                    }
-                }
-            } else if matches!(self.toks.get(self.pos), Some((Tok::Ident(w), _)) if w == "ere")
-                && self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Colon)
-            {
-                let at = self.at();
-                self.pos += 2;
-                ere_body = Some((self.ere_alt()?, at));
-            } else if let Some((Tok::Ltl(body), at)) = self.toks.get(self.pos) {
-                if ltl_body.is_some() {
-                    return Err(self.err(*at, format!("{name} has two `ltl:` bodies")));
-                }
-                ltl_body = Some(body.clone());
-                self.pos += 1;
-            } else if matches!(self.toks.get(self.pos), Some((Tok::Ident(w), _)) if w == "where") {
-                let at = self.at();
-                self.pos += 1;
-                self.constraints(&name, &params, &mut constraints)?;
-                if !constraints.check().is_consistent() {
-                    return Err(self.err(
-                        at,
-                        format!("no binding of {name}'s parameters satisfies these constraints"),
-                    ));
-                }
-            } else if self.eat(&Tok::At) {
-                let (cat, at) = self.ident("a state name or `fail` after `@`")?;
-                let msg = match self.toks.get(self.pos) {
-                    Some((Tok::Str(s), _)) => {
-                        let s = s.clone();
-                        self.pos += 1;
-                        s
-                    }
-                    _ => return Err(self.expected("the message (a string) of the handler")),
-                };
-                messages.push((cat, msg, at));
-            } else {
-                return Err(self.expected(
-                    "`event`, `creation event`, `end event`, `where`, `fsm:`, `ere:`, `ltl:`, `@state \"message\"` or `}`",
-                ));
-            }
+        let mut decl = Decl {
+            name,
+            params,
+            patterns: Vec::new(),
+            end_events: Vec::new(),
+            creators: Vec::new(),
+            messages: Vec::new(),
+            constraints: Constraints::default(),
+            fields: Vec::new(),
+        };
+        let mut bodies = Bodies::default();
+        while !self.eat(&Tok::RBrace) {
+            self.property_item(&mut decl, &mut bodies)?;
         }
         // A compiled body instead of an `fsm:`.
         enum Body {
             Ltl((usize, String)),
             Ere((EreAst, usize)),
         }
-        let compiled = match (ltl_body, ere_body) {
-            (Some((at, _)), ere) if have_fsm || ere.is_some() => {
+        let name = &decl.name;
+        let compiled = match (bodies.ltl, bodies.ere) {
+            (Some((at, _)), ere) if bodies.fsm || ere.is_some() => {
                 return Err(self.err(
                     at,
                     format!("{name} has more than one body (`fsm:`, `ere:`, `ltl:`)"),
                 ));
             }
-            (None, Some((_, at))) if have_fsm => {
+            (None, Some((_, at))) if bodies.fsm => {
                 return Err(self.err(at, format!("{name} has both `fsm:` and `ere:`")));
             }
             (Some(b), _) => Some(Body::Ltl(b)),
             (None, ere) => ere.map(Body::Ere),
         };
-        if let Some(body) = compiled {
-            let decl = Decl {
-                name,
-                params,
-                patterns,
-                end_events,
-                creators,
-                messages,
-                constraints,
-                fields,
-            };
-            return match body {
-                Body::Ltl(b) => self.ltl_property(decl, b),
-                Body::Ere(b) => self.ere_property(decl, b),
-            };
+        match compiled {
+            Some(Body::Ltl(b)) => self.ltl_property(decl, b),
+            Some(Body::Ere(b)) => self.ere_property(decl, b),
+            None => self.fsm_property(decl, bodies.fsm, bodies.states, bodies.transitions),
         }
-        if !have_fsm || states.is_empty() {
+    }
+
+    /// One item between a property's braces, into `decl` (declarations, constraints,
+    /// handlers) or `bodies` (its body as written).
+    fn property_item(&mut self, decl: &mut Decl, bodies: &mut Bodies) -> Result<(), Error> {
+        // `end event …` or `creation event …`
+        let marked = |this: &Self, word: &str| {
+            matches!(this.toks.get(this.pos), Some((Tok::Ident(w), _)) if w == word)
+                && this.toks.get(this.pos + 1).map(|t| &t.0) == Some(&Tok::Event)
+        };
+        let (ends, creates) = (marked(self, "end"), marked(self, "creation"));
+        if ends || creates {
+            self.pos += 1;
+        }
+        if self.eat(&Tok::Event) {
+            self.event_decl(decl, ends, creates)?;
+        } else if self.eat(&Tok::Fsm) {
+            self.expect(&Tok::Colon, "`:` after `fsm`")?;
+            bodies.fsm = true;
+            self.fsm_states(&mut bodies.states, &mut bodies.transitions)?;
+        } else if matches!(self.toks.get(self.pos), Some((Tok::Ident(w), _)) if w == "ere")
+            && self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Colon)
+        {
+            let at = self.at();
+            self.pos += 2;
+            bodies.ere = Some((self.ere_alt()?, at));
+        } else if let Some((Tok::Ltl(body), at)) = self.toks.get(self.pos) {
+            if bodies.ltl.is_some() {
+                return Err(self.err(*at, format!("{} has two `ltl:` bodies", decl.name)));
+            }
+            bodies.ltl = Some(body.clone());
+            self.pos += 1;
+        } else if matches!(self.toks.get(self.pos), Some((Tok::Ident(w), _)) if w == "where") {
+            let at = self.at();
+            self.pos += 1;
+            self.constraints(&decl.name, &decl.params, &mut decl.constraints)?;
+            if !decl.constraints.check().is_consistent() {
+                let name = &decl.name;
+                return Err(self.err(
+                    at,
+                    format!("no binding of {name}'s parameters satisfies these constraints"),
+                ));
+            }
+        } else if self.eat(&Tok::At) {
+            let handler = self.handler()?;
+            decl.messages.push(handler);
+        } else {
+            return Err(self.expected(
+                "`event`, `creation event`, `end event`, `where`, `fsm:`, `ere:`, `ltl:`, `@state \"message\"` or `}`",
+            ));
+        }
+        Ok(())
+    }
+
+    /// After `event` (`ends`: `end event`; `creates`: `creation event`): the event's name and
+    /// arguments, into `decl`'s patterns (or its end events, which the machine does not read).
+    fn event_decl(&mut self, decl: &mut Decl, ends: bool, creates: bool) -> Result<(), Error> {
+        let (ev, at) = self.ident("an event name")?;
+        if decl
+            .patterns
+            .iter()
+            .chain(&decl.end_events)
+            .any(|p| p.name == ev)
+        {
+            return Err(self.err(at, format!("event `{ev}` is declared twice")));
+        }
+        self.expect(&Tok::LParen, "`(` and the event's parameters")?;
+        let (named, args) = self.event_args()?;
+        if !named.is_empty() {
+            decl.fields.push((ev.clone(), named));
+        }
+        let args = args
+            .into_iter()
+            .map(|(a, at)| {
+                if a == "_" {
+                    return Ok(Term::Any);
+                }
+                self.param_index(&decl.name, &decl.params, &a, at)
+                    .map(Term::Var)
+            })
+            .collect::<Result<Vec<Term>, Error>>()?;
+        if ends {
+            decl.end_events.push(Pattern { name: ev, args });
+        } else {
+            if creates {
+                decl.creators.push(ev.clone());
+            }
+            decl.patterns.push(Pattern { name: ev, args });
+        }
+        Ok(())
+    }
+
+    /// After `fsm:`: its states, each `name [event -> state, …]`, as written (by name: events
+    /// and states are resolved once the property is read, [`P::fsm_property`]).
+    fn fsm_states(
+        &mut self,
+        states: &mut Vec<(String, usize)>,
+        transitions: &mut Vec<(usize, String, String, usize)>,
+    ) -> Result<(), Error> {
+        while let Some((Tok::Ident(_), _)) = self.toks.get(self.pos) {
+            // A state's name is followed by `[`; `where x …`, `end event …` and
+            // `creation event …` start the next declaration.
+            if self.at_where() || self.toks.get(self.pos + 1).map(|t| &t.0) == Some(&Tok::Event) {
+                break;
+            }
+            let (state, at) = self.ident("a state name")?;
+            if states.iter().any(|s| s.0 == state) {
+                return Err(self.err(at, format!("state `{state}` is defined twice")));
+            }
+            let from = states.len();
+            states.push((state, at));
+            self.expect(&Tok::LBracket, "`[` and the state's transitions")?;
+            if !self.eat(&Tok::RBracket) {
+                loop {
+                    let (ev, at) = self.ident("an event name")?;
+                    self.expect(&Tok::Arrow, "`->`")?;
+                    let (to, _) = self.ident("a state name")?;
+                    transitions.push((from, ev, to, at));
+                    if self.eat(&Tok::RBracket) {
+                        break;
+                    }
+                    self.expect(&Tok::Comma, "`,` or `]`")?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After `@`: a handler, `@category "message"` (the category, the message, where it is).
+    fn handler(&mut self) -> Result<(String, String, usize), Error> {
+        let (cat, at) = self.ident("a state name or `fail` after `@`")?;
+        let msg = match self.toks.get(self.pos) {
+            Some((Tok::Str(s), _)) => {
+                let s = s.clone();
+                self.pos += 1;
+                s
+            }
+            _ => return Err(self.expected("the message (a string) of the handler")),
+        };
+        Ok((cat, msg, at))
+    }
+
+    /// A property whose body is an `fsm:` (`present`, with `states` and `transitions` as
+    /// written): its machine, the first state the start, and each handler's category a state
+    /// entered (or `@fail`).
+    fn fsm_property(
+        &self,
+        decl: Decl,
+        present: bool,
+        states: Vec<(String, usize)>,
+        transitions: Vec<(usize, String, String, usize)>,
+    ) -> Result<Property, Error> {
+        let name = &decl.name;
+        if !present || states.is_empty() {
             return Err(self.err(
                 self.at(),
                 format!("property {name} has no `fsm:` with at least one state (or an `ere:` or `ltl:`)"),
             ));
         }
-        let symbols: Vec<String> = patterns.iter().map(|p| p.name.clone()).collect();
+        let symbols = decl.symbols();
         let mut delta = vec![vec![None; symbols.len()]; states.len()];
         for (from, ev, to, at) in transitions {
             let sym = symbols.iter().position(|s| *s == ev).ok_or_else(|| {
@@ -801,7 +853,7 @@ impl P<'_> {
         }
         let mut verdicts = vec![None; states.len()];
         let mut fail = None;
-        for (cat, _, at) in &messages {
+        for (cat, _, at) in &decl.messages {
             if cat == "fail" {
                 fail = Some(cat.clone());
             } else {
@@ -815,11 +867,11 @@ impl P<'_> {
             }
         }
         Ok(Property {
-            name,
-            params,
-            patterns,
-            end_events,
-            creators,
+            name: decl.name,
+            params: decl.params,
+            patterns: decl.patterns,
+            end_events: decl.end_events,
+            creators: decl.creators,
             fsm: Fsm {
                 states: states.into_iter().map(|s| s.0).collect(),
                 start: 0,
@@ -828,11 +880,11 @@ impl P<'_> {
                 verdicts,
                 fail,
             },
-            messages: messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
+            messages: decl.messages.into_iter().map(|(c, m, _)| (c, m)).collect(),
             validates: false,
             body: "fsm".into(),
-            constraints,
-            fields,
+            constraints: decl.constraints,
+            fields: decl.fields,
         })
     }
 
