@@ -4,6 +4,7 @@
 
 use crate::ast::*;
 use crate::free_vars;
+pub use crate::rewrite::{TooLarge, MAX_REWRITE_WORK};
 
 /// MonPoly's `Rewriting.normalize`: eliminate `IMPLIES`, `EQUIV`, `FORALL`, `ALWAYS` and
 /// `PAST_ALWAYS`, drop quantified variables that do not occur, push negations through
@@ -26,8 +27,24 @@ pub fn normalize_negation(f: &Formula) -> Formula {
 /// pushed to a fixpoint (MonPoly's single pass leaves `NOT (NOT a OR NOT b)` behind when pushing
 /// creates a double negation, which makes properties such as DejaVu's fifo, lock-cycle and
 /// data-race properties unmonitorable for it); and that, rewritten. The caller keeps the first
-/// its engine can compile (rvmon's engine accepts more than MonPoly's fragment).
+/// its engine can compile (rvmon's engine accepts more than MonPoly's fragment). Each
+/// rewriting is bounded by [`rewrite_work`]: a form whose rewriting needs more is left out
+/// (see [`candidate_forms_within`]).
 pub fn candidate_forms(f: &Formula) -> Vec<Formula> {
+    candidate_forms_within(f, rewrite_work(f)).0
+}
+
+/// The work each rewriting of `f`'s candidate forms may take: [`MAX_REWRITE_WORK`], or 8 per
+/// operator of `f` for a formula larger than that (a long chain, whose rewriting is linear).
+pub fn rewrite_work(f: &Formula) -> usize {
+    MAX_REWRITE_WORK.max(8 * crate::rewrite::operators(f))
+}
+
+/// [`candidate_forms`], each without duplicates and each rewriting within `work` (see
+/// [`MAX_REWRITE_WORK`]); a form whose rewriting needs more is left out, and the reason comes
+/// with the forms (for the error when none of them is monitorable). The negation-pushed form
+/// needs no rewriting and is always there.
+pub fn candidate_forms_within(f: &Formula, work: usize) -> (Vec<Formula>, Option<TooLarge>) {
     let mut g = normalize_syntax(f);
     loop {
         let next = elim_double_negation(&push_negation(&elim_double_negation(&g)));
@@ -36,29 +53,94 @@ pub fn candidate_forms(f: &Formula) -> Vec<Formula> {
         }
         g = next;
     }
-    let rewritten = crate::rewrite::rewrite(&g);
+    let mut too_large = None;
+    let mut forms: Vec<Formula> = Vec::new();
+    let mut add = |form: Result<Formula, TooLarge>, forms: &mut Vec<Formula>| match form {
+        Ok(form) if !forms.contains(&form) => forms.push(form),
+        Ok(_) => {}
+        Err(e) => too_large = Some(e),
+    };
+    // MonPoly's analysed formula rewrites its single-pass normal form when that is not
+    // monitorable; when that normal form is `g`, its rewriting is the third candidate's.
+    let (nf, rewrite_it) = analyzed_normal_form(f);
+    let analyzed = if rewrite_it {
+        crate::rewrite::rewrite_within(&nf, work)
+    } else {
+        Ok(nf.clone())
+    };
+    let rewritten = if rewrite_it && nf == g {
+        analyzed.clone()
+    } else {
+        crate::rewrite::rewrite_within(&g, work)
+    };
     // MonPoly's rewriting stops at a `LET`; rvmon's candidates also rewrite the bodies of
     // `LET`s (`LET h(t,l) = acq(t,l) IN use(t,x) IMPLIES ((EXISTS y. (use(y,x) AND h(y,x)))
     // OR acq(t,x))` was refused, while the same formula with `h` written out was not).
-    let through_lets = rewrite_through_lets(&g);
-    let mut forms = vec![analyzed_formula(f), g, rewritten];
-    if !forms.contains(&through_lets) {
-        forms.push(through_lets);
-    }
-    forms
+    let through_lets = if matches!(g.kind, FormulaKind::Let { .. }) {
+        rewrite_through_lets(&g, work)
+    } else {
+        rewritten.clone()
+    };
+    add(analyzed, &mut forms);
+    add(Ok(g), &mut forms);
+    add(rewritten, &mut forms);
+    add(through_lets, &mut forms);
+    (forms, too_large)
 }
 
-/// MonPoly's `rewrite`, applied to the body of each `LET` (and so below nested ones).
-fn rewrite_through_lets(f: &Formula) -> Formula {
-    match &f.kind {
-        FormulaKind::Let { .. } => map_let_body(f, &mut rewrite_through_lets),
-        _ => crate::rewrite::rewrite(f),
+/// MonPoly's `rewrite`, applied to the body of each `LET` (and so below nested ones), within
+/// `work` steps and copies in all.
+fn rewrite_through_lets(f: &Formula, work: usize) -> Result<Formula, TooLarge> {
+    fn go(f: &Formula, work: &mut usize, limit: usize) -> Result<Formula, TooLarge> {
+        match &f.kind {
+            FormulaKind::Let { .. } => {
+                let mut out = Ok(());
+                let g = map_let_body(f, &mut |b| match go(b, work, limit) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        out = Err(e);
+                        b.clone()
+                    }
+                });
+                out.map(|()| g)
+            }
+            _ => {
+                // Charged at the limit: the bodies of nested LETs share one budget.
+                let r = crate::rewrite::rewrite_within(f, *work).map_err(|_| TooLarge { limit })?;
+                *work = work.saturating_sub(crate::rewrite::operators(&r));
+                Ok(r)
+            }
+        }
     }
+    let mut left = work;
+    go(f, &mut left, work)
 }
 
 /// The formula MonPoly analyses: normalised, but with negations pushed only when that keeps
 /// the formula monitorable (`Rewriting.check_monitorability`).
 pub fn analyzed_formula(f: &Formula) -> Formula {
+    let (nf, rewrite_it) = analyzed_normal_form(f);
+    if rewrite_it {
+        crate::rewrite::rewrite(&nf)
+    } else {
+        nf
+    }
+}
+
+/// [`analyzed_formula`], or [`TooLarge`] when its rewriting needs more than `work` steps and
+/// copies (see [`MAX_REWRITE_WORK`]; MonPoly itself would build the whole formula).
+pub fn analyzed_formula_within(f: &Formula, work: usize) -> Result<Formula, TooLarge> {
+    let (nf, rewrite_it) = analyzed_normal_form(f);
+    if rewrite_it {
+        crate::rewrite::rewrite_within(&nf, work)
+    } else {
+        Ok(nf)
+    }
+}
+
+/// The normal form [`analyzed_formula`] starts from, and whether it rewrites it (when it is
+/// not monitorable).
+fn analyzed_normal_form(f: &Formula) -> (Formula, bool) {
     use crate::monitorable::is_monitorable;
     let nsf = normalize_syntax(f);
     let nf = normalize_negation(&nsf);
@@ -67,11 +149,8 @@ pub fn analyzed_formula(f: &Formula) -> Formula {
     } else {
         nf
     };
-    if is_monitorable(&nf).is_ok() {
-        nf
-    } else {
-        crate::rewrite::rewrite(&nf)
-    }
+    let rewrite_it = is_monitorable(&nf).is_err();
+    (nf, rewrite_it)
 }
 
 /// MonPoly's `simplify_terms`: every variable-free term is replaced by its value (`2 + 3` by

@@ -22,6 +22,16 @@ use crate::monpoly::map_children;
 
 /// `f` with each conjunction's conjuncts reordered as the module explains.
 pub fn order_conjuncts(f: &Formula) -> Formula {
+    reorder(f).0.unwrap_or_else(|| f.clone())
+}
+
+/// `f` ordered, or `None` when ordering moves nothing in it (so that an unchanged formula
+/// keeps its own spans and is not copied), and its [`delay`] (which ordering does not change).
+/// Each subformula is visited once, and its free variables are computed only where a
+/// conjunct could move: on a formula nested deeply, recomputing them and comparing the
+/// result at every level took time quadratic in its size (seconds for MonPoly's rewriting of
+/// 80 nested `ONCE … IMPLIES`).
+fn reorder(f: &Formula) -> (Option<Formula>, Delay) {
     if !matches!(
         f.kind,
         FormulaKind::Bool2 {
@@ -29,61 +39,130 @@ pub fn order_conjuncts(f: &Formula) -> Formula {
             ..
         }
     ) {
-        return map_children(f, &mut order_conjuncts);
+        let children = f.children();
+        let mut delays = Delay::At(0);
+        let mut changed = Vec::with_capacity(children.len());
+        for c in &children {
+            let (o, d) = reorder(c);
+            delays = delays.max(d);
+            changed.push(o);
+        }
+        let d = own_delay(f, delays);
+        if changed.iter().all(Option::is_none) {
+            return (None, d);
+        }
+        let mut changed = changed.into_iter();
+        let g = map_children(f, &mut |c| {
+            changed.next().flatten().unwrap_or_else(|| c.clone())
+        });
+        return (Some(g), d);
     }
-    let mut conjuncts = Vec::new();
-    flatten_and(f, &mut conjuncts);
+    let mut written = Vec::new();
+    flatten_and(f, &mut written);
     let mut changed = false;
-    let mut rest: Vec<Conjunct> = conjuncts
+    let mut rest: Vec<Conjunct> = written
         .into_iter()
         .map(|c| {
-            let ordered = order_conjuncts(c);
-            changed |= ordered != *c;
+            let (ordered, delay) = reorder(c);
+            changed |= ordered.is_some();
             Conjunct {
-                delay: delay(&ordered),
-                vars: free_vars(&ordered),
-                fallible: can_fail(&ordered),
-                f: ordered,
+                written: c,
+                ordered,
+                delay,
+                vars: None,
+                fallible: can_fail(c),
             }
         })
         .collect();
+    let whole = rest.iter().map(|c| c.delay).fold(Delay::At(0), Delay::max);
+    // A conjunct moves only ahead of one that waits longer: with every delay the same,
+    // nothing moves.
+    if rest.iter().all(|c| c.delay == rest[0].delay) {
+        if !changed {
+            return (None, whole);
+        }
+        let mut out: Option<Formula> = None;
+        for c in rest {
+            let g = c.take();
+            out = Some(match out {
+                None => g,
+                Some(o) => Formula::and(o, g, f.span),
+            });
+        }
+        return (out, whole);
+    }
+    let mut placed = Vec::new();
+    let mut bound: Vec<String> = Vec::new();
+    // The variables of the conjuncts placed so far are added to `bound` when a test needs them.
+    let mut unbound_placed = 0;
     let first = rest.remove(0);
-    let (mut out, mut bound) = (first.f, first.vars);
+    placed.push(first);
     while !rest.is_empty() {
         let next_delay = rest[0].delay;
         // The earliest conjunct that the ones placed already bind, if it is decided sooner
         // than the next one in the formula's order (ties: the formula's order). A conjunct
         // that can fail is a barrier: nothing moves across it, either way (see `can_fail`).
-        let pick = rest
-            .iter()
-            .take_while(|c| !c.fallible)
-            .enumerate()
-            .filter(|(_, c)| c.delay < next_delay && c.vars.iter().all(|v| bound.contains(v)))
-            .min_by_key(|(k, c)| (c.delay, *k))
-            .map_or(0, |(k, _)| k);
-        changed |= pick != 0;
-        let Conjunct { f: c, vars, .. } = rest.remove(pick);
-        for v in vars {
-            if !bound.contains(&v) {
-                bound.push(v);
+        let mut pick = 0;
+        let mut best: Option<Delay> = None;
+        for (k, c) in rest.iter_mut().enumerate() {
+            if c.fallible {
+                break;
+            }
+            let d = c.delay;
+            if d >= next_delay || best.is_some_and(|b| d >= b) {
+                continue;
+            }
+            for p in &mut placed[unbound_placed..] {
+                for v in p.vars() {
+                    if !bound.contains(v) {
+                        bound.push(v.clone());
+                    }
+                }
+            }
+            unbound_placed = placed.len();
+            if c.vars().iter().all(|v| bound.contains(v)) {
+                pick = k;
+                best = Some(d);
             }
         }
-        out = Formula::and(out, c, f.span);
+        changed |= pick != 0;
+        placed.push(rest.remove(pick));
     }
     // Unchanged, the formula keeps its own spans (and compares equal to itself).
-    if changed {
-        out
-    } else {
-        f.clone()
+    if !changed {
+        return (None, whole);
     }
+    let mut out: Option<Formula> = None;
+    for c in placed {
+        let g = c.take();
+        out = Some(match out {
+            None => g,
+            Some(o) => Formula::and(o, g, f.span),
+        });
+    }
+    (out, whole)
 }
 
 /// One conjunct of a chain being ordered, with what the order looks at.
-struct Conjunct {
-    f: Formula,
+struct Conjunct<'a> {
+    written: &'a Formula,
+    /// The conjunct ordered, if that changed it.
+    ordered: Option<Formula>,
     delay: Delay,
-    vars: Vec<String>,
+    /// Its free variables, once asked for.
+    vars: Option<Vec<String>>,
     fallible: bool,
+}
+
+impl Conjunct<'_> {
+    fn vars(&mut self) -> &[String] {
+        let f = self.ordered.as_ref().unwrap_or(self.written);
+        self.vars.get_or_insert_with(|| free_vars(f))
+    }
+
+    fn take(self) -> Formula {
+        self.ordered.unwrap_or_else(|| self.written.clone())
+    }
 }
 
 /// Whether conjunct `c` is a comparison or string relation (negated or not) whose terms can
@@ -153,6 +232,11 @@ pub fn delay(f: &Formula) -> Delay {
         .into_iter()
         .map(delay)
         .fold(Delay::At(0), Delay::max);
+    own_delay(f, below)
+}
+
+/// The [`Delay`] of `f`, given the largest of its subformulas' (`below`).
+fn own_delay(f: &Formula, below: Delay) -> Delay {
     match &f.kind {
         // `NEXT` waits for the next position only, whatever its interval.
         FormulaKind::Unary {

@@ -153,200 +153,388 @@ pub fn substitute_vars(f: &Formula, m: &[(String, String)]) -> Formula {
     }
 }
 
+/// How much work [`rewrite_within`] may do on one formula before rvmon gives up on it: each
+/// step of the rewriting and each operator it copies counts one. MonPoly's rules copy the
+/// left operand of an `AND` into each subformula they propagate it to, and copy it again at
+/// every level below, so that the rewritten formula can grow exponentially in the nesting
+/// (an `OR` of aggregations whose group-by variable is not free in their bodies: about 4x per
+/// disjunct; a left-nested `AND` of negated subformulas: 2x per conjunct). A 100,000-term
+/// conjunction takes about 300,000; the formulas the fuzzer found went past 10^9.
+pub const MAX_REWRITE_WORK: usize = 300_000;
+
+/// MonPoly's rewriting of a formula needed more than the work allowed (see
+/// [`MAX_REWRITE_WORK`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooLarge {
+    /// The work allowed.
+    pub limit: usize,
+}
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "MonPoly's rewriting of the formula into its monitorable fragment needs more than \
+             {} steps (it copies the left operand of an AND into every subformula below it, \
+             at every level); rvmon gives up on that form",
+            self.limit
+        )
+    }
+}
+
 /// MonPoly's `rewrite`.
 pub fn rewrite(f: &Formula) -> Formula {
-    let span = f.span;
-    if let FormulaKind::Bool2 {
-        op: BoolOp::And,
-        lhs: fp,
-        rhs,
-    } = &f.kind
-    {
-        let fp = &**fp;
-        match &rhs.kind {
-            FormulaKind::Bool2 {
-                op: BoolOp::And,
-                lhs: f1,
-                rhs: f2,
-            } => {
-                return if propagate_cond(fp, f1) {
-                    rewrite(&and(rewrite(&and(fp.clone(), (**f1).clone())), rewrite(f2)))
-                } else {
-                    and(rewrite(fp), and(rewrite(f1), rewrite(f2)))
-                };
-            }
-            FormulaKind::Bool2 {
-                op: BoolOp::Or,
-                lhs: f1,
-                rhs: f2,
-            } => {
-                return if propagate_cond(fp, f1) {
-                    let l = rewrite(&and(fp.clone(), (**f1).clone()));
-                    let r = rewrite(&and(fp.clone(), (**f2).clone()));
-                    mk(
-                        FormulaKind::Bool2 {
-                            op: BoolOp::Or,
-                            lhs: Box::new(l),
-                            rhs: Box::new(r),
-                        },
-                        span,
-                    )
-                } else {
-                    let or = mk(
-                        FormulaKind::Bool2 {
-                            op: BoolOp::Or,
-                            lhs: Box::new(rewrite(f1)),
-                            rhs: Box::new(rewrite(f2)),
-                        },
-                        rhs.span,
-                    );
-                    and(rewrite(fp), or)
-                };
-            }
-            FormulaKind::Quant {
-                q: Quant::Exists,
-                vars,
-                body: f1,
-            } => {
-                return if propagate_cond(fp, f1) {
-                    let mut taken = free_vars(&and(fp.clone(), (**f1).clone()));
-                    let mut m = Vec::new();
-                    for v in vars {
-                        let n = fresh_var(&taken);
-                        taken.push(n.clone());
-                        m.push((v.clone(), n));
-                    }
-                    let new_vars = vars
-                        .iter()
-                        .map(|v| m.iter().find(|(a, _)| a == v).expect("mapped").1.clone())
-                        .collect();
-                    let inner = rewrite(&and(fp.clone(), substitute_vars(f1, &m)));
-                    and(
-                        fp.clone(),
-                        mk(
-                            FormulaKind::Quant {
-                                q: Quant::Exists,
-                                vars: new_vars,
-                                body: Box::new(inner),
+    Rewriter { left: usize::MAX }
+        .rewrite(f)
+        .expect("an unbounded rewriting does not run out")
+}
+
+/// MonPoly's `rewrite`, or [`TooLarge`] once it has done more than `work` steps and copies
+/// (see [`MAX_REWRITE_WORK`]). Within the bound, the same formula as [`rewrite`].
+pub fn rewrite_within(f: &Formula, work: usize) -> Result<Formula, TooLarge> {
+    Rewriter { left: work }
+        .rewrite(f)
+        .map_err(|_| TooLarge { limit: work })
+}
+
+/// The operators of `f` (its size as the rewriting copies it).
+pub(crate) fn operators(f: &Formula) -> usize {
+    let mut n = 0;
+    let mut todo = vec![f];
+    while let Some(g) = todo.pop() {
+        n += 1;
+        todo.extend(g.children());
+    }
+    n
+}
+
+/// [`rewrite`] with its work counted down.
+struct Rewriter {
+    left: usize,
+}
+
+/// The work ran out.
+#[derive(Debug)]
+struct OutOfWork;
+
+impl Rewriter {
+    fn spend(&mut self, n: usize) -> Result<(), OutOfWork> {
+        self.left = self.left.checked_sub(n).ok_or(OutOfWork)?;
+        Ok(())
+    }
+
+    /// A copy of `f`, paid for.
+    fn copy(&mut self, f: &Formula) -> Result<Formula, OutOfWork> {
+        self.spend(operators(f))?;
+        Ok(f.clone())
+    }
+
+    /// MonPoly's `rewrite f1` applied to its own result (its rule for `f' AND NOT f1` without
+    /// propagation). A formula the rewriting leaves as it is is its own rewriting, so the
+    /// second pass is skipped then (the same result: without it, nested negations took time
+    /// exponential in their depth).
+    /// MonPoly's `propagate_cond`, paid for: it walks both formulas.
+    fn propagate(&mut self, f1: &Formula, f2: &Formula) -> Result<bool, OutOfWork> {
+        self.spend(operators(f1) + operators(f2))?;
+        Ok(propagate_cond(f1, f2))
+    }
+
+    fn rewrite_twice(&mut self, f1: &Formula) -> Result<Formula, OutOfWork> {
+        let once = self.rewrite(f1)?;
+        if once == *f1 {
+            Ok(once)
+        } else {
+            self.rewrite(&once)
+        }
+    }
+
+    fn rewrite(&mut self, f: &Formula) -> Result<Formula, OutOfWork> {
+        self.spend(1)?;
+        let span = f.span;
+        if let FormulaKind::Bool2 {
+            op: BoolOp::And,
+            lhs: fp,
+            rhs,
+        } = &f.kind
+        {
+            let fp = &**fp;
+            match &rhs.kind {
+                FormulaKind::Bool2 {
+                    op: BoolOp::And,
+                    lhs: f1,
+                    rhs: f2,
+                } => {
+                    return if self.propagate(fp, f1)? {
+                        let pair = and(self.copy(fp)?, self.copy(f1)?);
+                        let l = self.rewrite(&pair)?;
+                        let r = self.rewrite(f2)?;
+                        self.rewrite(&and(l, r))
+                    } else {
+                        let l = self.rewrite(fp)?;
+                        let r1 = self.rewrite(f1)?;
+                        let r2 = self.rewrite(f2)?;
+                        Ok(and(l, and(r1, r2)))
+                    };
+                }
+                FormulaKind::Bool2 {
+                    op: BoolOp::Or,
+                    lhs: f1,
+                    rhs: f2,
+                } => {
+                    return if self.propagate(fp, f1)? {
+                        let pair = and(self.copy(fp)?, self.copy(f1)?);
+                        let l = self.rewrite(&pair)?;
+                        let pair = and(self.copy(fp)?, self.copy(f2)?);
+                        let r = self.rewrite(&pair)?;
+                        Ok(mk(
+                            FormulaKind::Bool2 {
+                                op: BoolOp::Or,
+                                lhs: Box::new(l),
+                                rhs: Box::new(r),
+                            },
+                            span,
+                        ))
+                    } else {
+                        let l = self.rewrite(fp)?;
+                        let r1 = self.rewrite(f1)?;
+                        let r2 = self.rewrite(f2)?;
+                        let or = mk(
+                            FormulaKind::Bool2 {
+                                op: BoolOp::Or,
+                                lhs: Box::new(r1),
+                                rhs: Box::new(r2),
                             },
                             rhs.span,
-                        ),
-                    )
-                } else {
-                    let ex = mk(
-                        FormulaKind::Quant {
-                            q: Quant::Exists,
-                            vars: vars.clone(),
-                            body: Box::new(rewrite(f1)),
-                        },
-                        rhs.span,
-                    );
-                    and(rewrite(fp), ex)
-                };
-            }
-            FormulaKind::Not(f1) => {
-                return if propagate_cond(fp, f1) && !is_and_relop(rhs) {
-                    and(
-                        fp.clone(),
-                        mk(
-                            FormulaKind::Not(Box::new(rewrite(&and(fp.clone(), (**f1).clone())))),
-                            rhs.span,
-                        ),
-                    )
-                } else {
-                    and(
-                        rewrite(fp),
-                        mk(FormulaKind::Not(Box::new(rewrite(&rewrite(f1)))), rhs.span),
-                    )
-                };
-            }
-            FormulaKind::Unary {
-                op,
-                interval,
-                body: f1,
-            } => {
-                let bounded = interval.is_bounded();
-                let dual_wrap = match op {
-                    UnaryTemporal::Previous => Some(UnaryTemporal::Next),
-                    UnaryTemporal::Next => Some(UnaryTemporal::Previous),
-                    UnaryTemporal::Eventually => Some(UnaryTemporal::Once),
-                    UnaryTemporal::Once if bounded => Some(UnaryTemporal::Eventually),
-                    _ => None,
-                };
-                if let Some(wrap) = dual_wrap {
-                    return if propagate_cond(fp, f1) {
-                        let inner =
-                            rewrite(&and(unary(wrap, *interval, fp.clone()), (**f1).clone()));
-                        and(
-                            fp.clone(),
+                        );
+                        Ok(and(l, or))
+                    };
+                }
+                FormulaKind::Quant {
+                    q: Quant::Exists,
+                    vars,
+                    body: f1,
+                } => {
+                    return if self.propagate(fp, f1)? {
+                        let mut taken = free_vars(fp);
+                        for v in free_vars(f1) {
+                            if !taken.contains(&v) {
+                                taken.push(v);
+                            }
+                        }
+                        let mut m = Vec::new();
+                        for v in vars {
+                            let n = fresh_var(&taken);
+                            taken.push(n.clone());
+                            m.push((v.clone(), n));
+                        }
+                        let new_vars = vars
+                            .iter()
+                            .map(|v| m.iter().find(|(a, _)| a == v).expect("mapped").1.clone())
+                            .collect();
+                        self.spend(operators(f1))?;
+                        let pair = and(self.copy(fp)?, substitute_vars(f1, &m));
+                        let inner = self.rewrite(&pair)?;
+                        Ok(and(
+                            self.copy(fp)?,
                             mk(
-                                FormulaKind::Unary {
-                                    op: *op,
-                                    interval: *interval,
+                                FormulaKind::Quant {
+                                    q: Quant::Exists,
+                                    vars: new_vars,
                                     body: Box::new(inner),
                                 },
                                 rhs.span,
                             ),
-                        )
+                        ))
                     } else {
-                        and(
-                            rewrite(fp),
+                        let l = self.rewrite(fp)?;
+                        let r = self.rewrite(f1)?;
+                        let ex = mk(
+                            FormulaKind::Quant {
+                                q: Quant::Exists,
+                                vars: vars.clone(),
+                                body: Box::new(r),
+                            },
+                            rhs.span,
+                        );
+                        Ok(and(l, ex))
+                    };
+                }
+                FormulaKind::Not(f1) => {
+                    return if self.propagate(fp, f1)? && !is_and_relop(rhs) {
+                        let pair = and(self.copy(fp)?, self.copy(f1)?);
+                        let inner = self.rewrite(&pair)?;
+                        Ok(and(
+                            self.copy(fp)?,
+                            mk(FormulaKind::Not(Box::new(inner)), rhs.span),
+                        ))
+                    } else {
+                        let l = self.rewrite(fp)?;
+                        let r = self.rewrite_twice(f1)?;
+                        Ok(and(l, mk(FormulaKind::Not(Box::new(r)), rhs.span)))
+                    };
+                }
+                FormulaKind::Unary {
+                    op,
+                    interval,
+                    body: f1,
+                } => {
+                    let bounded = interval.is_bounded();
+                    let dual_wrap = match op {
+                        UnaryTemporal::Previous => Some(UnaryTemporal::Next),
+                        UnaryTemporal::Next => Some(UnaryTemporal::Previous),
+                        UnaryTemporal::Eventually => Some(UnaryTemporal::Once),
+                        UnaryTemporal::Once if bounded => Some(UnaryTemporal::Eventually),
+                        _ => None,
+                    };
+                    if let Some(wrap) = dual_wrap {
+                        let (l, body) = if self.propagate(fp, f1)? {
+                            let pair = and(unary(wrap, *interval, self.copy(fp)?), self.copy(f1)?);
+                            let inner = self.rewrite(&pair)?;
+                            (self.copy(fp)?, inner)
+                        } else {
+                            let l = self.rewrite(fp)?;
+                            (l, self.rewrite(f1)?)
+                        };
+                        return Ok(and(
+                            l,
                             mk(
                                 FormulaKind::Unary {
                                     op: *op,
                                     interval: *interval,
-                                    body: Box::new(rewrite(f1)),
+                                    body: Box::new(body),
                                 },
                                 rhs.span,
                             ),
+                        ));
+                    }
+                }
+                FormulaKind::Binary {
+                    op,
+                    interval,
+                    lhs: f1,
+                    rhs: f2,
+                } if *op == BinaryTemporal::Until || interval.is_bounded() => {
+                    let wrap = if *op == BinaryTemporal::Since {
+                        UnaryTemporal::Eventually
+                    } else {
+                        UnaryTemporal::Once
+                    };
+                    let bin = |l: Formula, r: Formula| {
+                        mk(
+                            FormulaKind::Binary {
+                                op: *op,
+                                interval: *interval,
+                                lhs: Box::new(l),
+                                rhs: Box::new(r),
+                            },
+                            rhs.span,
                         )
                     };
+                    return if self.propagate(fp, f1)? {
+                        let pair = and(
+                            unary(wrap, init_interval(interval), self.copy(fp)?),
+                            self.copy(f1)?,
+                        );
+                        let f1p = self.rewrite(&pair)?;
+                        Ok(and(self.copy(fp)?, bin(f1p, self.copy(f2)?)))
+                    } else if self.propagate(fp, f2)? {
+                        let pair = and(unary(wrap, *interval, self.copy(fp)?), self.copy(f2)?);
+                        let f2p = self.rewrite(&pair)?;
+                        Ok(and(self.copy(fp)?, bin(self.copy(f1)?, f2p)))
+                    } else {
+                        let l = self.rewrite(fp)?;
+                        let r1 = self.rewrite(f1)?;
+                        let r2 = self.rewrite(f2)?;
+                        Ok(and(l, bin(r1, r2)))
+                    };
                 }
+                _ => {}
             }
-            FormulaKind::Binary {
-                op,
-                interval,
-                lhs: f1,
-                rhs: f2,
-            } if *op == BinaryTemporal::Until || interval.is_bounded() => {
-                let wrap = if *op == BinaryTemporal::Since {
-                    UnaryTemporal::Eventually
-                } else {
-                    UnaryTemporal::Once
-                };
-                let bin = |l: Formula, r: Formula| {
-                    mk(
-                        FormulaKind::Binary {
-                            op: *op,
-                            interval: *interval,
-                            lhs: Box::new(l),
-                            rhs: Box::new(r),
-                        },
-                        rhs.span,
-                    )
-                };
-                return if propagate_cond(fp, f1) {
-                    let f1p = rewrite(&and(
-                        unary(wrap, init_interval(interval), fp.clone()),
-                        (**f1).clone(),
-                    ));
-                    and(fp.clone(), bin(f1p, (**f2).clone()))
-                } else if propagate_cond(fp, f2) {
-                    let f2p = rewrite(&and(unary(wrap, *interval, fp.clone()), (**f2).clone()));
-                    and(fp.clone(), bin((**f1).clone(), f2p))
-                } else {
-                    and(rewrite(fp), bin(rewrite(f1), rewrite(f2)))
-                };
+        }
+        match &f.kind {
+            FormulaKind::Bool(_)
+            | FormulaKind::Pred { .. }
+            | FormulaKind::Cmp { .. }
+            | FormulaKind::Let { .. }
+            | FormulaKind::Agg { .. } => self.copy(f),
+            _ => {
+                // `map_children`, stopping when the work runs out.
+                let mut out = Ok(());
+                let g = crate::monpoly::map_children(f, &mut |c| {
+                    // Once out of work, what is built is dropped: a placeholder will do.
+                    let placeholder = || mk(FormulaKind::Bool(true), c.span);
+                    if out.is_err() {
+                        return placeholder();
+                    }
+                    self.rewrite(c).unwrap_or_else(|e| {
+                        out = Err(e);
+                        placeholder()
+                    })
+                });
+                out.map(|()| g)
             }
-            _ => {}
         }
     }
-    match &f.kind {
-        FormulaKind::Bool(_)
-        | FormulaKind::Pred { .. }
-        | FormulaKind::Cmp { .. }
-        | FormulaKind::Let { .. }
-        | FormulaKind::Agg { .. } => f.clone(),
-        _ => crate::monpoly::map_children(f, &mut rewrite),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monpoly::{candidate_forms_within, normalize, to_monpoly_string};
+    use crate::parse_formula;
+
+    fn negated_normal(text: &str) -> Formula {
+        let f = parse_formula("test", text).unwrap();
+        normalize(&Formula::new(
+            FormulaKind::Not(Box::new(f)),
+            Span::default(),
+        ))
+    }
+
+    #[test]
+    fn within_the_bound_the_rewriting_is_monpolys() {
+        for text in [
+            "p(x) AND (q(x) OR r(x,y))",
+            "use(t,x) IMPLIES ((EXISTS c. (c <- CNT y; t ONCE[0,0] acq(y,x))) OR \
+             (EXISTS c. (c <- CNT y; t ONCE[0,1] acq(y,x))))",
+            "upd_skip(c) IMPLIES ONCE[0,5] p(c) IMPLIES ONCE[0,5] p(c) IMPLIES ONCE[0,5] p(c)",
+            "exit(y) IMPLIES (enter(y) AND NOT PREVIOUS enter(y) AND NOT PREVIOUS enter(y))",
+        ] {
+            let f = negated_normal(text);
+            let bounded = rewrite_within(&f, MAX_REWRITE_WORK).unwrap();
+            assert_eq!(to_monpoly_string(&bounded), to_monpoly_string(&rewrite(&f)));
+        }
+    }
+
+    #[test]
+    fn nested_negations_are_rewritten_in_time_linear_in_their_depth() {
+        // MonPoly's rule for `f' AND NOT f1` rewrites `f1` twice: 2^40 passes here.
+        let text = format!(
+            "exit(y) IMPLIES (enter(y){})",
+            " AND NOT PREVIOUS enter(y)".repeat(40)
+        );
+        assert!(rewrite_within(&negated_normal(&text), 100_000).is_ok());
+    }
+
+    #[test]
+    fn a_rewriting_that_copies_exponentially_gives_up() {
+        // About 4x per disjunct: 4^12 copies of `use(t,x)`.
+        let disjuncts: Vec<String> = (0..12)
+            .map(|i| format!("(EXISTS c. (c <- CNT y; t ONCE[0,{i}] acq(y,x)))"))
+            .collect();
+        let text = format!("use(t,x) IMPLIES ({})", disjuncts.join(" OR "));
+        let f = negated_normal(&text);
+        assert_eq!(
+            rewrite_within(&f, MAX_REWRITE_WORK),
+            Err(TooLarge {
+                limit: MAX_REWRITE_WORK
+            })
+        );
+        // The candidate forms leave the rewritten ones out and say why.
+        let g = parse_formula("test", &text).unwrap();
+        let negated = Formula::new(FormulaKind::Not(Box::new(g)), Span::default());
+        let (forms, why) = candidate_forms_within(&negated, MAX_REWRITE_WORK);
+        assert_eq!(forms.len(), 1);
+        assert!(why.unwrap().to_string().contains("rvmon gives up"));
     }
 }
