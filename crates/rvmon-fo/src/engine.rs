@@ -4,8 +4,8 @@
 //! of the propositional engine is future work).
 //!
 //! The engine owns the streams between the nodes and schedules the nodes' updates (see
-//! [`FoEngine::run_passes`]); each operator, its state and its update live in
-//! [`crate::ops`].
+//! `FoEngine::run_passes`); each operator, its state and its update live in the crate's
+//! `ops` module, one file per operator.
 
 use std::rc::Rc;
 

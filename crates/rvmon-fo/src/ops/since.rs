@@ -76,7 +76,7 @@ pub(crate) struct SinceState {
     /// while a consumer may still test an earlier position go to `gone`, and `out` is not kept.
     pub(crate) versioned: bool,
     /// In a versioned state: tuples removed that a consumer may still test, with the positions
-    /// [entered, left) at which they were in, oldest first (see [`visible`]).
+    /// [entered, left) at which they were in, oldest first (see [`super::versioned::visible`]).
     /// (Inline: a tuple is rarely removed twice before its purge, and a `Vec` per removal
     /// was an allocation per lock released.)
     pub(crate) gone: FxHashMap<Tuple, SmallVec<[(u64, u64); 1]>>,

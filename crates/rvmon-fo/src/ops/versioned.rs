@@ -138,7 +138,7 @@ pub(crate) fn any_visible_under(
     false
 }
 
-/// [`since_step`] for a versioned state: removed tuples become tombstones ([`retire`]).
+/// [`super::since::since_step`] for a versioned state: removed tuples become tombstones ([`retire`]).
 pub(crate) fn versioned_step(
     st: &mut SinceState,
     a: &Rel,
