@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-fn big_log() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rvmon-progress-{}", std::process::id()));
+/// A log of 600,000 time points in a directory of its own (`name`: the tests run in parallel).
+fn big_log(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rvmon-progress-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     let log = d.join("t.log");
     let mut text = String::new();
@@ -22,7 +23,7 @@ fn big_log() -> PathBuf {
 /// What `rvmon check` writes on a terminal's standard error, or `None` where `script` is
 /// missing (the test says so and passes).
 fn on_a_terminal(extra: &str) -> Option<String> {
-    let log = big_log();
+    let log = big_log(if extra.is_empty() { "terminal" } else { "quiet" });
     let spec = log.with_file_name("f.mtl");
     let command = format!(
         "{} check {} {} {extra} > /dev/null",
@@ -58,7 +59,7 @@ fn a_terminal_shows_progress_and_quiet_does_not() {
 
 #[test]
 fn a_pipe_shows_no_progress() {
-    let log = big_log();
+    let log = big_log("pipe");
     let out = Command::new(env!("CARGO_BIN_EXE_rvmon"))
         .arg("check")
         .arg(log.with_file_name("f.mtl"))
