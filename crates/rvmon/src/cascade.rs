@@ -20,7 +20,7 @@ use std::path::Path;
 
 use rvmon_core::{Error, Interner, Monitor};
 use rvmon_fo::{FoMonitor, Reading, Relevance};
-use rvmon_logic::monpoly::candidate_forms;
+use rvmon_logic::monpoly::{candidate_forms_within, rewrite_work};
 use rvmon_logic::order::order_conjuncts;
 use rvmon_logic::pushdown::push_comparisons;
 use rvmon_logic::{
@@ -305,7 +305,10 @@ pub fn choose_form(
     let negated = Formula::new(FormulaKind::Not(Box::new(f.clone())), f.span);
     let vars = free_vars(f);
     let mut first_error = None;
-    for form in candidate_forms(&negated) {
+    // MonPoly's rewriting copies operands into every subformula it propagates them to; a form
+    // whose rewriting would take more than `rewrite_work` is left out, with the reason.
+    let (forms, too_large) = candidate_forms_within(&negated, rewrite_work(&negated));
+    for form in forms {
         // Ordered with its `LET`s expanded, so that a defined predicate's future operators
         // count (the compiler expands them the same way); kept as written (`LET`s and all, for
         // `--explain`) when ordering moves nothing.
@@ -332,7 +335,14 @@ pub fn choose_form(
             }
         }
     }
-    Err(first_error.unwrap_or_else(|| Error::msg(format!("{}: no form to monitor", spec.name))))
+    let e = first_error.unwrap_or_else(|| Error::msg(format!("{}: no form to monitor", spec.name)));
+    Err(match too_large {
+        Some(t) => Error {
+            message: format!("{}; {t}", e.message),
+            ..e
+        },
+        None => e,
+    })
 }
 
 /// `--explain`'s lines for the formula's temporal class and how far a verdict looks back and

@@ -14,7 +14,9 @@ use rvmon_core::{
 };
 use rvmon_fo::{expand_lets, FoEngine, Relevance};
 use rvmon_logic::monitorable::{is_monitorable, is_saferange, is_tsfsaferange};
-use rvmon_logic::monpoly::{analyzed_formula, is_filterable_empty_tp, to_monpoly_string};
+use rvmon_logic::monpoly::{
+    analyzed_formula_within, is_filterable_empty_tp, rewrite_work, to_monpoly_string,
+};
 use rvmon_logic::{analyze, free_vars, parse_formula, Formula, FormulaKind, TemporalClass};
 use rvmon_mtl::{Engine, MonpolyTiming, Program};
 use rvmon_slice::empty_points_removable;
@@ -173,10 +175,13 @@ pub fn run(args: &MonpolyArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         )));
     }
     let output_vars = free_vars(&f);
+    // Unlike MonPoly, whose rewriting has no bound (it would hang on an OR of many misgrouped
+    // aggregations), a rewriting past `rewrite_work` is an error that says so.
     let analyzed = if args.no_rw {
         f.clone()
     } else {
-        analyzed_formula(&f)
+        analyzed_formula_within(&f, rewrite_work(&f))
+            .map_err(|e| Error::msg(format!("{formula_path}: {e}")))?
     };
     // A resumed monitor goes on with its output; the analysis was printed when it started.
     if (args.verbose || args.check) && saved.is_none() {
