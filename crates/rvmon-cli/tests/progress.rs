@@ -23,7 +23,11 @@ fn big_log(name: &str) -> PathBuf {
 /// What `rvmon check` writes on a terminal's standard error, or `None` where `script` is
 /// missing (the test says so and passes).
 fn on_a_terminal(extra: &str) -> Option<String> {
-    let log = big_log(if extra.is_empty() { "terminal" } else { "quiet" });
+    let log = big_log(if extra.is_empty() {
+        "terminal"
+    } else {
+        "quiet"
+    });
     let spec = log.with_file_name("f.mtl");
     let command = format!(
         "{} check {} {} {extra} > /dev/null",
