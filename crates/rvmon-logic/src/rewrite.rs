@@ -250,207 +250,242 @@ impl Rewriter {
 
     fn rewrite(&mut self, f: &Formula) -> Result<Formula, OutOfWork> {
         self.spend(1)?;
-        let span = f.span;
         if let FormulaKind::Bool2 {
             op: BoolOp::And,
             lhs: fp,
             rhs,
         } = &f.kind
         {
-            let fp = &**fp;
-            match &rhs.kind {
-                FormulaKind::Bool2 {
-                    op: BoolOp::And,
-                    lhs: f1,
-                    rhs: f2,
-                } => {
-                    return if self.propagate(fp, f1)? {
-                        let pair = and(self.copy(fp)?, self.copy(f1)?);
-                        let l = self.rewrite(&pair)?;
-                        let r = self.rewrite(f2)?;
-                        self.rewrite(&and(l, r))
-                    } else {
-                        let l = self.rewrite(fp)?;
-                        let r1 = self.rewrite(f1)?;
-                        let r2 = self.rewrite(f2)?;
-                        Ok(and(l, and(r1, r2)))
-                    };
-                }
-                FormulaKind::Bool2 {
-                    op: BoolOp::Or,
-                    lhs: f1,
-                    rhs: f2,
-                } => {
-                    return if self.propagate(fp, f1)? {
-                        let pair = and(self.copy(fp)?, self.copy(f1)?);
-                        let l = self.rewrite(&pair)?;
-                        let pair = and(self.copy(fp)?, self.copy(f2)?);
-                        let r = self.rewrite(&pair)?;
-                        Ok(mk(
-                            FormulaKind::Bool2 {
-                                op: BoolOp::Or,
-                                lhs: Box::new(l),
-                                rhs: Box::new(r),
-                            },
-                            span,
-                        ))
-                    } else {
-                        let l = self.rewrite(fp)?;
-                        let r1 = self.rewrite(f1)?;
-                        let r2 = self.rewrite(f2)?;
-                        let or = mk(
-                            FormulaKind::Bool2 {
-                                op: BoolOp::Or,
-                                lhs: Box::new(r1),
-                                rhs: Box::new(r2),
-                            },
-                            rhs.span,
-                        );
-                        Ok(and(l, or))
-                    };
-                }
-                FormulaKind::Quant {
-                    q: Quant::Exists,
-                    vars,
-                    body: f1,
-                } => {
-                    return if self.propagate(fp, f1)? {
-                        let mut taken = free_vars(fp);
-                        for v in free_vars(f1) {
-                            if !taken.contains(&v) {
-                                taken.push(v);
-                            }
-                        }
-                        let mut m = Vec::new();
-                        for v in vars {
-                            let n = fresh_var(&taken);
-                            taken.push(n.clone());
-                            m.push((v.clone(), n));
-                        }
-                        let new_vars = vars
-                            .iter()
-                            .map(|v| m.iter().find(|(a, _)| a == v).expect("mapped").1.clone())
-                            .collect();
-                        self.spend(operators(f1))?;
-                        let pair = and(self.copy(fp)?, substitute_vars(f1, &m));
-                        let inner = self.rewrite(&pair)?;
-                        Ok(and(
-                            self.copy(fp)?,
-                            mk(
-                                FormulaKind::Quant {
-                                    q: Quant::Exists,
-                                    vars: new_vars,
-                                    body: Box::new(inner),
-                                },
-                                rhs.span,
-                            ),
-                        ))
-                    } else {
-                        let l = self.rewrite(fp)?;
-                        let r = self.rewrite(f1)?;
-                        let ex = mk(
-                            FormulaKind::Quant {
-                                q: Quant::Exists,
-                                vars: vars.clone(),
-                                body: Box::new(r),
-                            },
-                            rhs.span,
-                        );
-                        Ok(and(l, ex))
-                    };
-                }
-                FormulaKind::Not(f1) => {
-                    return if self.propagate(fp, f1)? && !is_and_relop(rhs) {
-                        let pair = and(self.copy(fp)?, self.copy(f1)?);
-                        let inner = self.rewrite(&pair)?;
-                        Ok(and(
-                            self.copy(fp)?,
-                            mk(FormulaKind::Not(Box::new(inner)), rhs.span),
-                        ))
-                    } else {
-                        let l = self.rewrite(fp)?;
-                        let r = self.rewrite_twice(f1)?;
-                        Ok(and(l, mk(FormulaKind::Not(Box::new(r)), rhs.span)))
-                    };
-                }
-                FormulaKind::Unary {
-                    op,
-                    interval,
-                    body: f1,
-                } => {
-                    let bounded = interval.is_bounded();
-                    let dual_wrap = match op {
-                        UnaryTemporal::Previous => Some(UnaryTemporal::Next),
-                        UnaryTemporal::Next => Some(UnaryTemporal::Previous),
-                        UnaryTemporal::Eventually => Some(UnaryTemporal::Once),
-                        UnaryTemporal::Once if bounded => Some(UnaryTemporal::Eventually),
-                        _ => None,
-                    };
-                    if let Some(wrap) = dual_wrap {
-                        let (l, body) = if self.propagate(fp, f1)? {
-                            let pair = and(unary(wrap, *interval, self.copy(fp)?), self.copy(f1)?);
-                            let inner = self.rewrite(&pair)?;
-                            (self.copy(fp)?, inner)
-                        } else {
-                            let l = self.rewrite(fp)?;
-                            (l, self.rewrite(f1)?)
-                        };
-                        return Ok(and(
-                            l,
-                            mk(
-                                FormulaKind::Unary {
-                                    op: *op,
-                                    interval: *interval,
-                                    body: Box::new(body),
-                                },
-                                rhs.span,
-                            ),
-                        ));
-                    }
-                }
-                FormulaKind::Binary {
-                    op,
-                    interval,
-                    lhs: f1,
-                    rhs: f2,
-                } if *op == BinaryTemporal::Until || interval.is_bounded() => {
-                    let wrap = if *op == BinaryTemporal::Since {
-                        UnaryTemporal::Eventually
-                    } else {
-                        UnaryTemporal::Once
-                    };
-                    let bin = |l: Formula, r: Formula| {
-                        mk(
-                            FormulaKind::Binary {
-                                op: *op,
-                                interval: *interval,
-                                lhs: Box::new(l),
-                                rhs: Box::new(r),
-                            },
-                            rhs.span,
-                        )
-                    };
-                    return if self.propagate(fp, f1)? {
-                        let pair = and(
-                            unary(wrap, init_interval(interval), self.copy(fp)?),
-                            self.copy(f1)?,
-                        );
-                        let f1p = self.rewrite(&pair)?;
-                        Ok(and(self.copy(fp)?, bin(f1p, self.copy(f2)?)))
-                    } else if self.propagate(fp, f2)? {
-                        let pair = and(unary(wrap, *interval, self.copy(fp)?), self.copy(f2)?);
-                        let f2p = self.rewrite(&pair)?;
-                        Ok(and(self.copy(fp)?, bin(self.copy(f1)?, f2p)))
-                    } else {
-                        let l = self.rewrite(fp)?;
-                        let r1 = self.rewrite(f1)?;
-                        let r2 = self.rewrite(f2)?;
-                        Ok(and(l, bin(r1, r2)))
-                    };
-                }
-                _ => {}
+            if let Some(g) = self.conjunction(fp, rhs, f.span)? {
+                return Ok(g);
             }
         }
+        self.children(f)
+    }
+
+    /// MonPoly's rules for `f' AND rhs`, by the shape of `rhs`; `None` where no rule applies
+    /// (the children are rewritten as they are).
+    fn conjunction(
+        &mut self,
+        fp: &Formula,
+        rhs: &Formula,
+        span: Span,
+    ) -> Result<Option<Formula>, OutOfWork> {
+        Ok(Some(match &rhs.kind {
+            FormulaKind::Bool2 {
+                op: BoolOp::And,
+                lhs: f1,
+                rhs: f2,
+            } => self.and_and(fp, f1, f2)?,
+            FormulaKind::Bool2 {
+                op: BoolOp::Or,
+                lhs: f1,
+                rhs: f2,
+            } => self.and_or(fp, f1, f2, rhs.span, span)?,
+            FormulaKind::Quant {
+                q: Quant::Exists,
+                vars,
+                body: f1,
+            } => self.and_exists(fp, vars, f1, rhs.span)?,
+            FormulaKind::Not(f1) => {
+                if self.propagate(fp, f1)? && !is_and_relop(rhs) {
+                    let pair = and(self.copy(fp)?, self.copy(f1)?);
+                    let inner = self.rewrite(&pair)?;
+                    let not = mk(FormulaKind::Not(Box::new(inner)), rhs.span);
+                    and(self.copy(fp)?, not)
+                } else {
+                    let l = self.rewrite(fp)?;
+                    let r = self.rewrite_twice(f1)?;
+                    and(l, mk(FormulaKind::Not(Box::new(r)), rhs.span))
+                }
+            }
+            FormulaKind::Unary {
+                op,
+                interval,
+                body: f1,
+            } => return self.and_unary(fp, *op, interval, f1, rhs.span),
+            FormulaKind::Binary {
+                op,
+                interval,
+                lhs: f1,
+                rhs: f2,
+            } if *op == BinaryTemporal::Until || interval.is_bounded() => {
+                self.and_binary(fp, (*op, interval), f1, f2, rhs.span)?
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// `f'`, `f1` and `f2` rewritten each on its own (no rule propagates `f'`).
+    fn apart(
+        &mut self,
+        fp: &Formula,
+        f1: &Formula,
+        f2: &Formula,
+    ) -> Result<(Formula, Formula, Formula), OutOfWork> {
+        Ok((self.rewrite(fp)?, self.rewrite(f1)?, self.rewrite(f2)?))
+    }
+
+    /// `f' AND (f1 AND f2)`.
+    fn and_and(&mut self, fp: &Formula, f1: &Formula, f2: &Formula) -> Result<Formula, OutOfWork> {
+        if self.propagate(fp, f1)? {
+            let pair = and(self.copy(fp)?, self.copy(f1)?);
+            let l = self.rewrite(&pair)?;
+            let r = self.rewrite(f2)?;
+            self.rewrite(&and(l, r))
+        } else {
+            let (l, r1, r2) = self.apart(fp, f1, f2)?;
+            Ok(and(l, and(r1, r2)))
+        }
+    }
+
+    /// `f' AND (f1 OR f2)`: `f'` goes into both disjuncts when it restricts `f1`.
+    fn and_or(
+        &mut self,
+        fp: &Formula,
+        f1: &Formula,
+        f2: &Formula,
+        or_span: Span,
+        span: Span,
+    ) -> Result<Formula, OutOfWork> {
+        let or = |l: Formula, r: Formula, span| {
+            let kind = FormulaKind::Bool2 {
+                op: BoolOp::Or,
+                lhs: Box::new(l),
+                rhs: Box::new(r),
+            };
+            mk(kind, span)
+        };
+        if self.propagate(fp, f1)? {
+            let pair = and(self.copy(fp)?, self.copy(f1)?);
+            let l = self.rewrite(&pair)?;
+            let pair = and(self.copy(fp)?, self.copy(f2)?);
+            let r = self.rewrite(&pair)?;
+            Ok(or(l, r, span))
+        } else {
+            let (l, r1, r2) = self.apart(fp, f1, f2)?;
+            Ok(and(l, or(r1, r2, or_span)))
+        }
+    }
+
+    /// `f' AND EXISTS vars. f1`: `f'` goes under the quantifier, its bound variables renamed
+    /// apart from `f'`'s.
+    fn and_exists(
+        &mut self,
+        fp: &Formula,
+        vars: &[String],
+        f1: &Formula,
+        span: Span,
+    ) -> Result<Formula, OutOfWork> {
+        let exists = |vars: Vec<String>, body: Formula| {
+            let kind = FormulaKind::Quant {
+                q: Quant::Exists,
+                vars,
+                body: Box::new(body),
+            };
+            mk(kind, span)
+        };
+        if !self.propagate(fp, f1)? {
+            let l = self.rewrite(fp)?;
+            let r = self.rewrite(f1)?;
+            return Ok(and(l, exists(vars.to_vec(), r)));
+        }
+        let mut taken = free_vars(fp);
+        for v in free_vars(f1) {
+            if !taken.contains(&v) {
+                taken.push(v);
+            }
+        }
+        let mut m = Vec::new();
+        for v in vars {
+            let n = fresh_var(&taken);
+            taken.push(n.clone());
+            m.push((v.clone(), n));
+        }
+        let new_vars = vars
+            .iter()
+            .map(|v| m.iter().find(|(a, _)| a == v).expect("mapped").1.clone())
+            .collect();
+        self.spend(operators(f1))?;
+        let pair = and(self.copy(fp)?, substitute_vars(f1, &m));
+        let inner = self.rewrite(&pair)?;
+        Ok(and(self.copy(fp)?, exists(new_vars, inner)))
+    }
+
+    /// `f' AND op f1` for the unary temporal operators with a dual to carry `f'` through.
+    fn and_unary(
+        &mut self,
+        fp: &Formula,
+        op: UnaryTemporal,
+        interval: &Interval,
+        f1: &Formula,
+        span: Span,
+    ) -> Result<Option<Formula>, OutOfWork> {
+        let wrap = match op {
+            UnaryTemporal::Previous => UnaryTemporal::Next,
+            UnaryTemporal::Next => UnaryTemporal::Previous,
+            UnaryTemporal::Eventually => UnaryTemporal::Once,
+            UnaryTemporal::Once if interval.is_bounded() => UnaryTemporal::Eventually,
+            _ => return Ok(None),
+        };
+        let (l, body) = if self.propagate(fp, f1)? {
+            let pair = and(unary(wrap, *interval, self.copy(fp)?), self.copy(f1)?);
+            let inner = self.rewrite(&pair)?;
+            (self.copy(fp)?, inner)
+        } else {
+            let l = self.rewrite(fp)?;
+            (l, self.rewrite(f1)?)
+        };
+        let kind = FormulaKind::Unary {
+            op,
+            interval: *interval,
+            body: Box::new(body),
+        };
+        Ok(Some(and(l, mk(kind, span))))
+    }
+
+    /// `f' AND (f1 SINCE/UNTIL f2)`, bounded or `UNTIL`.
+    fn and_binary(
+        &mut self,
+        fp: &Formula,
+        (op, interval): (BinaryTemporal, &Interval),
+        f1: &Formula,
+        f2: &Formula,
+        span: Span,
+    ) -> Result<Formula, OutOfWork> {
+        let wrap = if op == BinaryTemporal::Since {
+            UnaryTemporal::Eventually
+        } else {
+            UnaryTemporal::Once
+        };
+        let bin = |l: Formula, r: Formula| {
+            let kind = FormulaKind::Binary {
+                op,
+                interval: *interval,
+                lhs: Box::new(l),
+                rhs: Box::new(r),
+            };
+            mk(kind, span)
+        };
+        if self.propagate(fp, f1)? {
+            let pair = and(
+                unary(wrap, init_interval(interval), self.copy(fp)?),
+                self.copy(f1)?,
+            );
+            let f1p = self.rewrite(&pair)?;
+            Ok(and(self.copy(fp)?, bin(f1p, self.copy(f2)?)))
+        } else if self.propagate(fp, f2)? {
+            let pair = and(unary(wrap, *interval, self.copy(fp)?), self.copy(f2)?);
+            let f2p = self.rewrite(&pair)?;
+            Ok(and(self.copy(fp)?, bin(self.copy(f1)?, f2p)))
+        } else {
+            let (l, r1, r2) = self.apart(fp, f1, f2)?;
+            Ok(and(l, bin(r1, r2)))
+        }
+    }
+
+    /// No rule applies at `f`: its children are rewritten (leaves copied).
+    fn children(&mut self, f: &Formula) -> Result<Formula, OutOfWork> {
         match &f.kind {
             FormulaKind::Bool(_)
             | FormulaKind::Pred { .. }
