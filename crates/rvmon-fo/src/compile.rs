@@ -570,10 +570,6 @@ struct Compiler<'a> {
     types: Types,
 }
 
-fn window(i: &rvmon_logic::Interval) -> Window {
-    Window::of(i)
-}
-
 fn col(vars: &[String], v: &str) -> usize {
     vars.iter()
         .position(|x| x == v)
@@ -889,7 +885,7 @@ impl Compiler<'_> {
         interval: &rvmon_logic::Interval,
         body: &Formula,
     ) -> Result<usize, Error> {
-        let w = window(interval);
+        let w = Window::of(interval);
         Ok(match op {
             UnaryTemporal::Previous | UnaryTemporal::Next => {
                 let c = self.compile(body)?;
@@ -972,7 +968,7 @@ impl Compiler<'_> {
         lhs: &Formula,
         rhs: &Formula,
     ) -> Result<usize, Error> {
-        let w = window(interval);
+        let w = Window::of(interval);
         if op == BinaryTemporal::Until {
             self.bounded_future(f, &w)?;
         }

@@ -447,24 +447,26 @@ pub fn to_monpoly_string(f: &Formula) -> String {
     out
 }
 
+/// A comparison as MonPoly prints it: it parses `a > b` as `b < a` and `a >= b` as `b <= a`.
+fn print_cmp(op: CmpOp, lhs: &Term, rhs: &Term, out: &mut String) {
+    let (l, sym, r) = match op {
+        CmpOp::Eq => (lhs, "=", rhs),
+        CmpOp::Lt => (lhs, "<", rhs),
+        CmpOp::Le => (lhs, "<=", rhs),
+        CmpOp::Gt => (rhs, "<", lhs),
+        CmpOp::Ge => (rhs, "<=", lhs),
+    };
+    out.push_str(&term_string(l));
+    out.push(' ');
+    out.push_str(sym);
+    out.push(' ');
+    out.push_str(&term_string(r));
+}
+
 fn print_rec(f: &Formula, top: bool, par: bool, out: &mut String) {
     match &f.kind {
         FormulaKind::Bool(b) => out.push_str(if *b { "0 = 0" } else { "0 = 1" }),
-        FormulaKind::Cmp { op, lhs, rhs } => {
-            // MonPoly parses `a > b` as `b < a` and `a >= b` as `b <= a`.
-            let (l, sym, r) = match op {
-                CmpOp::Eq => (lhs, "=", rhs),
-                CmpOp::Lt => (lhs, "<", rhs),
-                CmpOp::Le => (lhs, "<=", rhs),
-                CmpOp::Gt => (rhs, "<", lhs),
-                CmpOp::Ge => (rhs, "<=", lhs),
-            };
-            out.push_str(&term_string(l));
-            out.push(' ');
-            out.push_str(sym);
-            out.push(' ');
-            out.push_str(&term_string(r));
-        }
+        FormulaKind::Cmp { op, lhs, rhs } => print_cmp(*op, lhs, rhs, out),
         FormulaKind::StrRel {
             op,
             lhs,
