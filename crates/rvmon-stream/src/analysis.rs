@@ -255,13 +255,6 @@ impl Checker<'_> {
     /// Checks `e`; returns its compiled form, type and whether it is optional (may be absent).
     fn check(&self, e: &Expr) -> Result<(CExpr, Ty, bool), Error> {
         use ExprKind as K;
-        let must_be_present = |c: &(CExpr, Ty, bool), span: Span| -> Result<(), Error> {
-            if c.2 {
-                Err(self.err(span, "this value may be absent (an offset, `hold()` or `get()`); resolve it with `.defaults(to: …)` first"))
-            } else {
-                Ok(())
-            }
-        };
         Ok(match &e.kind {
             K::Lit(Lit::Bool(b)) => (CExpr::Const(Val::Bool(*b)), Ty::Known(Type::Bool), false),
             K::Lit(Lit::Int(i)) => (CExpr::Const(Val::Int(*i)), Ty::IntLit, false),
@@ -296,13 +289,13 @@ impl Checker<'_> {
             K::Default(a, d) => {
                 let ca = self.check(a)?;
                 let cd = self.check(d)?;
-                must_be_present(&cd, d.span)?;
+                self.must_be_present(&cd, d.span)?;
                 let (x, y, t) = self.unify(ca.0, ca.1, cd.0, cd.1, e.span, "`.defaults(to: …)`")?;
                 (CExpr::Default(Box::new(x), Box::new(y)), t, false)
             }
             K::Unary(op, a) => {
                 let ca = self.check(a)?;
-                must_be_present(&ca, a.span)?;
+                self.must_be_present(&ca, a.span)?;
                 match op {
                     UnOp::Not => {
                         self.expect(ca.1, Type::Bool, a.span, "`!`")?;
@@ -319,52 +312,10 @@ impl Checker<'_> {
                     }
                 }
             }
-            K::Binary(op, a, b) => {
-                let ca = self.check(a)?;
-                let cb = self.check(b)?;
-                must_be_present(&ca, a.span)?;
-                must_be_present(&cb, b.span)?;
-                let what = format!("`{}`", binop_text(*op));
-                match op {
-                    BinOp::And | BinOp::Or | BinOp::Implies => {
-                        self.expect(ca.1, Type::Bool, a.span, &what)?;
-                        self.expect(cb.1, Type::Bool, b.span, &what)?;
-                        (
-                            CExpr::Bin(*op, Box::new(ca.0), Box::new(cb.0)),
-                            Ty::Known(Type::Bool),
-                            false,
-                        )
-                    }
-                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                        let (x, y, t) = self.unify(ca.0, ca.1, cb.0, cb.1, e.span, &what)?;
-                        let ordered = !matches!(op, BinOp::Eq | BinOp::Ne);
-                        if ordered && t == Ty::Known(Type::Bool) {
-                            return Err(self.err(e.span, format!("{what} does not order Booleans")));
-                        }
-                        (
-                            CExpr::Bin(*op, Box::new(x), Box::new(y)),
-                            Ty::Known(Type::Bool),
-                            false,
-                        )
-                    }
-                    _ => {
-                        let (x, y, t) = self.unify(ca.0, ca.1, cb.0, cb.1, e.span, &what)?;
-                        if !matches!(
-                            t,
-                            Ty::IntLit | Ty::Known(Type::Int | Type::UInt | Type::Float)
-                        ) {
-                            return Err(self.err(
-                                e.span,
-                                format!("{what} needs numbers, found {}", ty_name(t)),
-                            ));
-                        }
-                        (CExpr::Bin(*op, Box::new(x), Box::new(y)), t, false)
-                    }
-                }
-            }
+            K::Binary(op, a, b) => self.check_binary(*op, a, b, e.span)?,
             K::Ite(c, a, b) => {
                 let cc = self.check(c)?;
-                must_be_present(&cc, c.span)?;
+                self.must_be_present(&cc, c.span)?;
                 self.expect(cc.1, Type::Bool, c.span, "the condition of `if`")?;
                 let ca = self.check(a)?;
                 let cb = self.check(b)?;
@@ -376,79 +327,10 @@ impl Checker<'_> {
                     ca.2 || cb.2,
                 )
             }
-            K::Call(name, args) => {
-                let f = match name.as_str() {
-                    "min" => Func::Min,
-                    "max" => Func::Max,
-                    "abs" => Func::Abs,
-                    "sqrt" => Func::Sqrt,
-                    "sin" => Func::Sin,
-                    "cos" => Func::Cos,
-                    "tan" => Func::Tan,
-                    "arcsin" => Func::Arcsin,
-                    "arccos" => Func::Arccos,
-                    "arctan" => Func::Arctan,
-                    "exp" => Func::Exp,
-                    "ln" => Func::Ln,
-                    "round" => Func::Round,
-                    "floor" => Func::Floor,
-                    "ceil" => Func::Ceil,
-                    _ => return Err(self.err(e.span, format!("unknown function `{name}`"))),
-                };
-                let arity = if matches!(f, Func::Min | Func::Max) {
-                    2
-                } else {
-                    1
-                };
-                if args.len() != arity {
-                    return Err(self.err(e.span, format!("`{name}` takes {arity} argument(s)")));
-                }
-                let mut cs = Vec::new();
-                for a in args {
-                    let c = self.check(a)?;
-                    must_be_present(&c, a.span)?;
-                    cs.push(c);
-                }
-                match f {
-                    Func::Min | Func::Max => {
-                        let b = cs.pop().expect("two");
-                        let a = cs.pop().expect("two");
-                        let (x, y, t) =
-                            self.unify(a.0, a.1, b.0, b.1, e.span, &format!("`{name}`"))?;
-                        if !matches!(
-                            t,
-                            Ty::IntLit | Ty::Known(Type::Int | Type::UInt | Type::Float)
-                        ) {
-                            return Err(self.err(e.span, format!("`{name}` needs numbers")));
-                        }
-                        (CExpr::Call(f, vec![x, y]), t, false)
-                    }
-                    Func::Abs => {
-                        let a = cs.pop().expect("one");
-                        if !matches!(a.1, Ty::IntLit | Ty::Known(Type::Int | Type::Float)) {
-                            return Err(self.err(e.span, "`abs` needs a signed number"));
-                        }
-                        (CExpr::Call(f, vec![a.0]), a.1, false)
-                    }
-                    _ => {
-                        let a = cs.pop().expect("one");
-                        let x = match a.1 {
-                            Ty::IntLit => coerce(a.0, Type::Float),
-                            Ty::Known(Type::Float) => a.0,
-                            t => {
-                                return Err(self.err(
-                                    e.span,
-                                    format!("`{name}` needs a Float64, found {}", ty_name(t)),
-                                ))
-                            }
-                        };
-                        (CExpr::Call(f, vec![x]), Ty::Known(Type::Float), false)
-                    }
-                }
-            }
+            K::Call(name, args) => self.check_call(name, args, e.span)?,
             K::Cast(to, a) => {
                 let ca = self.check(a)?;
-                must_be_present(&ca, a.span)?;
+                self.must_be_present(&ca, a.span)?;
                 let numeric = |t: Type| matches!(t, Type::Int | Type::UInt | Type::Float);
                 let from = match ca.1 {
                     Ty::IntLit => Type::Int,
@@ -471,7 +353,7 @@ impl Checker<'_> {
                 let mut cs = Vec::new();
                 for a in args {
                     let c = self.check(a)?;
-                    must_be_present(&c, a.span)?;
+                    self.must_be_present(&c, a.span)?;
                     cs.push(if c.1 == Ty::IntLit {
                         coerce(c.0, Type::Int)
                     } else {
@@ -479,6 +361,142 @@ impl Checker<'_> {
                     });
                 }
                 (CExpr::Format(t.clone(), cs), Ty::Known(Type::Str), false)
+            }
+        })
+    }
+
+    /// A value that may be absent where one is needed is an error at `span`.
+    fn must_be_present(&self, c: &(CExpr, Ty, bool), span: Span) -> Result<(), Error> {
+        if c.2 {
+            Err(self.err(span, "this value may be absent (an offset, `hold()` or `get()`); resolve it with `.defaults(to: …)` first"))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `a op b`: Boolean connectives, comparisons (Booleans are not ordered) and arithmetic.
+    fn check_binary(
+        &self,
+        op: BinOp,
+        a: &Expr,
+        b: &Expr,
+        span: Span,
+    ) -> Result<(CExpr, Ty, bool), Error> {
+        let ca = self.check(a)?;
+        let cb = self.check(b)?;
+        self.must_be_present(&ca, a.span)?;
+        self.must_be_present(&cb, b.span)?;
+        let what = format!("`{}`", binop_text(op));
+        Ok(match op {
+            BinOp::And | BinOp::Or | BinOp::Implies => {
+                self.expect(ca.1, Type::Bool, a.span, &what)?;
+                self.expect(cb.1, Type::Bool, b.span, &what)?;
+                (
+                    CExpr::Bin(op, Box::new(ca.0), Box::new(cb.0)),
+                    Ty::Known(Type::Bool),
+                    false,
+                )
+            }
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                let (x, y, t) = self.unify(ca.0, ca.1, cb.0, cb.1, span, &what)?;
+                let ordered = !matches!(op, BinOp::Eq | BinOp::Ne);
+                if ordered && t == Ty::Known(Type::Bool) {
+                    return Err(self.err(span, format!("{what} does not order Booleans")));
+                }
+                (
+                    CExpr::Bin(op, Box::new(x), Box::new(y)),
+                    Ty::Known(Type::Bool),
+                    false,
+                )
+            }
+            _ => {
+                let (x, y, t) = self.unify(ca.0, ca.1, cb.0, cb.1, span, &what)?;
+                if !matches!(
+                    t,
+                    Ty::IntLit | Ty::Known(Type::Int | Type::UInt | Type::Float)
+                ) {
+                    return Err(
+                        self.err(span, format!("{what} needs numbers, found {}", ty_name(t)))
+                    );
+                }
+                (CExpr::Bin(op, Box::new(x), Box::new(y)), t, false)
+            }
+        })
+    }
+
+    /// A call of one of RTLola's functions: `min`/`max` of two numbers, `abs` of a signed
+    /// one, the others of a Float64.
+    fn check_call(
+        &self,
+        name: &str,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<(CExpr, Ty, bool), Error> {
+        let f = match name {
+            "min" => Func::Min,
+            "max" => Func::Max,
+            "abs" => Func::Abs,
+            "sqrt" => Func::Sqrt,
+            "sin" => Func::Sin,
+            "cos" => Func::Cos,
+            "tan" => Func::Tan,
+            "arcsin" => Func::Arcsin,
+            "arccos" => Func::Arccos,
+            "arctan" => Func::Arctan,
+            "exp" => Func::Exp,
+            "ln" => Func::Ln,
+            "round" => Func::Round,
+            "floor" => Func::Floor,
+            "ceil" => Func::Ceil,
+            _ => return Err(self.err(span, format!("unknown function `{name}`"))),
+        };
+        let arity = if matches!(f, Func::Min | Func::Max) {
+            2
+        } else {
+            1
+        };
+        if args.len() != arity {
+            return Err(self.err(span, format!("`{name}` takes {arity} argument(s)")));
+        }
+        let mut cs = Vec::new();
+        for a in args {
+            let c = self.check(a)?;
+            self.must_be_present(&c, a.span)?;
+            cs.push(c);
+        }
+        Ok(match f {
+            Func::Min | Func::Max => {
+                let b = cs.pop().expect("two");
+                let a = cs.pop().expect("two");
+                let (x, y, t) = self.unify(a.0, a.1, b.0, b.1, span, &format!("`{name}`"))?;
+                if !matches!(
+                    t,
+                    Ty::IntLit | Ty::Known(Type::Int | Type::UInt | Type::Float)
+                ) {
+                    return Err(self.err(span, format!("`{name}` needs numbers")));
+                }
+                (CExpr::Call(f, vec![x, y]), t, false)
+            }
+            Func::Abs => {
+                let a = cs.pop().expect("one");
+                if !matches!(a.1, Ty::IntLit | Ty::Known(Type::Int | Type::Float)) {
+                    return Err(self.err(span, "`abs` needs a signed number"));
+                }
+                (CExpr::Call(f, vec![a.0]), a.1, false)
+            }
+            _ => {
+                let a = cs.pop().expect("one");
+                let x = match a.1 {
+                    Ty::IntLit => coerce(a.0, Type::Float),
+                    Ty::Known(Type::Float) => a.0,
+                    t => {
+                        return Err(self.err(
+                            span,
+                            format!("`{name}` needs a Float64, found {}", ty_name(t)),
+                        ))
+                    }
+                };
+                (CExpr::Call(f, vec![x]), Ty::Known(Type::Float), false)
             }
         })
     }
