@@ -252,6 +252,73 @@ impl Checker<'_> {
         }
     }
 
+    /// Output `o`'s checked expression (`checked`) against its declared type (an integer
+    /// literal takes it), and its trigger message: the compiled expression, its type, the
+    /// message.
+    fn output(
+        &self,
+        o: &OutputDecl,
+        checked: (CExpr, Ty, bool),
+    ) -> Result<(CExpr, Type, Option<CMessage>), Error> {
+        let (c, t, optional) = checked;
+        if optional {
+            return Err(self.err(o.expr.span, format!("the value of `{}` may be absent (an offset, `hold()` or `get()`); resolve it with `.defaults(to: …)`", o.name)));
+        }
+        let c = match (o.ty, t) {
+            (Some(want), Ty::IntLit) if matches!(want, Type::Int | Type::UInt | Type::Float) => {
+                coerce(c, want)
+            }
+            (None, Ty::IntLit) => coerce(c, Type::Int),
+            (Some(want), Ty::Known(got)) if want != got => {
+                return Err(self.err(
+                    o.expr.span,
+                    format!(
+                        "`{}` is declared {} but its expression is {}",
+                        o.name,
+                        want.name(),
+                        got.name()
+                    ),
+                ))
+            }
+            (Some(want), Ty::IntLit) => {
+                return Err(self.err(
+                    o.expr.span,
+                    format!(
+                        "`{}` is declared {} but its expression is an integer",
+                        o.name,
+                        want.name()
+                    ),
+                ))
+            }
+            _ => c,
+        };
+        let t = match t {
+            Ty::Known(t) => t,
+            Ty::IntLit => o.ty.unwrap_or(Type::Int),
+        };
+        if o.message.is_some() && t != Type::Bool {
+            return Err(self.err(
+                o.expr.span,
+                format!("a trigger's condition must be a Bool, found {}", t.name()),
+            ));
+        }
+        let message = match &o.message {
+            None => None,
+            Some(Message::Text(s)) => Some(CMessage::Text(s.as_str().into())),
+            Some(Message::Computed(m)) => {
+                let (cm, tm, opt) = self.check(m)?;
+                if opt || tm != Ty::Known(Type::Str) {
+                    return Err(self.err(
+                        m.span,
+                        "a trigger's message must be a String (a literal or `\"…\".format(…)`)",
+                    ));
+                }
+                Some(CMessage::Computed(cm))
+            }
+        };
+        Ok((c, t, message))
+    }
+
     /// Checks `e`; returns its compiled form, type and whether it is optional (may be absent).
     fn check(&self, e: &Expr) -> Result<(CExpr, Ty, bool), Error> {
         use ExprKind as K;
@@ -701,28 +768,18 @@ pub fn analyze_within(
 ) -> Result<Program, Error> {
     let err = |span: Span, msg: String| Error::at_offset(file, text, span.0, msg);
     let n_in = spec.inputs.len();
+    // Every stream, inputs first: its id, declared type and place.
     let mut ids: FxHashMap<String, Sid> = FxHashMap::default();
     let mut types: Vec<Option<Type>> = Vec::new();
     let mut spans: Vec<Span> = Vec::new();
-    for i in &spec.inputs {
-        if ids.insert(i.name.clone(), types.len()).is_some() {
-            return Err(err(
-                i.span,
-                format!("stream `{}` is declared twice", i.name),
-            ));
+    let inputs = spec.inputs.iter().map(|i| (&i.name, Some(i.ty), i.span));
+    let outputs = spec.outputs.iter().map(|o| (&o.name, o.ty, o.span));
+    for (name, ty, span) in inputs.chain(outputs) {
+        if ids.insert(name.clone(), types.len()).is_some() {
+            return Err(err(span, format!("stream `{name}` is declared twice")));
         }
-        types.push(Some(i.ty));
-        spans.push(i.span);
-    }
-    for o in &spec.outputs {
-        if ids.insert(o.name.clone(), types.len()).is_some() {
-            return Err(err(
-                o.span,
-                format!("stream `{}` is declared twice", o.name),
-            ));
-        }
-        types.push(o.ty);
-        spans.push(o.span);
+        types.push(ty);
+        spans.push(span);
     }
     let mut ck = Checker {
         file,
@@ -744,61 +801,8 @@ pub fn analyze_within(
                 continue;
             }
             match ck.check(&o.expr) {
-                Ok((c, t, optional)) => {
-                    if optional {
-                        return Err(err(o.expr.span, format!("the value of `{}` may be absent (an offset, `hold()` or `get()`); resolve it with `.defaults(to: …)`", o.name)));
-                    }
-                    let c = match (o.ty, t) {
-                        (Some(want), Ty::IntLit)
-                            if matches!(want, Type::Int | Type::UInt | Type::Float) =>
-                        {
-                            coerce(c, want)
-                        }
-                        (None, Ty::IntLit) => coerce(c, Type::Int),
-                        (Some(want), Ty::Known(got)) if want != got => {
-                            return Err(err(
-                                o.expr.span,
-                                format!(
-                                    "`{}` is declared {} but its expression is {}",
-                                    o.name,
-                                    want.name(),
-                                    got.name()
-                                ),
-                            ))
-                        }
-                        (Some(want), Ty::IntLit) => {
-                            return Err(err(
-                                o.expr.span,
-                                format!(
-                                    "`{}` is declared {} but its expression is an integer",
-                                    o.name,
-                                    want.name()
-                                ),
-                            ))
-                        }
-                        _ => c,
-                    };
-                    let t = match t {
-                        Ty::Known(t) => t,
-                        Ty::IntLit => o.ty.unwrap_or(Type::Int),
-                    };
-                    if o.message.is_some() && t != Type::Bool {
-                        return Err(err(
-                            o.expr.span,
-                            format!("a trigger's condition must be a Bool, found {}", t.name()),
-                        ));
-                    }
-                    let message = match &o.message {
-                        None => None,
-                        Some(Message::Text(s)) => Some(CMessage::Text(s.as_str().into())),
-                        Some(Message::Computed(m)) => {
-                            let (cm, tm, opt) = ck.check(m)?;
-                            if opt || tm != Ty::Known(Type::Str) {
-                                return Err(err(m.span, "a trigger's message must be a String (a literal or `\"…\".format(…)`)".into()));
-                            }
-                            Some(CMessage::Computed(cm))
-                        }
-                    };
+                Ok(checked) => {
+                    let (c, t, message) = ck.output(o, checked)?;
                     ck.types[n_in + k] = Some(t);
                     compiled[k] = Some((c, message));
                     progress = true;
@@ -862,26 +866,7 @@ pub fn analyze_within(
         )?;
     }
     // Explicit pacing must guarantee the synchronous reads.
-    for (k, o) in spec.outputs.iter().enumerate() {
-        let own = pacing[n_in + k].clone().expect("inferred");
-        for &s in &sync_reads[k] {
-            let theirs = pacing[s].as_ref().expect("inferred");
-            for c in &own.0 {
-                let mut fresh = vec![false; n_in];
-                c.iter().for_each(|&i| fresh[i] = true);
-                if !theirs.holds(&fresh) {
-                    let span = o.pacing.as_ref().and_then(pacing_span).unwrap_or(o.span);
-                    return Err(err(span, format!(
-                        "`{}` is evaluated at {}, but reads `{}` synchronously, which has values only at {}; read it with `.hold()` or change the pacing",
-                        o.name,
-                        own.describe(&names),
-                        names[s],
-                        theirs.describe(&names)
-                    )));
-                }
-            }
-        }
-    }
+    sync_reads_paced(spec, &pacing, &sync_reads, &names).map_err(|(span, m)| err(span, m))?;
     let (report, unbounded_cycle) = crate::graph::report(&edges, &names, n_in);
     all_pasts_fit(&report, &ck.types, memory).map_err(|(s, m)| err(spans[s], m))?;
     let order = crate::graph::zero_weight_order(&edges, n_in);
@@ -914,6 +899,38 @@ pub fn analyze_within(
         report,
         unbounded_cycle,
     })
+}
+
+/// Whether each output's pacing guarantees a value of every stream it reads synchronously;
+/// if not, where (its pacing, or the output) and why.
+fn sync_reads_paced(
+    spec: &Spec,
+    pacing: &[Option<Dnf>],
+    sync_reads: &[Vec<Sid>],
+    names: &[String],
+) -> Result<(), (Span, String)> {
+    let n_in = spec.inputs.len();
+    for (k, o) in spec.outputs.iter().enumerate() {
+        let own = pacing[n_in + k].clone().expect("inferred");
+        for &s in &sync_reads[k] {
+            let theirs = pacing[s].as_ref().expect("inferred");
+            for c in &own.0 {
+                let mut fresh = vec![false; n_in];
+                c.iter().for_each(|&i| fresh[i] = true);
+                if !theirs.holds(&fresh) {
+                    let span = o.pacing.as_ref().and_then(pacing_span).unwrap_or(o.span);
+                    return Err((span, format!(
+                        "`{}` is evaluated at {}, but reads `{}` synchronously, which has values only at {}; read it with `.hold()` or change the pacing",
+                        o.name,
+                        own.describe(names),
+                        names[s],
+                        theirs.describe(names)
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether the past values that the offsets keep, of every stream together, fit in
