@@ -377,6 +377,52 @@ pub(crate) fn slices_per_period(job: &Job) -> usize {
     job.period_slices.max(1)
 }
 
+/// The engine of task `task`: the formula compiled (with `interner`, the task's reader's), whole
+/// or for one data slice of its period; whether the plan has future operators, and the batch
+/// size (one time point at a time for a plan whose evaluation can fail).
+fn task_engine(
+    job: &Job,
+    task: usize,
+    interner: &mut rvmon_core::Interner,
+) -> Result<(TaskEngine, bool, usize), Error> {
+    let per_period = slices_per_period(job);
+    let compiled = rvmon_fo::compile(
+        &job.formula,
+        &job.free,
+        &job.sig,
+        interner,
+        &job.spec_name,
+        &job.spec_text,
+    )?;
+    let has_future = compiled.has_future();
+    // Offline: time points go to the engine in batches (see `FoEngine::step_batch`), except
+    // for plans whose evaluation can fail, whose errors must stop at their time point.
+    let batch_size = if compiled.may_fail() {
+        1
+    } else {
+        rvmon_fo::OFFLINE_BATCH
+    };
+    let engine = if per_period > 1 {
+        let slicer = DataSlicer::new(
+            &job.formula,
+            &job.free,
+            &compiled.output_order,
+            &job.var,
+            per_period,
+            interner,
+        )?;
+        TaskEngine::Slice {
+            engine: SliceEngine::new(&compiled, task % per_period),
+            slicer,
+            k: task % per_period,
+            parts: Vec::new(),
+        }
+    } else {
+        TaskEngine::Whole(FoEngine::new(compiled))
+    };
+    Ok((engine, has_future, batch_size))
+}
+
 /// Monitors task `task` (a period of `plan`, or one data slice of it); `send` gets its
 /// reports (answers every few thousand time points, so that worker 0 can write them while
 /// the task runs).
@@ -404,40 +450,7 @@ pub(crate) fn run_period(
         }
     };
     let mut reader = open_at(path, &job.sig, period.read_from)?;
-    let compiled = rvmon_fo::compile(
-        &job.formula,
-        &job.free,
-        &job.sig,
-        reader.interner_mut(),
-        &job.spec_name,
-        &job.spec_text,
-    )?;
-    let has_future = compiled.has_future();
-    // Offline: time points go to the engine in batches (see `FoEngine::step_batch`), except
-    // for plans whose evaluation can fail, whose errors must stop at their time point.
-    let batch_size = if compiled.may_fail() {
-        1
-    } else {
-        rvmon_fo::OFFLINE_BATCH
-    };
-    let mut engine = if per_period > 1 {
-        let slicer = DataSlicer::new(
-            &job.formula,
-            &job.free,
-            &compiled.output_order,
-            &job.var,
-            per_period,
-            reader.interner_mut(),
-        )?;
-        TaskEngine::Slice {
-            engine: SliceEngine::new(&compiled, task % per_period),
-            slicer,
-            k: task % per_period,
-            parts: Vec::new(),
-        }
-    } else {
-        TaskEngine::Whole(FoEngine::new(compiled))
-    };
+    let (mut engine, has_future, batch_size) = task_engine(job, task, reader.interner_mut())?;
     // The formula's constants and the slicer's names stay; values are freed once no state
     // holds them.
     reader.interner_mut().pin_all();
