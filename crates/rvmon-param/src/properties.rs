@@ -145,9 +145,9 @@ fn emit(
     interner: &Interner,
     sink: &mut dyn Sink,
 ) -> Result<(), Error> {
-    let pairs: Vec<(usize, Value)> = match &r.binding {
-        Binding::Map(m) => m.clone(),
-        Binding::Top => Vec::new(),
+    let pairs: &[(usize, Value)] = match &r.binding {
+        Binding::Map(m) => m,
+        Binding::Top => &[],
     };
     let value = |k: usize| pairs.iter().find(|x| x.0 == k).map(|x| x.1);
     let message = p.message(&r.category, |k| value(k).map(|v| text(&v, interner)));
