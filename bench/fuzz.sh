@@ -4,6 +4,7 @@
 # `ulimit -v 2000000` (2 GB of address space: an allocation the input makes too large aborts).
 #
 #   bench/fuzz.sh [CASES] [SEED] [TARGET...]
+#   RVMON_FUZZ_BIN=path/to/harness bench/fuzz.sh ...
 #
 # A process that dies (a stack overflow, a refused allocation) or that the harness stops (an
 # input running longer than RVMON_FUZZ_HANG_SECS, 10 by default, exits with status 3) is
@@ -23,10 +24,15 @@ shift $(( $# < 2 ? $# : 2 ))
 out=target/fuzz
 mkdir -p "$out"
 
-cargo test --release -p rvmon-fuzz --test fuzz --no-run >/dev/null 2>&1 ||
-  cargo test --release -p rvmon-fuzz --test fuzz --no-run
-bin=$(cargo test --release -p rvmon-fuzz --test fuzz --no-run --message-format=json 2>/dev/null |
-  sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
+# RVMON_FUZZ_BIN names an already built harness (a copy of it), so that the tree may change
+# while a long run goes on.
+bin=${RVMON_FUZZ_BIN:-}
+if [ -z "$bin" ]; then
+  cargo test --release -p rvmon-fuzz --test fuzz --no-run >/dev/null 2>&1 ||
+    cargo test --release -p rvmon-fuzz --test fuzz --no-run
+  bin=$(cargo test --release -p rvmon-fuzz --test fuzz --no-run --message-format=json 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
+fi
 if [ $# -gt 0 ]; then
   targets=("$@")
 else

@@ -48,7 +48,7 @@ fn main() {
         let start = Instant::now();
         for (i, (index, ts)) in points.iter().enumerate() {
             engine.set_holds(&holds_all[i * width..(i + 1) * width]);
-            engine.step_props(*index, *ts, &mut out);
+            engine.step_props(*index, *ts, &mut out).unwrap();
             v += out.iter().filter(|x| x.value == Truth::False).count();
             out.clear();
             if i % 65536 == 0 {

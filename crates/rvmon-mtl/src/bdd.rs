@@ -44,13 +44,30 @@ struct Node {
 }
 
 /// The node table, with its unique table and an `ite` memo.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Manager {
     /// Entries 0 and 1 are the terminals (their contents are never read).
     nodes: Vec<Node>,
     unique: HashMap<Node, Bdd>,
     #[serde(skip)]
     memo: HashMap<(Bdd, Bdd, Bdd), Bdd>,
+    /// `ite` computations (memo misses) since the last [`Manager::allow`].
+    #[serde(skip)]
+    spent: u64,
+    /// How many [`Manager::allow`] allowed; past it, `ite` returns `FALSE` at once and
+    /// [`Manager::exhausted`] says so (the results are then meaningless: the caller must stop).
+    #[serde(skip, default = "unlimited")]
+    budget: u64,
+}
+
+fn unlimited() -> u64 {
+    u64::MAX
+}
+
+impl Default for Manager {
+    fn default() -> Manager {
+        Manager::new()
+    }
 }
 
 impl Manager {
@@ -67,7 +84,21 @@ impl Manager {
             nodes: vec![terminal, terminal],
             unique: HashMap::default(),
             memo: HashMap::default(),
+            spent: 0,
+            budget: unlimited(),
         }
+    }
+
+    /// Allows `work` more `ite` computations (memo misses), from now on.
+    pub fn allow(&mut self, work: u64) {
+        self.spent = 0;
+        self.budget = work;
+    }
+
+    /// Whether an operation since the last [`Manager::allow`] ran out of its allowance (its
+    /// result, and every one since, is meaningless).
+    pub fn exhausted(&self) -> bool {
+        self.spent > self.budget
     }
 
     /// Nodes in the table (terminals included).
@@ -121,6 +152,12 @@ impl Manager {
         }
         if let Some(&r) = self.memo.get(&(f, g, h)) {
             return r;
+        }
+        // Why a budget: some residues are exponential in the formula (a chain of `R` over
+        // `X`); the caller stops with an error instead of running out of time or memory.
+        self.spent += 1;
+        if self.spent > self.budget {
+            return FALSE;
         }
         let top = [f, g, h]
             .into_iter()
@@ -194,6 +231,8 @@ impl Manager {
     /// Drops every node not reachable from `roots`, renumbering the roots in place.
     pub fn rebuild(&mut self, roots: &mut [Bdd]) {
         let mut fresh = Manager::new();
+        fresh.allow(self.budget);
+        fresh.spent = self.spent;
         let mut map: HashMap<Bdd, Bdd> = [(FALSE, FALSE), (TRUE, TRUE)].into_iter().collect();
         for r in roots.iter_mut() {
             *r = self.copy_into(*r, &mut fresh, &mut map);

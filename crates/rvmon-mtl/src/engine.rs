@@ -18,7 +18,7 @@
 use std::collections::VecDeque;
 
 use crate::Step;
-use rvmon_core::{TimePoint, Timestamp, Truth, Verdict};
+use rvmon_core::{Error, TimePoint, Timestamp, Truth, Verdict};
 
 use crate::program::{Op, Program, Window};
 
@@ -455,9 +455,10 @@ fn until_decide(
 }
 
 impl Step for EagerEngine {
-    fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) {
+    fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) -> Result<(), Error> {
         self.load(tp);
         self.step_props(tp.index, tp.ts, out);
+        Ok(())
     }
 
     fn finish(&mut self, out: &mut Vec<Verdict>) {

@@ -17,7 +17,7 @@ mod step;
 mod timing;
 
 pub use engine::{EagerEngine, CLOSING_TS};
-pub use ltl3::Ltl3Engine;
+pub use ltl3::{Ltl3Engine, MAX_BDD_NODES, MAX_STEP_WORK};
 pub use meta::Engine;
 pub use monitor::MtlMonitor;
 pub use past::PastEngine;

@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::Step;
-use rvmon_core::{TimePoint, Timestamp, Truth, Verdict};
+use rvmon_core::{Error, TimePoint, Timestamp, Truth, Verdict};
 
 use crate::bdd::{Bdd, Manager, Var, FALSE, TRUE};
 use crate::past::{since_step, NONE};
@@ -65,6 +65,17 @@ fn merge(
         }
     }
 }
+
+/// The BDD operations (`ite` computations) one time point may take. Why a bound: some
+/// residues grow exponentially in the formula (`request R !X a R !X a R …`: 2^21 nodes at 21
+/// levels, 10 GB), and the three-valued engine has no cheaper exact form to fall back on; it
+/// stops with an error instead of running out of time or memory. 2^22 operations take about
+/// 1.5 s; ordinary formulas take hundreds per time point.
+pub const MAX_STEP_WORK: u64 = 1 << 22;
+
+/// The BDD nodes the residues of all pending time points may hold together (about 100 bytes
+/// each with their unique-table entry: 400 MiB at most, within the default memory limit).
+pub const MAX_BDD_NODES: usize = 1 << 22;
 
 /// What the tableau said of a residue, cached by its literal form and the past values.
 type CheckKey = (Residue, Vec<Tri>);
@@ -166,8 +177,36 @@ impl Ltl3Engine {
     }
 
     /// Feeds one position; the verdicts it decides (for it or for earlier time points) are
-    /// appended to `out` in time-point order.
-    pub fn step_props(&mut self, tp: u64, ts: Timestamp, out: &mut Vec<Verdict>) {
+    /// appended to `out` in time-point order. An error when the residues outgrow
+    /// [`MAX_STEP_WORK`] or [`MAX_BDD_NODES`]; `out` then has nothing of this position, and
+    /// the engine must not be fed again.
+    pub fn step_props(
+        &mut self,
+        tp: u64,
+        ts: Timestamp,
+        out: &mut Vec<Verdict>,
+    ) -> Result<(), Error> {
+        self.bdd.allow(MAX_STEP_WORK);
+        let first_decided = out.len();
+        self.decide(tp, ts, out);
+        if self.bdd.exhausted() || self.bdd.len() > MAX_BDD_NODES {
+            out.truncate(first_decided);
+            let what = if self.bdd.exhausted() {
+                format!("more than {MAX_STEP_WORK} BDD operations for one time point")
+            } else {
+                format!("more than {MAX_BDD_NODES} BDD nodes")
+            };
+            return Err(Error::msg(format!(
+                "the three-valued engine stopped at time point {tp} (timestamp {ts}): the \
+                 formula's residues need {what} (they can grow exponentially with nested \
+                 UNTIL/RELEASE over NEXT); the verdicts before this time point are written"
+            )));
+        }
+        Ok(())
+    }
+
+    /// [`Ltl3Engine::step_props`] without the budget check.
+    fn decide(&mut self, tp: u64, ts: Timestamp, out: &mut Vec<Verdict>) {
         self.evaluate_nodes(ts);
         let mut groups = self.progress_pending(ts);
         let root = self.vals[self.ops.len() - 1];
@@ -526,9 +565,9 @@ fn unfold_until(
 }
 
 impl Step for Ltl3Engine {
-    fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) {
+    fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) -> Result<(), Error> {
         self.program.load_holds(tp, &mut self.holds);
-        self.step_props(tp.index, tp.ts, out);
+        self.step_props(tp.index, tp.ts, out)
     }
 
     fn finish(&mut self, out: &mut Vec<Verdict>) {

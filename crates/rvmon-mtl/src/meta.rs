@@ -2,7 +2,7 @@
 //! program, the way regex-automata's meta engine does, and says which (for `--explain`).
 
 use crate::Step;
-use rvmon_core::{TimePoint, Timestamp, Verdict};
+use rvmon_core::{Error, TimePoint, Timestamp, Verdict};
 
 use crate::engine::EagerEngine;
 use crate::ltl3::Ltl3Engine;
@@ -75,12 +75,18 @@ impl Engine {
     }
 
     #[inline]
-    pub fn step_props(&mut self, index: u64, ts: Timestamp, out: &mut Vec<Verdict>) {
+    pub fn step_props(
+        &mut self,
+        index: u64,
+        ts: Timestamp,
+        out: &mut Vec<Verdict>,
+    ) -> Result<(), Error> {
         match self {
             Engine::Past(e) => e.step_props(index, ts, out),
             Engine::Eager(e) => e.step_props(index, ts, out),
-            Engine::ThreeValued(e) => e.step_props(index, ts, out),
+            Engine::ThreeValued(e) => return e.step_props(index, ts, out),
         }
+        Ok(())
     }
 
     pub fn set_holds(&mut self, holds: &[bool]) {
@@ -111,7 +117,7 @@ impl Engine {
 
 impl Step for Engine {
     #[inline]
-    fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) {
+    fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) -> Result<(), Error> {
         match self {
             Engine::Past(e) => e.step(tp, out),
             Engine::Eager(e) => e.step(tp, out),

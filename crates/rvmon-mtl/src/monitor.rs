@@ -55,10 +55,11 @@ impl rvmon_core::Monitor for MtlMonitor {
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
         for tp in batch {
-            self.engine.step(tp, &mut self.scratch);
+            let stepped = self.engine.step(tp, &mut self.scratch);
             if !self.scratch.is_empty() {
                 self.emit(interner, sink)?;
             }
+            stepped?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 
 use crate::Step;
-use rvmon_core::{TimePoint, Timestamp, Verdict};
+use rvmon_core::{Error, TimePoint, Timestamp, Verdict};
 
 use crate::engine::since_holds;
 use crate::program::{Op, Program, Window};
@@ -132,9 +132,10 @@ pub(crate) fn since_step(
 }
 
 impl Step for PastEngine {
-    fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) {
+    fn step(&mut self, tp: &TimePoint, out: &mut Vec<Verdict>) -> Result<(), Error> {
         self.load(tp);
         self.step_props(tp.index, tp.ts, out);
+        Ok(())
     }
 
     fn finish(&mut self, _out: &mut Vec<Verdict>) {}

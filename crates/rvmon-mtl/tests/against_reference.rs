@@ -73,7 +73,7 @@ fn run(text: &str, tr: &[RefTimePoint], upto: usize, finish: bool) -> Vec<Verdic
         for (i, (ts, ps)) in tr[..upto].iter().enumerate() {
             let holds: Vec<bool> = program.prop_names.iter().map(|n| ps.contains(n)).collect();
             engine.set_holds(&holds);
-            engine.step_props(i as u64, *ts, &mut out);
+            engine.step_props(i as u64, *ts, &mut out).unwrap();
         }
         if finish {
             engine.finish_trace(!program.has_unbounded_future(), &mut out);

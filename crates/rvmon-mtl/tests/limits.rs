@@ -16,7 +16,7 @@ fn violations(formula: &str, log: &str) -> Vec<u64> {
     let mut engine = Engine::three_valued(program);
     let (mut point, mut verdicts) = (TimePoint::default(), Vec::<Verdict>::new());
     while reader.next_time_point(&mut point).unwrap() {
-        engine.step(&point, &mut verdicts);
+        engine.step(&point, &mut verdicts).unwrap();
     }
     engine.finish(&mut verdicts);
     let mut out: Vec<u64> = verdicts
@@ -69,4 +69,41 @@ fn formulas_at_the_limit_compile_and_run() {
             assert_eq!(violations(&text, LOG), expected, "{}", &text[..20]);
         }
     });
+}
+
+/// `request R (!X a R (!X a R … R !grant))` (Spot's syntax) nested `n` deep, in MonPoly's:
+/// `p R q` is `NOT (NOT p UNTIL NOT q)`.
+fn release_chain(n: usize) -> String {
+    let mut f = "NOT grant()".to_string();
+    for _ in 0..n {
+        f = format!("NOT ((NEXT a()) UNTIL NOT ({f}))");
+    }
+    format!("NOT ((NOT request()) UNTIL NOT ({f}))")
+}
+
+/// The three-valued engine's residues of a release chain grow exponentially with its depth
+/// (2^21 BDD nodes, 10 GB, at 21 levels): past its budget, a time point is an error, with no
+/// verdict of its own, and the verdicts before it stand.
+#[test]
+fn exponential_residues_are_an_error_not_a_hang() {
+    let log = "@0 request()\n@1 a()\n@2 grant()\n";
+    let run = |text: &str| {
+        let f = parse_formula("spec", text).unwrap();
+        let mut reader = MonpolyLogReader::new(log.as_bytes(), "log", None);
+        let program = Program::compile(&f, reader.interner_mut(), "spec", text).unwrap();
+        let mut engine = Engine::three_valued(program);
+        assert!(engine.is_three_valued());
+        let (mut point, mut verdicts) = (TimePoint::default(), Vec::<Verdict>::new());
+        while reader.next_time_point(&mut point).unwrap() {
+            engine.step(&point, &mut verdicts)?;
+        }
+        engine.finish(&mut verdicts);
+        Ok::<_, rvmon_core::Error>(verdicts.len())
+    };
+    assert_eq!(run(&release_chain(3)).unwrap(), 3);
+    let e = run(&release_chain(24)).unwrap_err().to_string();
+    assert!(
+        e.contains("at time point 0") && e.contains("BDD operations"),
+        "{e}"
+    );
 }

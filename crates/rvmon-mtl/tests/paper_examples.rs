@@ -37,7 +37,7 @@ fn verdicts_with(engine: fn(Program) -> Engine, formula: &str, log: &str, tp: u6
     let mut verdicts: Vec<Verdict> = Vec::new();
     while reader.next_time_point(&mut point).unwrap() {
         verdicts.clear();
-        rvmon_mtl::Step::step(&mut engine, &point, &mut verdicts);
+        rvmon_mtl::Step::step(&mut engine, &point, &mut verdicts).unwrap();
         if let Some(v) = verdicts.iter().find(|v| v.tp == tp) {
             assert!(decided.is_none(), "time point {tp} decided twice");
             decided = Some(v.value);

@@ -71,7 +71,7 @@ fn decided(
             .map(|n| ps.contains(&n.as_str()))
             .collect();
         engine.set_holds(&holds);
-        engine.step_props(i as u64, *ts, &mut out);
+        engine.step_props(i as u64, *ts, &mut out).unwrap();
     }
     let mut map = BTreeMap::new();
     for v in out {

@@ -107,7 +107,7 @@ proptest! {
         for (i, (ts, ps)) in tr.iter().enumerate() {
             let holds: Vec<bool> = program.prop_names.iter().map(|n| ps.contains(n)).collect();
             mtl.set_holds(&holds);
-            mtl.step_props(i as u64, *ts, &mut verdicts);
+            mtl.step_props(i as u64, *ts, &mut verdicts).unwrap();
         }
         for v in verdicts {
             if v.value != Truth::Unknown {

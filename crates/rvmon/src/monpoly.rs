@@ -607,7 +607,7 @@ impl Decider for Propositional {
     ) -> Result<(), Error> {
         self.scratch.clear();
         for tp in tps {
-            rvmon_mtl::Step::step(&mut self.engine, tp, &mut self.scratch);
+            rvmon_mtl::Step::step(&mut self.engine, tp, &mut self.scratch)?;
         }
         out.extend(self.scratch.drain(..).map(|v| Answer::Bool {
             tp: v.tp,
