@@ -194,6 +194,9 @@ pub struct Program {
     pub report: Vec<StreamReport>,
     /// A positive cycle, when the specification is not efficiently monitorable.
     pub unbounded_cycle: Option<Vec<String>>,
+    /// What the engines may hold: the past values offsets keep are checked against it here,
+    /// the values that wait for later events (future offsets, unbounded cycles) as they run.
+    pub memory: MemoryLimit,
 }
 
 impl Program {
@@ -898,6 +901,7 @@ pub fn analyze_within(
         order,
         report,
         unbounded_cycle,
+        memory,
     })
 }
 

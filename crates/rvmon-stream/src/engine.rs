@@ -73,6 +73,9 @@ impl History {
 
 #[derive(Debug)]
 struct Pending {
+    /// Which instance this is, counted from 0 in the order they were created (an id in
+    /// `pending` is reused once its instance is decided).
+    serial: u64,
     out: usize,
     idx: u64,
     event: u64,
@@ -86,6 +89,14 @@ enum At<'a> {
     Now(u64),
     Then(&'a [Sid], &'a [(u64, bool)]),
 }
+
+/// Events between two checks of the memory held ([`StreamEngine::memory_fits`]): it grows by
+/// a few values per stream and event, so the limit is overshot by little.
+const MEMORY_CHECK_EVERY: u64 = 1024;
+
+/// A parked instance's entries in `waiters` (key, vector, its allocation and the hash table's
+/// slack) and in `pending_triggers`, roughly.
+const WAITER_BYTES: usize = 176;
 
 /// What the engines have in common: events in, firings (and, when recording, output values)
 /// out.
@@ -171,6 +182,11 @@ pub struct StreamEngine {
     ready: BTreeMap<(u64, usize), Firing>,
     /// The lowest value count a pending instance anchors at, per stream (conservative).
     floor: Vec<u64>,
+    /// Per output, its pending instances (serial, id) oldest first, decided ones included
+    /// until they reach the front: the oldest live one anchors lowest, since anchors are
+    /// value counts, which only grow.
+    by_age: Vec<VecDeque<(u64, usize)>>,
+    serials: u64,
     clock: Clock,
     work: Vec<usize>,
     /// When recording: every decided output value.
@@ -191,6 +207,8 @@ impl StreamEngine {
             pending_triggers: BTreeSet::new(),
             ready: BTreeMap::new(),
             floor: vec![u64::MAX; n],
+            by_age: vec![VecDeque::new(); prog.outputs.len()],
+            serials: 0,
             clock: Clock::new(&prog),
             work: Vec::new(),
             decided: DecidedLog::default(),
@@ -207,10 +225,49 @@ impl StreamEngine {
         self.hist.iter().map(|h| h.vals.len()).sum::<usize>() + self.live_pending
     }
 
+    /// Whether what the engine holds at event `e` fits in the program's memory limit. Why at
+    /// run time: a future offset (`a.offset(by: 100000000)`) or a cycle through the future
+    /// keeps values until later events decide them, so the memory follows the trace up to the
+    /// offset; the analysis cannot refuse it without refusing short traces too.
+    fn memory_fits(&self, e: u64) -> Result<(), Error> {
+        let values = self.hist.iter().map(|h| h.vals.len()).sum::<usize>() as u128;
+        let reads: usize = self
+            .prog
+            .outputs
+            .iter()
+            .map(|o| o.reads.len())
+            .max()
+            .unwrap_or(0);
+        // Deques and vectors grow by doubling: up to twice what they hold.
+        let value = 2 * std::mem::size_of::<Option<Val>>();
+        let instance = 2 * std::mem::size_of::<Option<Pending>>()
+            + (reads * 16).max(32)
+            + WAITER_BYTES
+            + 2 * 16;
+        let need = values * value as u128 + self.live_pending as u128 * instance as u128;
+        let what = || {
+            let latency = self.prog.report.iter().filter_map(|r| r.latency).max();
+            let why = match (&self.prog.unbounded_cycle, latency) {
+                (Some(cycle), _) => format!("the cycle {} reads the future", cycle.join(" -> ")),
+                (None, Some(l)) => {
+                    format!("its future offsets decide a value up to {l} events later")
+                }
+                (None, None) => "its offsets keep them".to_string(),
+            };
+            format!(
+                "at event {}, the {} values held for later events ({why})",
+                e + 1,
+                values + self.live_pending as u128
+            )
+        };
+        self.prog.memory.check(need, what).map_err(Error::msg)
+    }
+
     fn park(&mut self, p: Pending, s: Sid, j: u64) {
         for (r, &(count, _)) in self.prog.outputs[p.out].reads.iter().zip(&p.anchors) {
             self.floor[*r] = self.floor[*r].min(count);
         }
+        let (out, serial) = (p.out, p.serial);
         if let Some((t, _)) = &self.prog.outputs[p.out].trigger {
             self.pending_triggers.insert((p.event, *t));
         }
@@ -225,6 +282,7 @@ impl StreamEngine {
             }
         };
         self.live_pending += 1;
+        self.by_age[out].push_back((serial, id));
         self.waiters.entry((s, j)).or_default().push(id);
     }
 
@@ -310,15 +368,23 @@ impl StreamEngine {
     }
 
     fn trim(&mut self) {
-        if self.live_pending == 0 {
-            self.floor.iter_mut().for_each(|f| *f = u64::MAX);
-        } else if self.live_pending <= 32 || self.events & 63 == 0 {
-            // Let the floors rise again as old instances are decided (every event while
-            // that is cheap).
-            self.floor.iter_mut().for_each(|f| *f = u64::MAX);
-            for p in self.pending.iter().flatten() {
-                for (r, &(count, _)) in self.prog.outputs[p.out].reads.iter().zip(&p.anchors) {
-                    self.floor[*r] = self.floor[*r].min(count);
+        // Let the floors rise again as old instances are decided: each output's oldest live
+        // instance anchors lowest (PERF: a walk over every instance here made a long future
+        // offset quadratic, 3 M events over 10 minutes).
+        self.floor.iter_mut().for_each(|f| *f = u64::MAX);
+        for (k, queue) in self.by_age.iter_mut().enumerate() {
+            while let Some(&(serial, id)) = queue.front() {
+                match &self.pending[id] {
+                    Some(p) if p.serial == serial => {
+                        let reads = &self.prog.outputs[k].reads;
+                        for (r, &(count, _)) in reads.iter().zip(&p.anchors) {
+                            self.floor[*r] = self.floor[*r].min(count);
+                        }
+                        break;
+                    }
+                    _ => {
+                        queue.pop_front();
+                    }
                 }
             }
         }
@@ -385,8 +451,10 @@ impl Monitor for StreamEngine {
                         .iter()
                         .map(|&s| (self.hist[s].count(), self.hist[s].last_event == e + 1))
                         .collect();
+                    self.serials += 1;
                     self.park(
                         Pending {
+                            serial: self.serials,
                             out: k,
                             idx,
                             event: e,
@@ -402,6 +470,9 @@ impl Monitor for StreamEngine {
         self.run_work()?;
         self.release(out);
         self.trim();
+        if e % MEMORY_CHECK_EVERY == 0 {
+            self.memory_fits(e)?;
+        }
         Ok(())
     }
 

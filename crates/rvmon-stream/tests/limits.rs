@@ -220,3 +220,42 @@ fn the_window_automaton_is_bounded_before_it_is_built() {
         Err("the automaton has more than 200000 states".to_string())
     );
 }
+
+/// A future offset keeps values until the event it reads arrives: the memory follows the
+/// trace up to the offset, so it is checked as the engine runs. Past the limit, an error
+/// that names the event and says why; the triggers decided before it were reported.
+#[test]
+fn values_held_for_a_future_offset_stop_at_the_memory_limit() {
+    let spec = "input a: Int64\n\
+                output o := a.offset(by: 100000000).defaults(to: 0)\n\
+                output near := a.offset(by: 1).defaults(to: 0)\n\
+                trigger near > 5 \"next is big\"";
+    let parsed = parse_spec("t.lola", spec).unwrap();
+    let program = analyze_within("t.lola", spec, &parsed, MemoryLimit::bytes(4 << 20)).unwrap();
+    let events: String = std::iter::once("time,a\n".to_string())
+        .chain((0..200_000).map(|i| format!("{i},{}\n", i % 7)))
+        .collect();
+    let mut fired = 0;
+    let e = run_csv(program, events.as_bytes(), "t.csv", None, |_| {
+        fired += 1;
+        Ok(())
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("values held for later events (its future offsets decide a value up to \
+             100000000 events later)")
+            && e.contains("more than the memory limit of 4 MiB"),
+        "{e}"
+    );
+    let at: u64 = e["at event ".len()..].split(',').next().unwrap().parse().unwrap();
+    assert!((1000..200_000).contains(&at), "{e}");
+    // `near` fires at every event before a 6 (one in 7), decided one event later.
+    assert!(fired as u64 >= at / 7 - 2, "{fired} triggers before event {at}");
+    // With the default limit the same trace runs to its end.
+    assert!(fired_ok(spec, &events));
+}
+
+fn fired_ok(spec: &str, events: &str) -> bool {
+    fired(spec, events).is_ok()
+}
