@@ -470,7 +470,7 @@ impl Monitor for StreamEngine {
         self.run_work()?;
         self.release(out);
         self.trim();
-        if e % MEMORY_CHECK_EVERY == 0 {
+        if e.is_multiple_of(MEMORY_CHECK_EVERY) {
             self.memory_fits(e)?;
         }
         Ok(())

@@ -58,9 +58,9 @@ pub struct ImmediateEngine {
 
 impl ImmediateEngine {
     /// Gives `prog` back when it needs the general engine (see [`applies`]).
-    pub fn new(prog: Program) -> Result<ImmediateEngine, Program> {
+    pub fn new(prog: Program) -> Result<ImmediateEngine, Box<Program>> {
         if !applies(&prog) {
-            return Err(prog);
+            return Err(Box::new(prog));
         }
         let types: Vec<Type> = prog
             .inputs

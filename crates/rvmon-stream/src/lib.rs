@@ -75,7 +75,7 @@ pub fn run_events(
             on,
         ),
         Err(program) => drive(
-            StreamEngine::new(program),
+            StreamEngine::new(*program),
             source,
             values,
             &is_trigger,

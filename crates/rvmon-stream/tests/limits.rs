@@ -243,15 +243,24 @@ fn values_held_for_a_future_offset_stop_at_the_memory_limit() {
     .unwrap_err()
     .to_string();
     assert!(
-        e.contains("values held for later events (its future offsets decide a value up to \
-             100000000 events later)")
-            && e.contains("more than the memory limit of 4 MiB"),
+        e.contains(
+            "values held for later events (its future offsets decide a value up to \
+             100000000 events later)"
+        ) && e.contains("more than the memory limit of 4 MiB"),
         "{e}"
     );
-    let at: u64 = e["at event ".len()..].split(',').next().unwrap().parse().unwrap();
+    let at: u64 = e["at event ".len()..]
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((1000..200_000).contains(&at), "{e}");
     // `near` fires at every event before a 6 (one in 7), decided one event later.
-    assert!(fired as u64 >= at / 7 - 2, "{fired} triggers before event {at}");
+    assert!(
+        fired as u64 >= at / 7 - 2,
+        "{fired} triggers before event {at}"
+    );
     // With the default limit the same trace runs to its end.
     assert!(fired_ok(spec, &events));
 }
