@@ -178,6 +178,70 @@ fn library_parametric_monitors_give_the_cli_reports() {
     }
 }
 
+/// A stream specification through the library alone (`cascade::stream_monitor`, the run
+/// loop over its events), against `rvmon check --output jsonl`: the same triggers and values,
+/// at the same events and times.
+#[test]
+fn library_stream_monitors_give_the_cli_triggers() {
+    use rvmon::cascade::stream_monitor;
+    use rvmon::run::Events;
+    use rvmon_core::MemoryLimit;
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lola");
+    let (spec, trace) = (examples.join("engine.lola"), examples.join("engine.csv"));
+    for values in [false, true] {
+        let mut args = CheckArgs::new(spec.to_str().unwrap(), trace.to_str().unwrap());
+        args.output = Output::Jsonl;
+        args.values = values;
+        let (out, _) = check(&args);
+        let cli: Vec<String> = out.lines().map(str::to_string).collect();
+        let text = std::fs::read_to_string(&spec).unwrap();
+        let mut monitor =
+            stream_monitor("engine.lola", &text, MemoryLimit::DEFAULT, values).unwrap();
+        let input = std::io::BufReader::new(std::fs::File::open(&trace).unwrap());
+        let inputs = rvmon_stream::compile("engine.lola", &text).unwrap().inputs;
+        let csv = rvmon_stream::input::CsvEvents::new(input, "engine.csv", &inputs, None).unwrap();
+        let mut events = Events::new(Box::new(csv));
+        let mut sink = Collect::default();
+        let options = RunOptions {
+            online: false,
+            collect_strings: StringCollection::DEFAULT_FLOOR,
+            progress: false,
+        };
+        run(
+            &mut monitor,
+            &mut events,
+            &mut sink,
+            options,
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(sink.decisions.len(), cli.len(), "{out}");
+        for (d, line) in sink.decisions.iter().zip(&cli) {
+            let (tp, ts, kind, values) = d;
+            let seconds = rvmon_stream::output::time_text(*ts);
+            assert!(
+                line.starts_with(&format!("{{\"tp\":{tp},\"ts\":{seconds},")),
+                "{line}"
+            );
+            match kind {
+                Kind::Trigger => assert!(
+                    line.contains(&format!("\"trigger\":{}", &values[0][1..]))
+                        && line.contains(&*values[1]),
+                    "{line} {values:?}"
+                ),
+                _ => assert!(
+                    line.contains(&format!("\"stream\":\"{}\"", values[0])),
+                    "{line} {values:?}"
+                ),
+            }
+        }
+        assert!(
+            sink.decisions.iter().any(|d| d.2 == Kind::Trigger),
+            "no trigger fired"
+        );
+    }
+}
+
 /// The `(tp, ts)` of each report in JSON Lines.
 fn from_jsonl_reports(out: &str) -> Vec<(u64, i64)> {
     out.lines()

@@ -55,8 +55,16 @@ pub enum Payload<'a> {
         params: &'a [(&'a str, Value)],
         message: &'a str,
     },
-    /// A stream specification's trigger or value, already rendered as text.
-    Text { name: &'a str, text: &'a str },
+    /// A stream specification's trigger: its index among the triggers (RTLola's `#i`) and
+    /// its message. The decision's time stamp is in nanoseconds.
+    Trigger { index: usize, message: &'a str },
+    /// A stream specification's output value, as text (`string`: a string value, which
+    /// RTLola's log and JSON quote). The decision's time stamp is in nanoseconds.
+    Value {
+        stream: &'a str,
+        text: &'a str,
+        string: bool,
+    },
 }
 
 /// One verdict: where it is (time point and timestamp), what it says, and its data.
@@ -97,13 +105,15 @@ pub struct Description {
 /// A monitor: fed time points in order, it emits each decision as soon as it is decided.
 ///
 /// Every engine implements it: the run loop, the sinks, snapshots and the front door's
-/// `--explain` are written once, against this trait.
-pub trait Monitor {
+/// `--explain` are written once, against this trait. What it is fed, `In`, is a
+/// [`TimePoint`] (events with arguments, for temporal formulas and parametric properties) or
+/// a stream specification's event (a typed value per input stream, `rvmon_stream`'s `Event`).
+pub trait Monitor<In = TimePoint> {
     /// Feeds the next time points, in order; decisions they decide go to `sink`.
     /// `interner` holds the strings of the time points' values.
     fn feed(
         &mut self,
-        batch: &[TimePoint],
+        batch: &[In],
         interner: &mut Interner,
         sink: &mut dyn Sink,
     ) -> Result<(), Error>;
@@ -132,7 +142,7 @@ pub trait Monitor {
     /// Whether the run loop may leave out `tp` without changing any decision (offline only:
     /// a time point left out does not advance the monitor's clock). MonPoly's filter of time
     /// points without events of the formula's predicates.
-    fn may_skip(&self, _tp: &TimePoint) -> bool {
+    fn may_skip(&self, _tp: &In) -> bool {
         false
     }
 
@@ -173,7 +183,8 @@ impl Sink for Collect {
                         .map(|(k, v)| format!("{k}={}", text(v, interner))),
                 )
                 .collect(),
-            Payload::Text { name, text } => vec![name.to_string(), text.to_string()],
+            Payload::Trigger { index, message } => vec![format!("#{index}"), message.to_string()],
+            Payload::Value { stream, text, .. } => vec![stream.to_string(), text.to_string()],
         };
         self.decisions.push((d.tp, d.ts, d.kind, values));
         Ok(())

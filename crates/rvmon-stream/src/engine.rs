@@ -98,9 +98,10 @@ const MEMORY_CHECK_EVERY: u64 = 1024;
 /// slack) and in `pending_triggers`, roughly.
 const WAITER_BYTES: usize = 176;
 
-/// What the engines have in common: events in, firings (and, when recording, output values)
-/// out.
-pub trait Monitor {
+/// How the two stream engines are driven one event at a time: events in, firings (and, when
+/// recording, output values) out. The front door's [`rvmon_core::Monitor`] is implemented
+/// once, on [`crate::StreamMonitor`], over this.
+pub trait Step {
     /// Feeds one event; appends the triggers decided so far, in event order.
     fn step(&mut self, ev: &Event, out: &mut Vec<Firing>) -> Result<(), Error>;
     /// Ends the trace: every value is decided.
@@ -111,7 +112,7 @@ pub trait Monitor {
     fn take_decided(&mut self) -> Vec<Decided>;
 }
 
-/// The output values decided, when they are recorded (see [`Monitor::record_outputs`]).
+/// The output values decided, when they are recorded (see [`Step::record_outputs`]).
 #[derive(Debug, Default)]
 pub(crate) struct DecidedLog(Option<Vec<Decided>>);
 
@@ -404,7 +405,7 @@ impl StreamEngine {
     }
 }
 
-impl Monitor for StreamEngine {
+impl Step for StreamEngine {
     fn record_outputs(&mut self) {
         self.decided.enable();
     }

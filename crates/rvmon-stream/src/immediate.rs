@@ -18,7 +18,7 @@ use std::rc::Rc;
 use crate::analysis::{CExpr, CMessage, Program, Sid};
 use crate::ast::Type;
 use crate::compiled::{compile, Code, Ring, Stop, Store};
-use crate::engine::{Clock, Decided, DecidedLog, Event, Firing, Monitor};
+use crate::engine::{Clock, Decided, DecidedLog, Event, Firing, Step};
 use crate::eval::bug;
 
 /// Whether `prog` can run on [`ImmediateEngine`]: no offset reads ahead and every stream is
@@ -105,7 +105,7 @@ impl ImmediateEngine {
     }
 }
 
-impl Monitor for ImmediateEngine {
+impl Step for ImmediateEngine {
     fn record_outputs(&mut self) {
         self.decided.enable();
     }

@@ -17,18 +17,20 @@ pub mod immediate;
 pub mod input;
 pub mod lexer;
 pub mod ltl;
+mod monitor;
 pub mod output;
 pub mod parse;
 pub mod value;
 
 pub use analysis::{analyze, analyze_within, Program};
-pub use engine::{Firing, Monitor, StreamEngine};
+pub use engine::{Event, Firing, Step, StreamEngine};
 pub use immediate::ImmediateEngine;
+pub use monitor::{strategy, StreamMonitor};
 pub use parse::parse_spec;
 
 use std::io::BufRead;
 
-use rvmon_core::Error;
+use rvmon_core::{Decision, Error, Monitor, Payload};
 
 /// Parses and analyses a specification.
 pub fn compile(file: &str, text: &str) -> Result<Program, Error> {
@@ -36,118 +38,35 @@ pub fn compile(file: &str, text: &str) -> Result<Program, Error> {
     analyze(file, text, &spec)
 }
 
-/// What a run reports: a trigger that fired, or (when output values are asked for) a value.
-pub enum Report<'a> {
-    Trigger(&'a Firing),
-    Value {
-        decided: &'a engine::Decided,
-        stream: &'a str,
-    },
+/// A [`rvmon_core::Sink`] that hands each decision to a closure.
+struct Each<F>(F);
+
+impl<F: FnMut(&Decision<'_>) -> Result<(), Error>> rvmon_core::Sink for Each<F> {
+    fn emit(&mut self, d: &Decision<'_>, _: &rvmon_core::Interner) -> Result<(), Error> {
+        (self.0)(d)
+    }
 }
 
-/// Runs `program` over the events of `source`, handing every fired trigger (and, with
-/// `values`, every output value) to `on` as soon as it is decided; returns the number of
-/// events. Within what one event decides, reports follow declaration order, as RTLola prints
-/// them. On a bad event, what was decided before it has been handed over already.
+/// Runs `program` over the events of `source` (a [`StreamMonitor`], one event at a time),
+/// handing every fired trigger (and, with `values`, every output value) to `on` as soon as it
+/// is decided; returns the number of events. On a bad event, what was decided before it has
+/// been handed over already. (The front door's run loop does the same with batches, progress
+/// and a sink that writes; this is for tests and embedding.)
 pub fn run_events(
     program: Program,
     source: &mut dyn input::EventSource,
     values: bool,
-    on: impl FnMut(Report) -> Result<(), Error>,
+    on: impl FnMut(&Decision<'_>) -> Result<(), Error>,
 ) -> Result<u64, Error> {
-    let names: Vec<String> = program.outputs.iter().map(|o| o.name.clone()).collect();
-    let is_trigger: Vec<bool> = program
-        .outputs
-        .iter()
-        .map(|o| o.trigger.is_some())
-        .collect();
-    let trigger_output: Vec<usize> = (0..program.outputs.len())
-        .filter(|&k| is_trigger[k])
-        .collect();
-    match ImmediateEngine::new(program) {
-        Ok(engine) => drive(
-            engine,
-            source,
-            values,
-            &is_trigger,
-            &trigger_output,
-            &names,
-            on,
-        ),
-        Err(program) => drive(
-            StreamEngine::new(*program),
-            source,
-            values,
-            &is_trigger,
-            &trigger_output,
-            &names,
-            on,
-        ),
-    }
-}
-
-/// [`run_events`] on one engine.
-fn drive(
-    mut engine: impl Monitor,
-    source: &mut dyn input::EventSource,
-    values: bool,
-    is_trigger: &[bool],
-    trigger_output: &[usize],
-    names: &[String],
-    mut on: impl FnMut(Report) -> Result<(), Error>,
-) -> Result<u64, Error> {
-    if values {
-        engine.record_outputs();
-    }
+    let mut monitor = StreamMonitor::new(program, values);
+    let (mut sink, mut interner) = (Each(on), rvmon_core::Interner::new());
     let mut ev = engine::Event::default();
-    let mut fired = Vec::new();
     let mut n = 0;
-    let mut emit = |engine: &mut dyn Monitor, fired: &mut Vec<Firing>| -> Result<(), Error> {
-        if !values {
-            for f in fired.drain(..) {
-                on(Report::Trigger(&f))?;
-            }
-            return Ok(());
-        }
-        let decided: Vec<engine::Decided> = engine
-            .take_decided()
-            .into_iter()
-            .filter(|d| !is_trigger[d.output])
-            .collect();
-        // (event, declaration index, which list, position in it)
-        let mut order: Vec<(u64, usize, bool, usize)> = decided
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.event, d.output, false, i))
-            .chain(
-                fired
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| (f.event, trigger_output[f.trigger], true, i)),
-            )
-            .collect();
-        order.sort_unstable();
-        for (_, _, trigger, i) in order {
-            if trigger {
-                on(Report::Trigger(&fired[i]))?;
-            } else {
-                let d = &decided[i];
-                on(Report::Value {
-                    decided: d,
-                    stream: &names[d.output],
-                })?;
-            }
-        }
-        fired.clear();
-        Ok(())
-    };
     while source.next_event(&mut ev)? {
         n += 1;
-        engine.step(&ev, &mut fired)?;
-        emit(&mut engine, &mut fired)?;
+        monitor.feed(std::slice::from_ref(&ev), &mut interner, &mut sink)?;
     }
-    engine.finish(&mut fired)?;
-    emit(&mut engine, &mut fired)?;
+    monitor.finish(&mut interner, &mut sink)?;
     Ok(n)
 }
 
@@ -160,8 +79,13 @@ pub fn run_csv<R: BufRead>(
     mut on_fire: impl FnMut(&Firing) -> Result<(), Error>,
 ) -> Result<u64, Error> {
     let mut events = input::CsvEvents::new(reader, file, &program.inputs, time_field)?;
-    run_events(program, &mut events, false, |r| match r {
-        Report::Trigger(f) => on_fire(f),
-        Report::Value { .. } => Ok(()),
+    run_events(program, &mut events, false, |d| match d.payload {
+        Payload::Trigger { index, message } => on_fire(&Firing {
+            event: d.tp,
+            time: d.ts,
+            trigger: index,
+            message: message.into(),
+        }),
+        _ => Ok(()),
     })
 }

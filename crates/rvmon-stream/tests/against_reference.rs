@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use rvmon_stream::ast::{BinOp, Expr, ExprKind, Lit, UnOp};
 use rvmon_stream::engine::Event;
 use rvmon_stream::value::Val;
-use rvmon_stream::{compile, parse_spec, Monitor, StreamEngine};
+use rvmon_stream::{compile, parse_spec, Step, StreamEngine};
 
 fn bool_expr(depth: u32) -> BoxedStrategy<String> {
     let stream = prop::sample::select(vec!["x", "y0", "y1"]);

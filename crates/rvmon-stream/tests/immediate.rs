@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 use rvmon_stream::engine::Event;
 use rvmon_stream::value::Val;
-use rvmon_stream::{compile, immediate, ImmediateEngine, Monitor, StreamEngine};
+use rvmon_stream::{compile, immediate, ImmediateEngine, Step, StreamEngine};
 
 /// Where an expression is evaluated: the inputs it may read synchronously or with an offset
 /// (those its pacing implies, as RTLola requires), itself (for offsets), and the outputs it
@@ -193,7 +193,7 @@ fn trace() -> impl Strategy<Value = Vec<Event>> {
 
 /// The values decided (as `Debug` text, so that NaNs compare equal and -0.0 differs from
 /// 0.0), the firings, and the error that stopped the run, if any.
-fn run(mut engine: impl Monitor, trace: &[Event]) -> (Vec<String>, Vec<String>) {
+fn run(mut engine: impl Step, trace: &[Event]) -> (Vec<String>, Vec<String>) {
     engine.record_outputs();
     let mut fired = Vec::new();
     let mut decided = Vec::new();

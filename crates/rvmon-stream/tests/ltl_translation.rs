@@ -10,7 +10,7 @@ use rvmon_mtl::{Engine, Program};
 use rvmon_stream::engine::Event;
 use rvmon_stream::ltl::ltl_to_spec;
 use rvmon_stream::value::Val;
-use rvmon_stream::{compile, Monitor, StreamEngine};
+use rvmon_stream::{compile, Step, StreamEngine};
 
 const PROPS: [&str; 3] = ["p", "q", "r"];
 

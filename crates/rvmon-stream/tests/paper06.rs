@@ -4,7 +4,7 @@
 
 use rvmon_stream::engine::Event;
 use rvmon_stream::value::Val;
-use rvmon_stream::{compile, Monitor, StreamEngine};
+use rvmon_stream::{compile, Step, StreamEngine};
 
 /// Runs `spec` over Boolean inputs given as bit strings (one character per event, all inputs
 /// present at every event) and returns each output's values as a bit string.

@@ -18,7 +18,7 @@
 use std::fmt;
 use std::path::Path;
 
-use rvmon_core::{Error, Interner, Monitor};
+use rvmon_core::{Error, Interner, MemoryLimit, Monitor};
 use rvmon_fo::{FoMonitor, Reading, Relevance};
 use rvmon_logic::monpoly::{candidate_forms_within, rewrite_work};
 use rvmon_logic::order::order_conjuncts;
@@ -29,6 +29,7 @@ use rvmon_logic::{
 };
 use rvmon_mtl::{Engine, MtlMonitor, Program};
 use rvmon_slice::empty_points_removable;
+use rvmon_stream::StreamMonitor;
 use rvmon_trace::Signature;
 
 /// The language of a specification.
@@ -367,8 +368,8 @@ fn class_and_horizons(analysis: &Analysis) -> String {
 /// the strategy that took it: `name` (its file, for error positions), its `text`, its `lang`
 /// (with `lang_name`, the extension or `--lang`, which picks a formula's syntax), the
 /// signature that types a first-order formula, and the interner the trace's values will be in.
-/// Stream specifications are refused with the reason: their engine still runs through its own
-/// loop (`rvmon::stream`), not yet behind [`Monitor`].
+/// Stream specifications are refused with the reason: they are fed events, not time points
+/// ([`stream_monitor`]).
 pub fn build(
     name: &str,
     text: String,
@@ -389,8 +390,24 @@ pub fn build(
             Ok((Strategy::Parametric, Box::new(monitor)))
         }
         Lang::Lola => Err(Error::msg(format!(
-            "{name}: stream specifications run through rvmon's stream runner (rvmon::stream::run); \
-             they are not yet built as a Monitor"
+            "{name}: a stream specification is fed events (a typed value per input stream), \
+             not time points: build its monitor with rvmon::cascade::stream_monitor"
         ))),
     }
+}
+
+/// The monitor of a stream specification (`.lola`, RTLola's syntax), fed events (the
+/// [`rvmon_stream::input`] readers give them): `name` its file, for error positions, `text`
+/// its text, `memory` what its offsets may keep; with `values`, every output value is a
+/// decision besides the triggers. (`rvmon check` also runs a Boolean specification that is
+/// not well-formed, offline in two passes: that is not a monitor, and is refused here.)
+pub fn stream_monitor(
+    name: &str,
+    text: &str,
+    memory: MemoryLimit,
+    values: bool,
+) -> Result<StreamMonitor, Error> {
+    let spec = rvmon_stream::parse_spec(name, text)?;
+    let program = rvmon_stream::analyze_within(name, text, &spec, memory)?;
+    Ok(StreamMonitor::new(program, values))
 }

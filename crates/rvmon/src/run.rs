@@ -4,7 +4,86 @@
 use std::io::Write;
 
 use rvmon_core::{Decision, Error, Interner, Kind, Monitor, Sink, StringCollection, TimePoint};
+use rvmon_stream::input::EventSource;
+use rvmon_stream::Event;
 use rvmon_trace::TraceReader;
+
+/// What the run loop reads: a trace reader's time points, or a stream specification's events.
+pub trait Source {
+    /// One input: a [`TimePoint`], or an [`Event`].
+    type Item: Default;
+    /// Refills `item` with the next input; `false` at the end. `err` takes notes (the trace
+    /// has no time, say).
+    fn next(&mut self, item: &mut Self::Item, err: &mut dyn Write) -> Result<bool, Error>;
+    /// The interner of the input's strings.
+    fn interner_mut(&mut self) -> &mut Interner;
+    /// See [`TraceReader::watch_input`].
+    fn watch_input(&mut self) {}
+    /// See [`TraceReader::input_pending`].
+    fn input_pending(&self) -> bool {
+        false
+    }
+    /// The events in `item` (for the summary).
+    fn events_in(item: &Self::Item) -> u64;
+}
+
+impl Source for dyn TraceReader + '_ {
+    type Item = TimePoint;
+    fn next(&mut self, tp: &mut TimePoint, err: &mut dyn Write) -> Result<bool, Error> {
+        crate::next_time_point(self, tp, &mut std::io::sink(), err)
+    }
+    fn interner_mut(&mut self) -> &mut Interner {
+        TraceReader::interner_mut(self)
+    }
+    fn watch_input(&mut self) {
+        TraceReader::watch_input(self)
+    }
+    fn input_pending(&self) -> bool {
+        TraceReader::input_pending(self)
+    }
+    fn events_in(tp: &TimePoint) -> u64 {
+        tp.events.len() as u64
+    }
+}
+
+/// A stream specification's events, as the run loop reads them. (Their string values are
+/// owned, so the interner only ever holds what the specification interns: none.)
+pub struct Events {
+    source: Box<dyn EventSource>,
+    interner: Interner,
+    read: u64,
+}
+
+impl Events {
+    /// The events of `source`.
+    pub fn new(source: Box<dyn EventSource>) -> Events {
+        Events {
+            source,
+            interner: Interner::new(),
+            read: 0,
+        }
+    }
+}
+
+impl Source for Events {
+    type Item = Event;
+    /// Says on `err`, after the first event, when their positions are their times (the trace
+    /// has no time), as runs over time points do.
+    fn next(&mut self, ev: &mut Event, err: &mut dyn Write) -> Result<bool, Error> {
+        let more = self.source.next_event(ev)?;
+        self.read += u64::from(more);
+        if more && self.read == 1 && self.source.positions_as_times() {
+            crate::note_positions(err)?;
+        }
+        Ok(more)
+    }
+    fn interner_mut(&mut self) -> &mut Interner {
+        &mut self.interner
+    }
+    fn events_in(_: &Event) -> u64 {
+        1
+    }
+}
 
 use crate::progress::Progress;
 use crate::sink::Counts;
@@ -34,7 +113,8 @@ pub struct RunStats {
     pub violations: u64,
 }
 
-/// Counts the violations on their way to the sink (for the progress display).
+/// Counts the violations (and a stream specification's triggers) on their way to the sink
+/// (for the progress display).
 struct Counting<'a> {
     sink: &'a mut dyn Sink,
     violations: u64,
@@ -42,7 +122,7 @@ struct Counting<'a> {
 
 impl Sink for Counting<'_> {
     fn emit(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
-        self.violations += u64::from(d.kind == Kind::Violation);
+        self.violations += u64::from(matches!(d.kind, Kind::Violation | Kind::Trigger));
         self.sink.emit(d, interner)
     }
     fn end_batch(&mut self) -> Result<(), Error> {
@@ -56,9 +136,9 @@ impl Sink for Counting<'_> {
 /// Runs `monitor` over `reader`'s time points, writing its decisions to `sink`, and says what
 /// it read. On a bad input, every decision about the time points before it is written (and
 /// flushed) before the error is returned.
-pub fn run(
-    monitor: &mut dyn Monitor,
-    reader: &mut dyn TraceReader,
+pub fn run<S: Source + ?Sized>(
+    monitor: &mut dyn Monitor<S::Item>,
+    reader: &mut S,
     sink: &mut dyn Sink,
     options: RunOptions,
     err: &mut dyn Write,
@@ -77,11 +157,11 @@ pub fn run(
         reader.watch_input();
     }
     let mut progress = Progress::start(options.progress && !online);
-    let mut batch: Vec<TimePoint> = (0..batch_size).map(|_| TimePoint::default()).collect();
+    let mut batch: Vec<S::Item> = (0..batch_size).map(|_| S::Item::default()).collect();
     let (mut pending, mut stats) = (0, RunStats::default());
-    let mut feed = |monitor: &mut dyn Monitor,
-                    tps: &[TimePoint],
-                    reader: &mut dyn TraceReader,
+    let mut feed = |monitor: &mut dyn Monitor<S::Item>,
+                    tps: &[S::Item],
+                    reader: &mut S,
                     sink: &mut Counting<'_>,
                     err: &mut dyn Write|
      -> Result<(), Error> {
@@ -104,8 +184,7 @@ pub fn run(
     };
     loop {
         // (On a bad input the loop flushes the sink itself, after the batch before it.)
-        let read =
-            crate::next_time_point(&mut *reader, &mut batch[pending], &mut std::io::sink(), err);
+        let read = reader.next(&mut batch[pending], err);
         let more = match read {
             Ok(more) => more,
             Err(e) => {
@@ -120,7 +199,7 @@ pub fn run(
             break;
         }
         stats.time_points += 1;
-        stats.events += batch[pending].events.len() as u64;
+        stats.events += S::events_in(&batch[pending]);
         if !online && monitor.may_skip(&batch[pending]) {
             continue;
         }
@@ -227,7 +306,7 @@ mod tests {
             };
             run(
                 &mut *plan.monitor,
-                &mut reader,
+                &mut reader as &mut dyn TraceReader,
                 &mut sink,
                 options,
                 &mut err,

@@ -5,6 +5,7 @@ use std::io::Write;
 use rvmon_core::{
     json_string, text, Decision, Error, Interner, Kind, Payload, Sink, Timestamp, Value,
 };
+use rvmon_stream::output::Seconds;
 
 /// The output formats.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -29,6 +30,8 @@ pub struct Counts {
     pub inconclusive: u64,
     /// The first inconclusive time point, `(tp, ts)`.
     pub first_inconclusive: Option<(u64, Timestamp)>,
+    /// Stream specifications' triggers written.
+    pub triggers: u64,
 }
 
 /// Writes decisions in an [`Output`] format to `out`: violations (with their values), and
@@ -183,6 +186,66 @@ impl FormatSink<'_> {
     }
 }
 
+impl FormatSink<'_> {
+    /// A stream specification's trigger or output value, as RTLola's log (`--output rtlola`),
+    /// rvmon's text or JSON Lines; the time stamp is in nanoseconds, written in seconds.
+    fn stream(&mut self, d: &Decision<'_>) -> Result<(), Error> {
+        let (tp, t, out) = (d.tp, Seconds(d.ts), &mut *self.out);
+        match (d.payload, self.format) {
+            (Payload::Trigger { index, message }, format) => {
+                self.counts.triggers += 1;
+                match format {
+                    Output::Rtlola => {
+                        writeln!(out, "[{t}][Trigger][#{index}][Value] = \"{message}\"")?
+                    }
+                    Output::Jsonl => writeln!(
+                        out,
+                        "{{\"tp\":{tp},\"ts\":{t},\"trigger\":{index},\"message\":{}}}",
+                        json_string(message)
+                    )?,
+                    _ => writeln!(out, "trigger #{index}: event {tp} @{t}: {message}")?,
+                }
+            }
+            (
+                Payload::Value {
+                    stream,
+                    text,
+                    string,
+                },
+                Output::Rtlola,
+            ) if string => writeln!(out, "[{t}][Output][{stream}][Value] = \"{text}\"")?,
+            (Payload::Value { stream, text, .. }, Output::Rtlola) => {
+                writeln!(out, "[{t}][Output][{stream}][Value] = {text}")?
+            }
+            (
+                Payload::Value {
+                    stream,
+                    text,
+                    string,
+                },
+                Output::Jsonl,
+            ) => {
+                // Strings, and floats JSON has no number for, are quoted.
+                let value = if string || matches!(text, "inf" | "-inf" | "NaN") {
+                    json_string(text)
+                } else {
+                    text.to_string()
+                };
+                writeln!(
+                    out,
+                    "{{\"tp\":{tp},\"ts\":{t},\"stream\":{},\"value\":{value}}}",
+                    json_string(stream)
+                )?
+            }
+            (Payload::Value { stream, text, .. }, _) => {
+                writeln!(out, "value: {stream} = {text}, event {tp} @{t}")?
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
 impl Sink for FormatSink<'_> {
     fn emit(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
         if let Payload::Binding { .. } = d.payload {
@@ -202,7 +265,8 @@ impl Sink for FormatSink<'_> {
                 }
                 Ok(())
             }
-            Kind::Satisfied | Kind::Trigger | Kind::Value => Ok(()),
+            Kind::Trigger | Kind::Value => self.stream(d),
+            Kind::Satisfied => Ok(()),
         }
     }
 
@@ -299,6 +363,83 @@ mod tests {
         assert_eq!(
             write(&[], Output::Jsonl, closed()).1,
             "{\"tp\":2,\"ts\":7,\"verdict\":\"violation\",\"values\":{}}\n"
+        );
+    }
+
+    /// A stream specification's triggers and values in each form, as RTLola and rvmon wrote
+    /// them before the sink layer did: times in seconds with nine decimals, strings quoted
+    /// where RTLola quotes them, floats JSON has no number for quoted.
+    #[test]
+    fn stream_decisions_print_as_rtlola_does() {
+        let interner = Interner::default();
+        let at = |kind, payload| Decision {
+            tp: 6,
+            ts: 600_536_000,
+            kind,
+            payload,
+        };
+        let decisions = [
+            at(
+                Kind::Trigger,
+                Payload::Trigger {
+                    index: 0,
+                    message: "c is \"big\"",
+                },
+            ),
+            at(
+                Kind::Value,
+                Payload::Value {
+                    stream: "c",
+                    text: "4",
+                    string: false,
+                },
+            ),
+            at(
+                Kind::Value,
+                Payload::Value {
+                    stream: "s",
+                    text: "hi",
+                    string: true,
+                },
+            ),
+            at(
+                Kind::Value,
+                Payload::Value {
+                    stream: "x",
+                    text: "inf",
+                    string: false,
+                },
+            ),
+        ];
+        let write = |output| {
+            let mut out = Vec::new();
+            let mut sink = FormatSink::new(&mut out, output);
+            for d in &decisions {
+                sink.emit(d, &interner).unwrap();
+            }
+            assert_eq!(sink.counts.triggers, 1);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            write(Output::Rtlola),
+            "[0.600536000][Trigger][#0][Value] = \"c is \"big\"\"\n\
+             [0.600536000][Output][c][Value] = 4\n\
+             [0.600536000][Output][s][Value] = \"hi\"\n\
+             [0.600536000][Output][x][Value] = inf\n"
+        );
+        assert_eq!(
+            write(Output::Jsonl),
+            "{\"tp\":6,\"ts\":0.600536000,\"trigger\":0,\"message\":\"c is \\\"big\\\"\"}\n\
+             {\"tp\":6,\"ts\":0.600536000,\"stream\":\"c\",\"value\":4}\n\
+             {\"tp\":6,\"ts\":0.600536000,\"stream\":\"s\",\"value\":\"hi\"}\n\
+             {\"tp\":6,\"ts\":0.600536000,\"stream\":\"x\",\"value\":\"inf\"}\n"
+        );
+        assert_eq!(
+            write(Output::Text),
+            "trigger #0: event 6 @0.600536000: c is \"big\"\n\
+             value: c = 4, event 6 @0.600536000\n\
+             value: s = hi, event 6 @0.600536000\n\
+             value: x = inf, event 6 @0.600536000\n"
         );
     }
 }

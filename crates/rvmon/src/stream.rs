@@ -10,25 +10,23 @@ use rvmon_stream::ast::Type;
 use rvmon_stream::bsrv::{Bsrv, NoUniqueModel};
 use rvmon_stream::engine::Event;
 use rvmon_stream::input::{CsvEvents, EventSource, JsonlEvents};
-use rvmon_stream::output::{time_text, write_trigger, write_value, Style};
+use rvmon_stream::output::time_text;
 use rvmon_stream::value::Val;
-use rvmon_stream::Program;
-use rvmon_stream::Report;
+use rvmon_stream::{Program, StreamMonitor};
 use rvmon_trace::{open_reader, TraceFormat, TraceOptions, TraceReader};
 
 use crate::check::{CheckArgs, Output};
 use crate::read_file;
+use crate::run::{self, Events, RunOptions, Source};
+use crate::sink::FormatSink;
+use std::io::IsTerminal;
 
 /// What `--explain` prints: the streams, their pacing, evaluation order, latency and memory.
 pub fn explain(spec: &str, p: &Program) -> String {
     let names = p.names();
     let n_in = p.inputs.len();
-    let engine = if rvmon_stream::immediate::applies(p) {
-        "immediate: no value waits, expressions compiled to typed closures over fixed rings"
-    } else {
-        "online partial evaluation (some values wait for later ones)"
-    };
-    let mut s = format!("spec: {spec}\nengine: stream equations (rvmon-stream), {engine}\n");
+    let engine = rvmon_stream::strategy(rvmon_stream::immediate::applies(p));
+    let mut s = format!("spec: {spec}\nengine: {engine}\n");
     let inputs: Vec<String> = p
         .inputs
         .iter()
@@ -71,40 +69,9 @@ pub fn explain(spec: &str, p: &Program) -> String {
     s
 }
 
-/// Events that say on `err`, after the first, when their positions are their times (the
-/// trace has no time), as the other specifications' runs do.
-struct Noted<'a> {
-    events: Box<dyn EventSource>,
-    err: &'a mut dyn Write,
-    read: u64,
-}
-
-impl EventSource for Noted<'_> {
-    fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error> {
-        let more = self.events.next_event(ev)?;
-        self.read += u64::from(more);
-        if more && self.read == 1 && self.events.positions_as_times() {
-            crate::note_positions(self.err)?;
-        }
-        Ok(more)
-    }
-}
-
 /// The events of the trace (a file, or standard input): JSON Lines for `.jsonl`/`.ndjson` or
-/// `--format jsonl`, CSV otherwise.
-fn open_events<'a>(
-    args: &CheckArgs,
-    inputs: &[(String, Type)],
-    err: &'a mut dyn Write,
-) -> Result<Noted<'a>, Error> {
-    let events = event_source(args, inputs, err)?;
-    Ok(Noted {
-        events,
-        err,
-        read: 0,
-    })
-}
-
+/// `--format jsonl`, CSV otherwise, or time points of another trace format as events
+/// ([`TraceEvents`]).
 fn event_source(
     args: &CheckArgs,
     inputs: &[(String, Type)],
@@ -290,31 +257,22 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         )?;
     }
     let online = args.trace.as_deref().is_none_or(|t| t == "-");
-    let mut source = open_events(args, &program.inputs, err)?;
-    let mut fired = 0u64;
-    let style = match args.output {
-        Output::Jsonl => Style::Jsonl,
-        Output::Rtlola => Style::Rtlola,
-        _ => Style::Text,
+    let mut events = Events::new(event_source(args, &program.inputs, err)?);
+    let mut monitor = StreamMonitor::new(program, args.values);
+    let mut sink = FormatSink::new(out, args.output);
+    let options = RunOptions {
+        online,
+        collect_strings: args.collect_strings,
+        progress: !args.quiet && std::io::stderr().is_terminal(),
     };
-    let result = rvmon_stream::run_events(program, &mut source, args.values, |r| {
-        match r {
-            Report::Trigger(f) => {
-                fired += 1;
-                write_trigger(out, style, f)?;
-            }
-            Report::Value { decided, stream } => write_value(out, style, decided, stream)?,
-        }
-        if online {
-            out.flush()?;
-        }
-        Ok(())
-    });
-    out.flush()?;
-    drop(source);
-    let events = result?;
-    writeln!(err, "rvmon: {fired} trigger(s) fired in {events} event(s)")?;
-    crate::warn_if_empty(events, err)?;
+    let stats = run::run(&mut monitor, &mut events, &mut sink, options, err)?;
+    let fired = sink.counts.triggers;
+    writeln!(
+        err,
+        "rvmon: {fired} trigger(s) fired in {} event(s)",
+        stats.time_points
+    )?;
+    crate::warn_if_empty(stats.time_points, err)?;
     Ok(if fired > 0 { 1 } else { 0 })
 }
 
@@ -337,10 +295,10 @@ fn run_two_pass(
         .filter(|t| *t != "-")
         .unwrap_or("<stdin>");
     let inputs: Vec<(String, Type)> = b.inputs.iter().map(|n| (n.clone(), Type::Bool)).collect();
-    let mut events = open_events(args, &inputs, err)?;
+    let mut events = Events::new(event_source(args, &inputs, err)?);
     let (mut letters, mut times) = (Vec::new(), Vec::new());
     let mut ev = Event::default();
-    while events.next_event(&mut ev)? {
+    while events.next(&mut ev, err)? {
         let mut l = 0u32;
         for (i, v) in ev.values.iter().enumerate() {
             match v {

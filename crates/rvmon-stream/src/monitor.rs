@@ -1,0 +1,194 @@
+//! The stream engines behind the front door's [`rvmon_core::Monitor`]: events in, each fired
+//! trigger (and, when asked, each output value) out as a decision as soon as it is decided.
+
+use rvmon_core::{Decision, Description, Error, Interner, Kind, Payload, Sink};
+
+use crate::engine::{Decided, Event, Firing, Step, StreamEngine};
+use crate::immediate::{self, ImmediateEngine};
+use crate::value::Val;
+use crate::Program;
+
+/// A stream specification's monitor: the immediate engine when no value waits for a later
+/// one, the general (partial evaluation) engine otherwise.
+pub struct StreamMonitor {
+    engine: Box<dyn Step>,
+    immediate: bool,
+    /// Output values are decisions too (`--values`), not only triggers.
+    values: bool,
+    names: Vec<String>,
+    is_trigger: Vec<bool>,
+    /// Per trigger index, the output it is (its place in declaration order).
+    trigger_output: Vec<usize>,
+    memory: String,
+    fired: Vec<Firing>,
+    text: String,
+}
+
+impl StreamMonitor {
+    /// Monitors `program`; with `values`, every output value is a decision
+    /// ([`Kind::Value`]) besides the triggers ([`Kind::Trigger`]).
+    pub fn new(program: Program, values: bool) -> StreamMonitor {
+        let names: Vec<String> = program.outputs.iter().map(|o| o.name.clone()).collect();
+        let is_trigger: Vec<bool> = program
+            .outputs
+            .iter()
+            .map(|o| o.trigger.is_some())
+            .collect();
+        let trigger_output = (0..names.len()).filter(|&k| is_trigger[k]).collect();
+        let memory = match &program.unbounded_cycle {
+            None => "the past values the offsets read and the values waiting for future \
+                     offsets: bounded by the specification, independent of the trace length"
+                .to_string(),
+            Some(c) => format!(
+                "the cycle {} reads the future: its values wait until decided, at worst the \
+                 end of the trace (bounded by --memory-limit)",
+                c.join(" -> ")
+            ),
+        };
+        let immediate = immediate::applies(&program);
+        let mut engine: Box<dyn Step> = match ImmediateEngine::new(program) {
+            Ok(e) => Box::new(e),
+            Err(program) => Box::new(StreamEngine::new(*program)),
+        };
+        if values {
+            engine.record_outputs();
+        }
+        StreamMonitor {
+            engine,
+            immediate,
+            values,
+            names,
+            is_trigger,
+            trigger_output,
+            memory,
+            fired: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    /// Emits what the last step decided. Within what one event decides, decisions follow the
+    /// event, then declaration order, as RTLola prints them.
+    fn emit(&mut self, interner: &Interner, sink: &mut dyn Sink) -> Result<(), Error> {
+        if !self.values {
+            for f in self.fired.drain(..) {
+                sink.emit(&trigger(&f), interner)?;
+            }
+            return Ok(());
+        }
+        let is_trigger = &self.is_trigger;
+        let decided: Vec<Decided> = self
+            .engine
+            .take_decided()
+            .into_iter()
+            .filter(|d| !is_trigger[d.output])
+            .collect();
+        // (event, declaration index, is a trigger, position in its list)
+        let mut order: Vec<(u64, usize, bool, usize)> = decided
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.event, d.output, false, i))
+            .chain(
+                self.fired
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.event, self.trigger_output[f.trigger], true, i)),
+            )
+            .collect();
+        order.sort_unstable();
+        for (_, _, is_trigger, i) in order {
+            if is_trigger {
+                sink.emit(&trigger(&self.fired[i]), interner)?;
+                continue;
+            }
+            let d = &decided[i];
+            self.text.clear();
+            std::fmt::Write::write_fmt(&mut self.text, format_args!("{}", d.value))
+                .expect("writing to a String");
+            let value = Decision {
+                tp: d.event,
+                ts: d.time,
+                kind: Kind::Value,
+                payload: Payload::Value {
+                    stream: &self.names[d.output],
+                    text: &self.text,
+                    string: matches!(d.value, Val::Str(_)),
+                },
+            };
+            sink.emit(&value, interner)?;
+        }
+        self.fired.clear();
+        Ok(())
+    }
+}
+
+/// The strategy a specification runs with (`immediate`: [`immediate::applies`] to it).
+pub fn strategy(immediate: bool) -> &'static str {
+    if immediate {
+        "stream equations (rvmon-stream), immediate: no value waits, expressions compiled to \
+         typed closures over fixed rings"
+    } else {
+        "stream equations (rvmon-stream), online partial evaluation (some values wait for \
+         later ones)"
+    }
+}
+
+fn trigger(f: &Firing) -> Decision<'_> {
+    Decision {
+        tp: f.event,
+        ts: f.time,
+        kind: Kind::Trigger,
+        payload: Payload::Trigger {
+            index: f.trigger,
+            message: &f.message,
+        },
+    }
+}
+
+impl rvmon_core::Monitor<Event> for StreamMonitor {
+    /// On an error (a value that cannot be computed, the memory limit), what the events
+    /// before it decided has been emitted.
+    fn feed(
+        &mut self,
+        batch: &[Event],
+        interner: &mut Interner,
+        sink: &mut dyn Sink,
+    ) -> Result<(), Error> {
+        for ev in batch {
+            self.engine.step(ev, &mut self.fired)?;
+            if !self.fired.is_empty() || self.values {
+                self.emit(interner, sink)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, interner: &mut Interner, sink: &mut dyn Sink) -> Result<(), Error> {
+        self.engine.finish(&mut self.fired)?;
+        self.emit(interner, sink)
+    }
+
+    fn snapshot(&self) -> Result<Vec<u8>, Error> {
+        Err(Error::msg(
+            "saving a stream specification's monitor state is not supported yet",
+        ))
+    }
+
+    fn restore(&mut self, _state: &[u8]) -> Result<(), Error> {
+        Err(Error::msg(
+            "restoring a stream specification's monitor state is not supported yet",
+        ))
+    }
+
+    fn describe(&self) -> Description {
+        Description {
+            strategy: strategy(self.immediate).to_string(),
+            memory: self.memory.clone(),
+        }
+    }
+
+    /// PERF: the run loop's per-batch work (the sink's end of batch, the progress display)
+    /// is shared by 64 events; the engine steps one at a time.
+    fn batch_size(&self) -> usize {
+        64
+    }
+}
