@@ -39,6 +39,7 @@ pub(crate) enum Code {
 
 /// A stream's latest values: slot `i & mask` holds value `i`. Numbers and Booleans are kept
 /// as bits, strings beside them.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Ring {
     pub bits: Vec<u64>,
     pub strs: Vec<Rc<str>>,
@@ -102,6 +103,7 @@ impl Ring {
 }
 
 /// What compiled code reads: every stream's ring, and the current event's number.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Store {
     pub rings: Vec<Ring>,
     pub now: u64,

@@ -32,7 +32,7 @@ pub struct Event {
 }
 
 /// An output value, decided (see [`StreamEngine::record_outputs`]).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Decided {
     /// The output's index in declaration order.
     pub output: usize,
@@ -44,7 +44,7 @@ pub struct Decided {
 }
 
 /// A trigger that fired.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Firing {
     /// 0-based index of the event.
     pub event: u64,
@@ -55,7 +55,7 @@ pub struct Firing {
     pub message: Rc<str>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct History {
     /// Absolute index of `vals[0]`.
     base: u64,
@@ -71,7 +71,7 @@ impl History {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Pending {
     /// Which instance this is, counted from 0 in the order they were created (an id in
     /// `pending` is reused once its instance is decided).
@@ -110,10 +110,19 @@ pub trait Step {
     fn record_outputs(&mut self);
     /// The output values decided since the last call, in the order they were decided.
     fn take_decided(&mut self) -> Vec<Decided>;
+    /// The engine's state between two events (not its program), encoded.
+    fn save(&self) -> Vec<u8>;
+    /// Takes a state [`Step::save`] saved from an engine of the same program.
+    fn load(&mut self, state: &[u8]) -> Result<(), Error>;
+}
+
+/// A saved state that does not decode.
+pub(crate) fn damaged() -> Error {
+    Error::msg("the saved stream monitor state is damaged")
 }
 
 /// The output values decided, when they are recorded (see [`Step::record_outputs`]).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct DecidedLog(Option<Vec<Decided>>);
 
 impl DecidedLog {
@@ -134,6 +143,7 @@ impl DecidedLog {
 
 /// Which outputs get a value at an event: each output's pacing against the inputs that have
 /// one.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Clock {
     /// Each output's pacing as bit masks over inputs (`None`: over 64 inputs).
     masks: Vec<Option<Vec<u64>>>,
@@ -405,9 +415,54 @@ impl StreamEngine {
     }
 }
 
+/// Everything [`StreamEngine`] holds but its program, in the order [`Step::save`] writes it.
+type EngineState = (
+    Vec<History>,
+    (u64, bool, u64, usize),
+    Vec<Option<Pending>>,
+    Vec<usize>,
+    FxHashMap<(Sid, u64), Vec<usize>>,
+    BTreeSet<(u64, usize)>,
+    BTreeMap<(u64, usize), Firing>,
+    Vec<u64>,
+    Vec<VecDeque<(u64, usize)>>,
+    Clock,
+    Vec<usize>,
+    DecidedLog,
+);
+
 impl Step for StreamEngine {
     fn record_outputs(&mut self) {
         self.decided.enable();
+    }
+
+    fn save(&self) -> Vec<u8> {
+        rvmon_core::encode_state(&(
+            &self.hist,
+            (self.events, self.ended, self.serials, self.live_pending),
+            &self.pending,
+            &self.free,
+            &self.waiters,
+            &self.pending_triggers,
+            &self.ready,
+            &self.floor,
+            &self.by_age,
+            &self.clock,
+            &self.work,
+            &self.decided,
+        ))
+    }
+
+    fn load(&mut self, state: &[u8]) -> Result<(), Error> {
+        let s: EngineState = rvmon_core::decode_state(state).ok_or_else(damaged)?;
+        (
+            self.hist,
+            (self.events, self.ended, self.serials, self.live_pending),
+        ) = (s.0, s.1);
+        (self.pending, self.free, self.waiters) = (s.2, s.3, s.4);
+        (self.pending_triggers, self.ready, self.floor, self.by_age) = (s.5, s.6, s.7, s.8);
+        (self.clock, self.work, self.decided) = (s.9, s.10, s.11);
+        Ok(())
     }
 
     fn take_decided(&mut self) -> Vec<Decided> {

@@ -18,7 +18,7 @@ use std::rc::Rc;
 use crate::analysis::{CExpr, CMessage, Program, Sid};
 use crate::ast::Type;
 use crate::compiled::{compile, Code, Ring, Stop, Store};
-use crate::engine::{Clock, Decided, DecidedLog, Event, Firing, Step};
+use crate::engine::{damaged, Clock, Decided, DecidedLog, Event, Firing, Step};
 use crate::eval::bug;
 
 /// Whether `prog` can run on [`ImmediateEngine`]: no offset reads ahead and every stream is
@@ -108,6 +108,16 @@ impl ImmediateEngine {
 impl Step for ImmediateEngine {
     fn record_outputs(&mut self) {
         self.decided.enable();
+    }
+
+    fn save(&self) -> Vec<u8> {
+        rvmon_core::encode_state(&(&self.store, &self.clock, &self.decided))
+    }
+
+    fn load(&mut self, state: &[u8]) -> Result<(), Error> {
+        let (store, clock, decided) = rvmon_core::decode_state(state).ok_or_else(damaged)?;
+        (self.store, self.clock, self.decided) = (store, clock, decided);
+        Ok(())
     }
 
     fn take_decided(&mut self) -> Vec<Decided> {

@@ -1,7 +1,12 @@
 //! The stream engines behind the front door's [`rvmon_core::Monitor`]: events in, each fired
 //! trigger (and, when asked, each output value) out as a decision as soon as it is decided.
 
-use rvmon_core::{Decision, Description, Error, Interner, Kind, Payload, Sink};
+use std::hash::Hasher;
+
+use rvmon_core::{
+    decode_state, encode_state, Decision, Description, Error, Interner, Kind, MemoryLimit, Payload,
+    Sink,
+};
 
 use crate::engine::{Decided, Event, Firing, Step, StreamEngine};
 use crate::immediate::{self, ImmediateEngine};
@@ -20,6 +25,9 @@ pub struct StreamMonitor {
     /// Per trigger index, the output it is (its place in declaration order).
     trigger_output: Vec<usize>,
     memory: String,
+    /// The program (and `values`) a snapshot was taken of: a state restores only into a
+    /// monitor of the same specification.
+    fingerprint: u64,
     fired: Vec<Firing>,
     text: String,
 }
@@ -46,6 +54,14 @@ impl StreamMonitor {
             ),
         };
         let immediate = immediate::applies(&program);
+        let fingerprint = {
+            // (Not the memory limit: a run may resume with another.)
+            let mut p = program.clone();
+            p.memory = MemoryLimit::DEFAULT;
+            let mut h = rustc_hash::FxHasher::default();
+            h.write(format!("{p:?} {values}").as_bytes());
+            h.finish()
+        };
         let mut engine: Box<dyn Step> = match ImmediateEngine::new(program) {
             Ok(e) => Box::new(e),
             Err(program) => Box::new(StreamEngine::new(*program)),
@@ -61,6 +77,7 @@ impl StreamMonitor {
             is_trigger,
             trigger_output,
             memory,
+            fingerprint,
             fired: Vec::new(),
             text: String::new(),
         }
@@ -167,16 +184,20 @@ impl rvmon_core::Monitor<Event> for StreamMonitor {
         self.emit(interner, sink)
     }
 
+    /// Between two batches nothing is waiting to be emitted: the state is the engine's.
     fn snapshot(&self) -> Result<Vec<u8>, Error> {
-        Err(Error::msg(
-            "saving a stream specification's monitor state is not supported yet",
-        ))
+        Ok(encode_state(&(self.fingerprint, self.engine.save())))
     }
 
-    fn restore(&mut self, _state: &[u8]) -> Result<(), Error> {
-        Err(Error::msg(
-            "restoring a stream specification's monitor state is not supported yet",
-        ))
+    fn restore(&mut self, state: &[u8]) -> Result<(), Error> {
+        let (fingerprint, engine): (u64, Vec<u8>) = decode_state(state)
+            .ok_or_else(|| Error::msg("the saved stream monitor state is damaged"))?;
+        if fingerprint != self.fingerprint {
+            return Err(Error::msg(
+                "the saved monitor state belongs to another stream specification",
+            ));
+        }
+        self.engine.load(&engine)
     }
 
     fn describe(&self) -> Description {

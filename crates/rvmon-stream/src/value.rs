@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use crate::ast::Type;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Val {
     Bool(bool),
     Int(i64),
