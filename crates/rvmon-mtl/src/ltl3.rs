@@ -69,9 +69,10 @@ fn merge(
 /// The BDD operations (`ite` computations) one time point may take. Why a bound: some
 /// residues grow exponentially in the formula (`request R !X a R !X a R …`: 2^21 nodes at 21
 /// levels, 10 GB), and the three-valued engine has no cheaper exact form to fall back on; it
-/// stops with an error instead of running out of time or memory. 2^22 operations take about
-/// 1.5 s; ordinary formulas take hundreds per time point.
-pub const MAX_STEP_WORK: u64 = 1 << 22;
+/// stops with an error instead of running out of time or memory. 2^20 operations take about
+/// 0.4 s (a run of a few time points at the bound stays within seconds: at 2^22, a 430-level
+/// `G F G F …` took 1.6 s per time point); ordinary formulas take hundreds per time point.
+pub const MAX_STEP_WORK: u64 = 1 << 20;
 
 /// The BDD nodes the residues of all pending time points may hold together (about 100 bytes
 /// each with their unique-table entry: 400 MiB at most, within the default memory limit).
