@@ -225,7 +225,8 @@ fn read_events(path: &Path, sig: Option<Signature>) -> (Vec<(String, String)>, O
 /// The events the stream specifications' readers deliver (as CSV rows of the clean form),
 /// and their error.
 fn read_stream_events(path: &Path, fmt: Fmt) -> (Vec<String>, Option<String>) {
-    use rvmon_stream::input::{CsvEvents, EventSource, JsonlEvents};
+    use rvmon_core::event::EventSource;
+    use rvmon_trace::events::{CsvEvents, JsonlEvents};
     let name = path.display().to_string();
     let inputs: Vec<(String, rvmon_stream::ast::Type)> = NAMES
         .iter()

@@ -199,7 +199,7 @@ fn library_stream_monitors_give_the_cli_triggers() {
             stream_monitor("engine.lola", &text, MemoryLimit::DEFAULT, values).unwrap();
         let input = std::io::BufReader::new(std::fs::File::open(&trace).unwrap());
         let inputs = rvmon_stream::compile("engine.lola", &text).unwrap().inputs;
-        let csv = rvmon_stream::input::CsvEvents::new(input, "engine.csv", &inputs, None).unwrap();
+        let csv = rvmon_trace::events::CsvEvents::new(input, "engine.csv", &inputs, None).unwrap();
         let mut events = Events::new(Box::new(csv));
         let mut sink = Collect::default();
         let options = RunOptions {

@@ -5,6 +5,7 @@
 //! that every layer reports `file:line:col: what was expected` the same way.
 
 mod error;
+pub mod event;
 mod intern;
 mod json;
 pub mod limits;

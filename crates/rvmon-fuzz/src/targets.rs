@@ -799,13 +799,17 @@ fn rvm(bytes: &[u8]) -> bool {
 /// Events for the seed stream specification, from CSV.
 fn lola_csv(bytes: &[u8]) -> bool {
     let program = rvmon_stream::compile("s.lola", LOLA).expect("the seed compiles");
-    rvmon_stream::run_csv(program, bytes, "t.csv", None, |_| Ok(())).is_ok()
+    let Ok(mut events) = rvmon_trace::events::CsvEvents::new(bytes, "t.csv", &program.inputs, None)
+    else {
+        return false;
+    };
+    rvmon_stream::run_events(program, &mut events, false, |_| Ok(())).is_ok()
 }
 
 /// Events for the seed stream specification, from JSON Lines.
 fn lola_jsonl(bytes: &[u8]) -> bool {
     let program = rvmon_stream::compile("s.lola", LOLA).expect("the seed compiles");
-    let mut events = rvmon_stream::input::JsonlEvents::new(bytes, "t.jsonl", &program.inputs, None);
+    let mut events = rvmon_trace::events::JsonlEvents::new(bytes, "t.jsonl", &program.inputs, None);
     rvmon_stream::run_events(program, &mut events, true, |_| Ok(())).is_ok()
 }
 

@@ -3,34 +3,7 @@
 /// Byte range in the specification text.
 pub type Span = (usize, usize);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Type {
-    Bool,
-    /// Every signed width (`Int8` … `Int64`) is held as a 64-bit integer, as RTLola's
-    /// interpreter does.
-    Int,
-    UInt,
-    Float,
-    Str,
-}
-
-impl Type {
-    pub fn name(self) -> &'static str {
-        match self {
-            Type::Bool => "Bool",
-            Type::Int => "Int64",
-            Type::UInt => "UInt64",
-            Type::Float => "Float64",
-            Type::Str => "String",
-        }
-    }
-
-    /// The name with its article, for messages: "an Int64", "a Bool".
-    pub fn a(self) -> String {
-        let article = if self == Type::Int { "an" } else { "a" };
-        format!("{article} {}", self.name())
-    }
-}
+pub use rvmon_core::event::ValType as Type;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Lit {

@@ -24,12 +24,7 @@ use crate::analysis::{Program, Sid};
 use crate::eval::{eval_output, Out, Reads, R};
 use crate::value::Val;
 
-/// One event: its time in nanoseconds and a value (or none) per input stream.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Event {
-    pub time: i64,
-    pub values: Vec<Option<Val>>,
-}
+pub use rvmon_core::event::Event;
 
 /// An output value, decided (see [`StreamEngine::record_outputs`]).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -4,7 +4,8 @@
 //! The split follows RTLola's: [`parse`] builds the syntax tree, [`analysis`] resolves names,
 //! checks types and pacing and builds the dependency graph (well-formedness, efficient
 //! monitorability, latency and memory per stream), and [`engine`] only executes the result.
-//! [`input`] reads events (one CSV row or JSON object each) and [`output`] formats triggers.
+//! Events (one CSV row or JSON object each) are read by `rvmon-trace`'s `events` readers;
+//! [`output`] formats times.
 
 pub mod analysis;
 pub mod ast;
@@ -14,7 +15,6 @@ pub mod engine;
 mod eval;
 mod graph;
 pub mod immediate;
-pub mod input;
 pub mod lexer;
 pub mod ltl;
 mod monitor;
@@ -28,9 +28,8 @@ pub use immediate::ImmediateEngine;
 pub use monitor::{strategy, StreamMonitor};
 pub use parse::parse_spec;
 
-use std::io::BufRead;
-
-use rvmon_core::{Decision, Error, Monitor, Payload};
+use rvmon_core::event::EventSource;
+use rvmon_core::{Decision, Error, Monitor};
 
 /// Parses and analyses a specification.
 pub fn compile(file: &str, text: &str) -> Result<Program, Error> {
@@ -54,7 +53,7 @@ impl<F: FnMut(&Decision<'_>) -> Result<(), Error>> rvmon_core::Sink for Each<F> 
 /// and a sink that writes; this is for tests and embedding.)
 pub fn run_events(
     program: Program,
-    source: &mut dyn input::EventSource,
+    source: &mut dyn EventSource,
     values: bool,
     on: impl FnMut(&Decision<'_>) -> Result<(), Error>,
 ) -> Result<u64, Error> {
@@ -68,24 +67,4 @@ pub fn run_events(
     }
     monitor.finish(&mut interner, &mut sink)?;
     Ok(n)
-}
-
-/// [`run_events`] over CSV rows.
-pub fn run_csv<R: BufRead>(
-    program: Program,
-    reader: R,
-    file: &str,
-    time_field: Option<&str>,
-    mut on_fire: impl FnMut(&Firing) -> Result<(), Error>,
-) -> Result<u64, Error> {
-    let mut events = input::CsvEvents::new(reader, file, &program.inputs, time_field)?;
-    run_events(program, &mut events, false, |d| match d.payload {
-        Payload::Trigger { index, message } => on_fire(&Firing {
-            event: d.tp,
-            time: d.ts,
-            trigger: index,
-            message: message.into(),
-        }),
-        _ => Ok(()),
-    })
 }

@@ -4,13 +4,16 @@
 
 use rvmon_core::MemoryLimit;
 use rvmon_stream::parse::MAX_NESTING;
-use rvmon_stream::{analyze_within, compile, parse_spec, run_csv};
+mod common;
+
+use common::run_csv;
+use rvmon_stream::{analyze_within, compile, parse_spec};
 
 /// The triggers `spec` fires on the CSV `events` (`time,a` rows), by message.
 fn fired(spec: &str, events: &str) -> Result<Vec<String>, rvmon_core::Error> {
     let program = compile("t.lola", spec)?;
     let mut out = Vec::new();
-    run_csv(program, events.as_bytes(), "t.csv", None, |f| {
+    run_csv(program, events.as_bytes(), "t.csv", |f| {
         out.push(f.message.to_string());
         Ok(())
     })?;
@@ -236,7 +239,7 @@ fn values_held_for_a_future_offset_stop_at_the_memory_limit() {
         .chain((0..200_000).map(|i| format!("{i},{}\n", i % 7)))
         .collect();
     let mut fired = 0;
-    let e = run_csv(program, events.as_bytes(), "t.csv", None, |_| {
+    let e = run_csv(program, events.as_bytes(), "t.csv", |_| {
         fired += 1;
         Ok(())
     })

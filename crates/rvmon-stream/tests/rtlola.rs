@@ -3,6 +3,8 @@
 //! (compared as RTLola prints them); the others must be rejected with a message that names
 //! the missing feature. The counts are printed.
 
+mod common;
+
 use std::path::PathBuf;
 
 use rvmon_stream::output::time_text;
@@ -67,11 +69,10 @@ fn rtlola_interpreter_cases() {
         let input_path = dir.join(input);
         let file = std::fs::File::open(&input_path).unwrap();
         let mut fired: Vec<(String, String)> = Vec::new();
-        rvmon_stream::run_csv(
+        common::run_csv(
             program,
             std::io::BufReader::new(file),
             input_path.to_str().unwrap(),
-            None,
             |f| {
                 fired.push((f.message.to_string(), time_text(f.time)));
                 Ok(())

@@ -4,6 +4,7 @@
 
 pub mod csrv_csv;
 mod event;
+pub mod events;
 pub mod json;
 pub mod monpoly;
 pub mod signal;

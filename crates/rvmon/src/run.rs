@@ -3,9 +3,8 @@
 
 use std::io::Write;
 
+use rvmon_core::event::{Event, EventSource};
 use rvmon_core::{Decision, Error, Interner, Kind, Monitor, Sink, StringCollection, TimePoint};
-use rvmon_stream::input::EventSource;
-use rvmon_stream::Event;
 use rvmon_trace::TraceReader;
 
 /// What the run loop reads: a trace reader's time points, or a stream specification's events.

@@ -4,15 +4,16 @@
 use std::io::Write;
 use std::path::Path;
 
+use rvmon_core::event::Event;
+use rvmon_core::event::EventSource;
+use rvmon_core::event::Val;
+use rvmon_core::event::ValType as Type;
 use rvmon_core::Error;
 use rvmon_core::{MemoryLimit, StringCollection, TimePoint, Value};
-use rvmon_stream::ast::Type;
 use rvmon_stream::bsrv::{Bsrv, NoUniqueModel};
-use rvmon_stream::engine::Event;
-use rvmon_stream::input::{CsvEvents, EventSource, JsonlEvents};
 use rvmon_stream::output::time_text;
-use rvmon_stream::value::Val;
 use rvmon_stream::{Program, StreamMonitor};
+use rvmon_trace::events::{CsvEvents, JsonlEvents};
 use rvmon_trace::{open_reader, TraceFormat, TraceOptions, TraceReader};
 
 use crate::check::{CheckArgs, Output};
@@ -302,7 +303,7 @@ fn run_two_pass(
         let mut l = 0u32;
         for (i, v) in ev.values.iter().enumerate() {
             match v {
-                Some(rvmon_stream::value::Val::Bool(true)) => l |= 1 << i,
+                Some(Val::Bool(true)) => l |= 1 << i,
                 Some(_) => {}
                 None => {
                     return Err(Error::msg(format!(

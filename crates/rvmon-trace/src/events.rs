@@ -8,22 +8,8 @@
 
 use std::io::BufRead;
 
+use rvmon_core::event::{Event, EventSource, Val, ValType as Type};
 use rvmon_core::{Error, SourcePos};
-
-use crate::ast::Type;
-use crate::engine::Event;
-use crate::value::Val;
-
-/// A source of events for a stream specification.
-pub trait EventSource {
-    /// Reads the next event into `ev`; `false` at the end.
-    fn next_event(&mut self, ev: &mut Event) -> Result<bool, Error>;
-    /// Whether events have no time, so that their positions are taken as seconds (known once
-    /// the first event is read): a run says so, once.
-    fn positions_as_times(&self) -> bool {
-        false
-    }
-}
 
 /// Events from CSV, read as bytes: a line is found with `memchr` in a large buffer and split
 /// in place, and numbers are parsed from the bytes, so a row costs no allocation. (Measured
