@@ -373,75 +373,103 @@ impl Nfa {
     }
 
     /// Decides under- and over-definedness with witnesses: ambiguity by searching pairs of
-    /// runs on the same input that have diverged, universality by the subset construction.
-    pub fn definedness(&self) -> Definedness {
-        // Pairs of runs: (state, state, diverged), with the input read so far.
+    /// runs on the same input that have diverged, universality by the subset construction;
+    /// within [`DEFINEDNESS_WORK`].
+    pub fn definedness(&self) -> Result<Definedness, String> {
+        self.definedness_within(DEFINEDNESS_WORK)
+    }
+
+    /// [`Nfa::definedness`], or an error once the two searches have visited `work` pairs
+    /// and subset members (the pairs grow with the square of the states, the subsets
+    /// exponentially: a 13,699-state automaton took 7 s and 2 GB, one more 60 s and 16 GB).
+    pub fn definedness_within(&self, work: usize) -> Result<Definedness, String> {
+        let mut spent = 0usize;
+        let mut spend = |n: usize| -> Result<(), String> {
+            spent += n;
+            if spent > work {
+                return Err(format!(
+                    "deciding definedness needs more than {work} steps over the automaton's \
+                     {} states",
+                    self.states.len()
+                ));
+            }
+            Ok(())
+        };
+        // Pairs of runs: (state, state, diverged); the input that reaches each is kept as a
+        // parent pointer and a letter (a word per entry would be quadratic in memory).
         let mut ambiguous_input = None;
         let mut seen: FxHashSet<(usize, usize, bool)> = FxHashSet::default();
-        let mut queue: VecDeque<((usize, usize, bool), Vec<Letter>)> = VecDeque::new();
+        let mut found: Vec<((usize, usize, bool), usize, Letter)> = Vec::new();
         for (&iota, starts) in &self.init {
             for &p in starts {
                 for &q in starts {
+                    spend(1)?;
                     let key = (p, q, p != q);
                     if seen.insert(key) {
-                        queue.push_back((key, vec![iota]));
+                        found.push((key, usize::MAX, iota));
                     }
                 }
             }
         }
-        while let Some(((p, q, diverged), word)) = queue.pop_front() {
+        let mut at = 0;
+        while at < found.len() {
+            let ((p, q, diverged), _, _) = found[at];
+            spend(1)?;
             if diverged && self.accepting[p] && self.accepting[q] {
-                ambiguous_input = Some(word);
+                ambiguous_input = Some(word(&found, at, |e| (e.1, e.2)));
                 break;
             }
             for &(a, p2) in &self.next[p] {
                 for &(b, q2) in &self.next[q] {
                     if a == b {
+                        spend(1)?;
                         let key = (p2, q2, diverged || p2 != q2);
                         if seen.insert(key) {
-                            let mut w = word.clone();
-                            w.push(a);
-                            queue.push_back((key, w));
+                            found.push((key, at, a));
                         }
                     }
                 }
             }
+            at += 1;
         }
         // Subsets reachable by some input: one without an accepting state has no model.
         let mut modelless_input = None;
         let mut seen: FxHashSet<Vec<usize>> = FxHashSet::default();
-        let mut queue: VecDeque<(Vec<usize>, Vec<Letter>)> = VecDeque::new();
+        let mut found: Vec<(Vec<usize>, usize, Letter)> = Vec::new();
         for iota in self.letters() {
             let mut s = self.init.get(&iota).cloned().unwrap_or_default();
             s.sort_unstable();
             s.dedup();
+            spend(s.len() + 1)?;
             if seen.insert(s.clone()) {
-                queue.push_back((s, vec![iota]));
+                found.push((s, usize::MAX, iota));
             }
         }
-        'search: while let Some((set, word)) = queue.pop_front() {
-            if !set.iter().any(|&s| self.accepting[s]) {
-                modelless_input = Some(word);
+        let mut at = 0;
+        'search: while at < found.len() {
+            if !found[at].0.iter().any(|&s| self.accepting[s]) {
+                modelless_input = Some(word(&found, at, |e| (e.1, e.2)));
                 break 'search;
             }
             for iota in self.letters() {
-                let mut t: Vec<usize> = set
+                let mut t: Vec<usize> = found[at]
+                    .0
                     .iter()
                     .flat_map(|&s| self.next[s].iter().filter(|e| e.0 == iota).map(|e| e.1))
                     .collect();
                 t.sort_unstable();
                 t.dedup();
+                spend(t.len() + 1)?;
                 if seen.insert(t.clone()) {
-                    let mut w = word.clone();
-                    w.push(iota);
-                    queue.push_back((t, w));
+                    found.push((t, at, iota));
                 }
             }
+            at += 1;
         }
-        Definedness {
+        Ok(Definedness {
             ambiguous_input,
             modelless_input,
-        }
+        })
     }
 
     /// Fig. 4: a forward pass keeps the set of states after each position; a backward pass
@@ -491,4 +519,23 @@ impl Nfa {
         }
         Ok(out)
     }
+}
+
+/// The steps [`Nfa::definedness`] may take: a few seconds and a few hundred megabytes.
+pub const DEFINEDNESS_WORK: usize = 2_000_000;
+
+/// The input that reaches entry `at` of a breadth-first search whose entries know their
+/// parent and the letter read from it (`link`).
+fn word<E>(found: &[E], mut at: usize, link: impl Fn(&E) -> (usize, Letter)) -> Vec<Letter> {
+    let mut w = Vec::new();
+    loop {
+        let (parent, letter) = link(&found[at]);
+        w.push(letter);
+        if parent == usize::MAX {
+            break;
+        }
+        at = parent;
+    }
+    w.reverse();
+    w
 }

@@ -183,7 +183,10 @@ fn definedness_text(b: &Bsrv, memory: MemoryLimit) -> String {
     match b.automaton_within(AUTOMATON_LIMIT, memory) {
         Err(e) => format!("definedness: not analysed ({e})\n"),
         Ok(nfa) => {
-            let d = nfa.definedness();
+            let d = match nfa.definedness() {
+                Ok(d) => d,
+                Err(e) => return format!("definedness: not analysed ({e})\n"),
+            };
             let word = |w: &[u32]| -> String {
                 (0..b.inputs.len())
                     .map(|i| {
