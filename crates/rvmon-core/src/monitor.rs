@@ -65,6 +65,9 @@ pub enum Payload<'a> {
         text: &'a str,
         string: bool,
     },
+    /// A signal specification's robustness at a sample (STL): how far the signals are from
+    /// violating it (negative: violated). The decision's time stamp is in nanoseconds.
+    Robustness(f64),
 }
 
 /// One verdict: where it is (time point and timestamp), what it says, and its data.
@@ -185,6 +188,7 @@ impl Sink for Collect {
                 .collect(),
             Payload::Trigger { index, message } => vec![format!("#{index}"), message.to_string()],
             Payload::Value { stream, text, .. } => vec![stream.to_string(), text.to_string()],
+            Payload::Robustness(r) => vec![r.to_string()],
         };
         self.decisions.push((d.tp, d.ts, d.kind, values));
         Ok(())

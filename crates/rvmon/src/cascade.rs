@@ -29,6 +29,7 @@ use rvmon_logic::{
 };
 use rvmon_mtl::{Engine, MtlMonitor, Program};
 use rvmon_slice::empty_points_removable;
+use rvmon_stl::StlMonitor;
 use rvmon_stream::StreamMonitor;
 use rvmon_trace::Signature;
 
@@ -42,6 +43,8 @@ pub enum Lang {
     Lola,
     /// Parametric properties (`.rvm`, JavaMOP style).
     Rvm,
+    /// A signal temporal logic formula in rtamt's syntax (`.stl`).
+    Stl,
 }
 
 impl Lang {
@@ -57,6 +60,7 @@ impl Lang {
         let lang = match name.as_deref() {
             Some("lola" | "rtlola") => Lang::Lola,
             Some("rvm") => Lang::Rvm,
+            Some("stl") => Lang::Stl,
             _ => Lang::Formula,
         };
         (lang, name)
@@ -76,6 +80,8 @@ pub enum Strategy {
     Stream,
     /// rvmon-param: parametric properties.
     Parametric,
+    /// rvmon-stl: signal temporal logic robustness.
+    Signal,
 }
 
 impl fmt::Display for Strategy {
@@ -86,6 +92,7 @@ impl fmt::Display for Strategy {
             Strategy::FirstOrder => "first-order MFOTL (rvmon-fo)",
             Strategy::Stream => "stream equations (rvmon-stream)",
             Strategy::Parametric => "parametric properties (rvmon-param)",
+            Strategy::Signal => "signal temporal logic (rvmon-stl)",
         })
     }
 }
@@ -389,11 +396,18 @@ pub fn build(
             let monitor = rvmon_param::PropertiesMonitor::new(props, interner);
             Ok((Strategy::Parametric, Box::new(monitor)))
         }
-        Lang::Lola => Err(Error::msg(format!(
-            "{name}: a stream specification is fed events (a typed value per input stream), \
-             not time points: build its monitor with rvmon::cascade::stream_monitor"
+        Lang::Lola | Lang::Stl => Err(Error::msg(format!(
+            "{name}: a stream or signal specification is fed events (a typed value per input), \
+             not time points: build its monitor with rvmon::cascade::stream_monitor or \
+             rvmon::cascade::stl_monitor"
         ))),
     }
+}
+
+/// The monitor of an STL formula (`.stl`, rtamt's syntax), fed events whose inputs are the
+/// formula's signals ([`StlMonitor::inputs`]); `name` its file, for error positions.
+pub fn stl_monitor(name: &str, text: &str) -> Result<StlMonitor, Error> {
+    Ok(StlMonitor::new(rvmon_stl::parse(name, text)?))
 }
 
 /// The monitor of a stream specification (`.lola`, RTLola's syntax), fed events (the

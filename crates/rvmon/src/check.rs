@@ -16,8 +16,9 @@ pub use crate::sink::Output;
 /// `rvmon check`'s options (also the library's options for a run).
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
-    /// The specification: `.mtl`, `.mfotl`, `.ltl` (a temporal formula in MonPoly syntax) or
-    /// `.lola` (stream equations in RTLola's syntax) or `.rvm` (parametric properties).
+    /// The specification: `.mtl`, `.mfotl`, `.ltl` (a temporal formula in MonPoly syntax),
+    /// `.lola` (stream equations in RTLola's syntax), `.rvm` (parametric properties) or `.stl`
+    /// (a signal temporal logic formula in rtamt's syntax, over the columns of a CSV trace).
     pub spec: String,
     /// The trace; `-` or nothing reads standard input incrementally (online monitoring).
     pub trace: Option<String>,
@@ -37,14 +38,19 @@ pub struct CheckArgs {
     /// Print the plan (engine, formula class, horizons, memory) and exit.
     #[arg(long)]
     pub explain: bool,
-    /// The spec language when the extension does not say: `mtl` (also `mfotl`, `ltl`), `lola`
-    /// or `rvm`.
+    /// The spec language when the extension does not say: `mtl` (also `mfotl`, `ltl`), `lola`,
+    /// `rvm` or `stl`.
     #[arg(long)]
     pub lang: Option<String>,
     /// Stream specifications: also write every output stream's value as it is decided
     /// (RTLola's `--verbosity outputs`).
     #[arg(long)]
     pub values: bool,
+    /// STL formulas: write the robustness at every sample, `<time> <robustness>` (as rtamt's
+    /// `evaluate`, `inf` and `-inf` as such), and exit 0 whatever its signs. Without it, the
+    /// samples where the robustness is negative are reported as violations.
+    #[arg(long)]
+    pub robustness: bool,
     /// First-order formulas: worker threads of a sliced parallel run (paper 04's data slicing
     /// on timely-dataflow). The output is the same as without. A formula the slicers cannot
     /// split (propositional, or without a variable to slice by and no time slicing) runs as a
@@ -135,6 +141,7 @@ impl CheckArgs {
             explain: false,
             lang: None,
             values: false,
+            robustness: false,
             workers: 1,
             processes: 1,
             process_id: 0,
@@ -175,6 +182,12 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
             return match single_run_instead(args, slices_formulas_only, err)? {
                 Some(status) => Ok(status),
                 None => crate::param::run(args, out, err),
+            }
+        }
+        Lang::Stl => {
+            return match single_run_instead(args, slices_formulas_only, err)? {
+                Some(status) => Ok(status),
+                None => crate::stl::run(args, out, err),
             }
         }
         Lang::Formula => {}

@@ -17,6 +17,7 @@ mod progress;
 pub mod run;
 pub mod sink;
 pub mod sliced;
+pub mod stl;
 pub mod stream;
 
 pub use io::{

@@ -5,6 +5,7 @@ use std::io::Write;
 use rvmon_core::{
     json_string, text, Decision, Error, Interner, Kind, Payload, Sink, Timestamp, Value,
 };
+use rvmon_stl::number::{python_repr, time_text as stl_time};
 use rvmon_stream::output::Seconds;
 
 /// The output formats.
@@ -45,6 +46,8 @@ pub struct FormatSink<'a> {
     /// MonPoly's format puts a time point's tuples on one line: the time point whose line is
     /// open.
     open_line: Option<u64>,
+    /// Signal specifications: write the robustness at every sample, not only the violations.
+    every_sample: bool,
 }
 
 impl<'a> FormatSink<'a> {
@@ -55,7 +58,41 @@ impl<'a> FormatSink<'a> {
             format,
             counts: Counts::default(),
             open_line: None,
+            every_sample: false,
         }
+    }
+
+    /// With `yes`, a signal specification's robustness is written at every sample (`rvmon
+    /// check --robustness`), as rtamt's `evaluate` lists it.
+    pub fn every_sample(mut self, yes: bool) -> Self {
+        self.every_sample = yes;
+        self
+    }
+
+    /// A signal specification's robustness at a sample: every sample (`<time> <robustness>`,
+    /// or JSON Lines) with [`FormatSink::every_sample`], else the violations.
+    fn robustness(&mut self, d: &Decision<'_>, r: f64) -> Result<(), Error> {
+        let violation = d.kind == Kind::Violation;
+        self.counts.violations += u64::from(violation);
+        if !violation && !self.every_sample {
+            return Ok(());
+        }
+        let (t, v) = (stl_time(d.ts), python_repr(r));
+        let out = &mut *self.out;
+        match (self.format, self.every_sample) {
+            (Output::Jsonl, _) => {
+                let value = if r.is_finite() { v } else { json_string(&v) };
+                let verdict = if violation { "violation" } else { "satisfied" };
+                writeln!(
+                    out,
+                    "{{\"tp\":{},\"ts\":{t},\"verdict\":\"{verdict}\",\"robustness\":{value}}}",
+                    d.tp
+                )?
+            }
+            (_, true) => writeln!(out, "{t} {v}")?,
+            (_, false) => writeln!(out, "violation: sample {} @{t}: robustness {v}", d.tp)?,
+        }
+        Ok(())
     }
 
     /// The writer, for the run loop's flushes.
@@ -248,8 +285,10 @@ impl FormatSink<'_> {
 
 impl Sink for FormatSink<'_> {
     fn emit(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
-        if let Payload::Binding { .. } = d.payload {
-            return self.report(d, interner);
+        match d.payload {
+            Payload::Binding { .. } => return self.report(d, interner),
+            Payload::Robustness(r) => return self.robustness(d, r),
+            _ => {}
         }
         match d.kind {
             Kind::Violation => self.violation(d, interner),

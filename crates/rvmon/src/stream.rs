@@ -73,7 +73,7 @@ pub fn explain(spec: &str, p: &Program) -> String {
 /// The events of the trace (a file, or standard input): JSON Lines for `.jsonl`/`.ndjson` or
 /// `--format jsonl`, CSV otherwise, or time points of another trace format as events
 /// ([`TraceEvents`]).
-fn event_source(
+pub(crate) fn event_source(
     args: &CheckArgs,
     inputs: &[(String, Type)],
     err: &mut dyn Write,

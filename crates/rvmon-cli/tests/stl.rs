@@ -1,0 +1,279 @@
+//! `rvmon check SPEC.stl TRACE.csv`: STL robustness against rtamt, the peer its users know.
+//!
+//! * rtamt's own examples (`../shared/peers/examples/rtamt`): `--robustness` prints what
+//!   rtamt's oracle printed, byte for byte.
+//! * Random formulas over every operator and random traces with many ties (so that signed
+//!   zeros and window ends matter), run through rtamt itself (`PEERS_PY`, a Python with
+//!   `pip install rtamt==0.4.10`, which `.ci/run` sets up) and through rvmon: the same numbers,
+//!   to the last bit. Skips with a `SKIPPED` line without the peer, unless
+//!   `RVMON_REQUIRE_PEERS` is set.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use rvmon_cli::check_cmd::{self, CheckArgs};
+use rvmon_testkit::{shared_root, skip, summary, Needs};
+
+fn dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("rvmon-stl-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `rvmon check SPEC TRACE --robustness` in-process: its standard output.
+fn robustness(spec: &Path, trace: &Path) -> Result<String, String> {
+    let mut args = CheckArgs::new(spec.to_str().unwrap(), trace.to_str().unwrap());
+    args.robustness = true;
+    let mut out = Vec::new();
+    check_cmd::run(&args, &mut out, &mut std::io::sink()).map_err(|e| e.to_string())?;
+    Ok(String::from_utf8(out).unwrap())
+}
+
+#[test]
+fn rtamts_examples_byte_for_byte() {
+    let examples = shared_root().join("../peers/examples/rtamt");
+    if !examples.exists() {
+        return skip(
+            "stl: rtamt examples",
+            Needs::Shared,
+            "../shared/peers/examples/rtamt is not there",
+        );
+    }
+    for spec in ["future", "past", "until"] {
+        let want = std::fs::read_to_string(examples.join(format!("out/{spec}.offline.txt")))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("rc="))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>();
+        let got = robustness(
+            &examples.join(format!("{spec}.stl")),
+            &examples.join("trace1.csv"),
+        )
+        .unwrap();
+        assert_eq!(got, want, "{spec}.stl");
+    }
+}
+
+/// The bundled example: violations where the robustness is negative, status 1; with
+/// `--robustness` every sample and status 0.
+#[test]
+fn bundled_example_reports_violations() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/stl");
+    let args = CheckArgs::new(
+        root.join("requirement.stl").to_str().unwrap(),
+        root.join("signals.csv").to_str().unwrap(),
+    );
+    let mut out = Vec::new();
+    let status = check_cmd::run(&args, &mut out, &mut std::io::sink()).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(status, 1);
+    assert_eq!(out.lines().count(), 4, "{out}");
+    assert!(
+        out.starts_with("violation: sample 23 @23: robustness -0.33\n"),
+        "{out}"
+    );
+    let all = robustness(&root.join("requirement.stl"), &root.join("signals.csv")).unwrap();
+    assert_eq!(all.lines().count(), 40);
+}
+
+/// A random formula over `x` and `y`, fully parenthesised (precedence is tested by the
+/// vectors of rvmon-stl), with every operator rtamt has.
+fn formula() -> impl Strategy<Value = String> {
+    let atom = prop_oneof![
+        (
+            prop::sample::select(vec!["x", "y", "x + y", "abs(x)", "x * y"]),
+            prop::sample::select(vec![">", ">=", "<", "<=", "==", "!=="]),
+            -2i32..=2
+        )
+            .prop_map(|(e, op, c)| format!("({e} {op} {c})")),
+        Just("(x > y)".to_string()),
+    ];
+    atom.prop_recursive(4, 24, 2, |inner| {
+        let window = (0u32..3, 0u32..3).prop_map(|(a, d)| format!("[{a},{}]", a + d));
+        let window = prop_oneof![3 => window, 1 => Just(String::new())];
+        prop_oneof![
+            inner.clone().prop_map(|f| format!("(not {f})")),
+            (
+                inner.clone(),
+                inner.clone(),
+                prop::sample::select(vec!["and", "or", "implies", "iff", "xor"])
+            )
+                .prop_map(|(a, b, op)| format!("({a} {op} {b})")),
+            (
+                prop::sample::select(vec!["always", "eventually", "historically", "once"]),
+                window.clone(),
+                inner.clone()
+            )
+                .prop_map(|(op, w, f)| format!("({op}{w}({f}))")),
+            (
+                inner.clone(),
+                prop::sample::select(vec!["until", "since"]),
+                window,
+                inner.clone()
+            )
+                .prop_map(|(a, op, w, b)| format!("({a} {op}{w} {b})")),
+            (
+                prop::sample::select(vec!["next", "prev", "rise", "fall"]),
+                inner
+            )
+                .prop_map(|(op, f)| if op == "rise" || op == "fall" {
+                    format!("{op}({f})")
+                } else {
+                    format!("({op} {f})")
+                }),
+        ]
+    })
+}
+
+/// Values with many ties and zeros (`-1.5` … `1.5` by halves), 2 to 12 samples (rtamt needs two).
+fn trace() -> impl Strategy<Value = Vec<(f64, f64)>> {
+    prop::collection::vec((-3i32..=3, -3i32..=3), 2..12).prop_map(|v| {
+        v.into_iter()
+            .map(|(a, b)| (f64::from(a) / 2.0, f64::from(b) / 2.0))
+            .collect()
+    })
+}
+
+/// rtamt's robustness of each case, one line each (`ERROR` where rtamt raises), from one
+/// Python process.
+const DRIVER: &str = r#"
+import json, sys, math
+import rtamt
+def rep(v):
+    v = float(v)
+    if math.isinf(v): return "inf" if v > 0 else "-inf"
+    if math.isnan(v): return "nan"
+    return repr(v)
+for case in json.load(sys.stdin):
+    try:
+        spec = rtamt.StlDiscreteTimeSpecification()
+        spec.declare_var('x', 'float'); spec.declare_var('y', 'float')
+        spec.spec = case['formula']
+        spec.parse()
+        n = len(case['x'])
+        out = spec.evaluate({'time': list(range(n)), 'x': case['x'], 'y': case['y']})
+        print(" ".join(rep(r) for _, r in out))
+    except Exception as e:
+        print("ERROR")
+"#;
+
+#[test]
+fn random_formulas_give_rtamts_numbers() {
+    let Some(python) = std::env::var_os("PEERS_PY") else {
+        return skip(
+            "stl: rtamt differential",
+            Needs::Peer,
+            "PEERS_PY is not set (a Python with `pip install rtamt`)",
+        );
+    };
+    let probe = Command::new(&python).args(["-c", "import rtamt"]).status();
+    if !probe.is_ok_and(|s| s.success()) {
+        return skip(
+            "stl: rtamt differential",
+            Needs::Peer,
+            "PEERS_PY cannot import rtamt",
+        );
+    }
+    let config = Config {
+        rng_algorithm: RngAlgorithm::ChaCha,
+        ..Config::default()
+    };
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[19; 32]));
+    let cases: Vec<(String, Vec<(f64, f64)>)> = (0..1000)
+        .map(|_| {
+            let f = formula().new_tree(&mut runner).unwrap().current();
+            let t = trace().new_tree(&mut runner).unwrap().current();
+            (f, t)
+        })
+        .collect();
+    let json: Vec<String> = cases
+        .iter()
+        .map(|(f, t)| {
+            let col = |k: usize| -> String {
+                let v: Vec<String> = t
+                    .iter()
+                    .map(|p| format!("{:?}", if k == 0 { p.0 } else { p.1 }))
+                    .collect();
+                v.join(",")
+            };
+            format!(
+                "{{\"formula\":{:?},\"x\":[{}],\"y\":[{}]}}",
+                f,
+                col(0),
+                col(1)
+            )
+        })
+        .collect();
+    let mut child = Command::new(&python)
+        .args(["-c", DRIVER])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("PEERS_PY runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("[{}]", json.join(",")).as_bytes())
+        .unwrap();
+    let peer = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let peer: Vec<&str> = peer.lines().collect();
+    assert_eq!(
+        peer.len(),
+        cases.len(),
+        "rtamt answered {} of {} cases",
+        peer.len(),
+        cases.len()
+    );
+    let d = dir("diff");
+    let (mut agree, mut peer_errors, mut wrong) = (0, 0, Vec::new());
+    for ((f, t), want) in cases.iter().zip(&peer) {
+        if *want == "ERROR" {
+            peer_errors += 1;
+            continue;
+        }
+        let (spec, trace) = (d.join("f.stl"), d.join("t.csv"));
+        std::fs::write(&spec, f).unwrap();
+        let rows: String = t
+            .iter()
+            .enumerate()
+            .map(|(i, (x, y))| format!("{i},{x:?},{y:?}\n"))
+            .collect();
+        std::fs::write(&trace, format!("time,x,y\n{rows}")).unwrap();
+        let got = robustness(&spec, &trace).unwrap_or_else(|e| format!("error: {e}"));
+        let got: Vec<&str> = got
+            .lines()
+            .map(|l| l.split_once(' ').map_or(l, |p| p.1))
+            .collect();
+        if got.join(" ") == *want {
+            agree += 1;
+        } else {
+            wrong.push(format!(
+                "{f}\n  on {t:?}\n  rtamt: {want}\n  rvmon: {}",
+                got.join(" ")
+            ));
+        }
+    }
+    summary(
+        "stl: rtamt differential",
+        &format!(
+            "{} random formulas: {agree} agree, {} differ, {peer_errors} refused by rtamt",
+            cases.len(),
+            wrong.len()
+        ),
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert!(agree > 900, "only {agree} cases compared");
+}

@@ -1,0 +1,232 @@
+//! Discrete-time robustness over a whole trace, straight from the definitions, as rtamt
+//! computes it offline (`StlDiscreteTimeSpecification.evaluate`).
+//!
+//! Every node becomes one value per sample, operands first. Samples are indices: a window
+//! `[a, b]` counts samples, whatever the `time` column says (rtamt's default sampling period
+//! of 1 s). At the ends of the trace a window keeps the samples that exist; an empty one is
+//! `+inf` for `always`/`historically` and `-inf` for `eventually`/`once`/`until`/`since`;
+//! `next`/`prev` are `+inf` past the ends (`s_next`/`s_prev`: `-inf`).
+//!
+//! Minima and maxima are Python's, to give rtamt's numbers to the last bit: the first of equal
+//! values is kept (so `0.0` and `-0.0` come out as rtamt prints them) and a NaN is kept only
+//! when it comes first ([`pmin`], [`pmax`]). Division by zero, `sqrt` of a negative number and
+//! overflows give IEEE's infinities and NaN, where rtamt stops with a Python exception.
+
+use crate::ast::*;
+
+/// Python's `min(p, q)`: `q` only if it is strictly smaller.
+#[inline]
+pub fn pmin(p: f64, q: f64) -> f64 {
+    if q < p {
+        q
+    } else {
+        p
+    }
+}
+
+/// Python's `max(p, q)`: `q` only if it is strictly larger.
+#[inline]
+pub fn pmax(p: f64, q: f64) -> f64 {
+    if q > p {
+        q
+    } else {
+        p
+    }
+}
+
+/// The robustness of `f` at every sample of `signals` (one column per [`Formula::signals`],
+/// all of the same length).
+pub fn robustness(f: &Formula, signals: &[Vec<f64>]) -> Vec<f64> {
+    let n = signals.first().map_or(0, Vec::len);
+    let mut vals: Vec<Vec<f64>> = Vec::with_capacity(f.nodes.len());
+    for node in &f.nodes {
+        let v = node_values(node, &vals, signals, n);
+        vals.push(v);
+    }
+    vals.swap_remove(f.root)
+}
+
+fn node_values(node: &Node, vals: &[Vec<f64>], signals: &[Vec<f64>], n: usize) -> Vec<f64> {
+    let zip = |a: NodeId, b: NodeId, g: &dyn Fn(f64, f64) -> f64| -> Vec<f64> {
+        vals[a]
+            .iter()
+            .zip(&vals[b])
+            .map(|(&p, &q)| g(p, q))
+            .collect()
+    };
+    let map =
+        |a: NodeId, g: &dyn Fn(f64) -> f64| -> Vec<f64> { vals[a].iter().map(|&p| g(p)).collect() };
+    match *node {
+        Node::Signal(s) => signals[s].clone(),
+        Node::Const(c) => vec![c; n],
+        Node::Arith(op, a, b) => zip(a, b, &|p, q| match op {
+            Arith::Add => p + q,
+            Arith::Sub => p - q,
+            Arith::Mul => p * q,
+            Arith::Div => p / q,
+        }),
+        Node::Fun(Fun::Abs, a) => map(a, &f64::abs),
+        Node::Fun(Fun::Sqrt, a) => map(a, &f64::sqrt),
+        Node::Fun(Fun::Exp, a) => map(a, &f64::exp),
+        Node::Pow(a, b) => zip(a, b, &f64::powf),
+        Node::Cmp(op, a, b) => zip(a, b, &|p, q| match op {
+            Cmp::Greater => p - q,
+            Cmp::Less => q - p,
+            Cmp::Equal => -(p - q).abs(),
+            Cmp::NotEqual => (p - q).abs(),
+        }),
+        Node::Not(a) => map(a, &|p| -p),
+        Node::Connective(op, a, b) => zip(a, b, &|p, q| match op {
+            Connective::And => pmin(p, q),
+            Connective::Or => pmax(p, q),
+            Connective::Implies => pmax(-p, q),
+            Connective::Iff => -(p - q).abs(),
+            Connective::Xor => (p - q).abs(),
+        }),
+        Node::Temporal(op, w, a) => temporal(op, w, &vals[a]),
+        Node::Until(w, a, b) => until(w, &vals[a], &vals[b]),
+        Node::Since(w, a, b) => since(w, &vals[a], &vals[b]),
+        Node::Shift(op, a) => shift(op, &vals[a]),
+        Node::Rise(a) => {
+            let s = &vals[a];
+            (0..n)
+                .map(|i| pmin(-if i == 0 { f64::NEG_INFINITY } else { s[i - 1] }, s[i]))
+                .collect()
+        }
+        Node::Fall(a) => {
+            let s = &vals[a];
+            (0..n)
+                .map(|i| pmin(if i == 0 { f64::INFINITY } else { s[i - 1] }, -s[i]))
+                .collect()
+        }
+    }
+}
+
+fn temporal(op: Window1, w: Window, s: &[f64]) -> Vec<f64> {
+    let n = s.len();
+    let (f, pad): (fn(f64, f64) -> f64, f64) = match op {
+        Window1::Always | Window1::Historically => (pmin, f64::INFINITY),
+        Window1::Eventually | Window1::Once => (pmax, f64::NEG_INFINITY),
+    };
+    let future = matches!(op, Window1::Always | Window1::Eventually);
+    let mut out = vec![0.0; n];
+    let Some((a, b)) = w else {
+        let mut cur = pad;
+        if future {
+            for i in (0..n).rev() {
+                cur = f(s[i], cur);
+                out[i] = cur;
+            }
+        } else {
+            for i in 0..n {
+                cur = f(s[i], cur);
+                out[i] = cur;
+            }
+        }
+        return out;
+    };
+    let (a, b) = (a as i128, b as i128);
+    let at = |k: i128| -> f64 {
+        if (0..n as i128).contains(&k) {
+            s[k as usize]
+        } else {
+            pad
+        }
+    };
+    for (i, o) in out.iter_mut().enumerate() {
+        let i = i as i128;
+        // The window in ascending order, padded past the ends; the fold starts from its
+        // first element (rtamt's `min(window)`).
+        let (lo, hi) = if future {
+            (i + a, i + b)
+        } else {
+            (i - b, i - a)
+        };
+        let mut acc = at(lo);
+        for k in lo + 1..=hi {
+            acc = f(acc, at(k));
+        }
+        *o = acc;
+    }
+    out
+}
+
+/// `l until[a,b] r` at `i`: max over t in `[i+a, i+b]`, descending, of min(r(t), the min of
+/// l over `[i, t)` folded from `t-1` down); `l` is `+inf` and `r` `-inf` past the end.
+fn until(w: Window, l: &[f64], r: &[f64]) -> Vec<f64> {
+    let n = l.len();
+    let mut out = vec![f64::NEG_INFINITY; n];
+    let Some((a, b)) = w else {
+        let mut cur = f64::NEG_INFINITY;
+        for i in (0..n).rev() {
+            cur = pmax(pmin(l[i], cur), r[i]);
+            out[i] = cur;
+        }
+        return out;
+    };
+    let lv = |k: usize| if k < n { l[k] } else { f64::INFINITY };
+    let rv = |k: usize| if k < n { r[k] } else { f64::NEG_INFINITY };
+    for (i, o) in out.iter_mut().enumerate() {
+        let mut acc = f64::NEG_INFINITY;
+        for t in (i + a as usize..=i + b as usize).rev() {
+            let mut c = f64::INFINITY;
+            for k in (i..t).rev() {
+                c = pmin(c, lv(k));
+            }
+            acc = pmax(acc, pmin(c, rv(t)));
+        }
+        *o = acc;
+    }
+    out
+}
+
+/// `l since[a,b] r` at `i`: max over t in `[i-b, i-a]`, ascending, of min(r(t), the min of
+/// l over `(t, i]` folded upwards); `l` is `+inf` and `r` `-inf` before the start.
+fn since(w: Window, l: &[f64], r: &[f64]) -> Vec<f64> {
+    let n = l.len();
+    let mut out = vec![f64::NEG_INFINITY; n];
+    let Some((a, b)) = w else {
+        let mut cur = f64::NEG_INFINITY;
+        for i in 0..n {
+            cur = pmax(pmin(l[i], cur), r[i]);
+            out[i] = cur;
+        }
+        return out;
+    };
+    let lv = |k: i128| if k >= 0 { l[k as usize] } else { f64::INFINITY };
+    let rv = |k: i128| {
+        if k >= 0 {
+            r[k as usize]
+        } else {
+            f64::NEG_INFINITY
+        }
+    };
+    for (i, o) in out.iter_mut().enumerate() {
+        let i = i as i128;
+        let mut acc = f64::NEG_INFINITY;
+        for t in i - b as i128..=i - a as i128 {
+            let mut c = f64::INFINITY;
+            for k in t + 1..=i {
+                c = pmin(c, lv(k));
+            }
+            acc = pmax(acc, pmin(c, rv(t)));
+        }
+        *o = acc;
+    }
+    out
+}
+
+fn shift(op: Shift, s: &[f64]) -> Vec<f64> {
+    let n = s.len();
+    let edge = match op {
+        Shift::Next | Shift::Prev => f64::INFINITY,
+        Shift::StrongNext | Shift::StrongPrev => f64::NEG_INFINITY,
+    };
+    (0..n)
+        .map(|i| match op {
+            Shift::Next | Shift::StrongNext => s.get(i + 1).copied().unwrap_or(edge),
+            Shift::Prev | Shift::StrongPrev if i == 0 => edge,
+            Shift::Prev | Shift::StrongPrev => s[i - 1],
+        })
+        .collect()
+}
