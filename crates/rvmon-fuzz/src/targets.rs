@@ -347,6 +347,77 @@ const LOLA_TOKENS: &[&str] = &[
 ];
 const LOLA_NESTS: &[(&str, &str)] = &[("(", ")"), ("-", ""), ("!", "")];
 
+const STL: &str = "always[0,3]((x > 0) implies eventually[0,2](y > 0)) and (x - y + 1 >= abs(y)) \
+                   or historically[1:2s](not x == 2) until[0,1] (y !== 1) xor rise(x > 1) \
+                   iff s_prev F[1,1] pow(x, 2) / 3 * sqrt(exp(y)) < 1e3 -> once y > -0.5 since x > .5";
+const STL_TOKENS: &[&str] = &[
+    "always",
+    "eventually",
+    "historically",
+    "once",
+    "until",
+    "since",
+    "G",
+    "F",
+    "H",
+    "O",
+    "U",
+    "S",
+    "X",
+    "Y",
+    "sX",
+    "next",
+    "prev",
+    "rise",
+    "fall",
+    "not ",
+    "!",
+    " and ",
+    " & ",
+    " or ",
+    " | ",
+    " implies ",
+    " -> ",
+    " iff ",
+    " <-> ",
+    " xor ",
+    "[0,2]",
+    "[1:3]",
+    "[0,1000ms]",
+    "[3,1]",
+    "[0,1.5]",
+    "(",
+    ")",
+    "x",
+    "y",
+    "z",
+    " > ",
+    " <= ",
+    " == ",
+    " !== ",
+    " + ",
+    " - ",
+    " * ",
+    " / ",
+    "abs(",
+    "pow(x,",
+    "1e308",
+    "-0.0",
+    "0",
+    "&&",
+    "/*",
+    "//",
+    "\n",
+];
+const STL_NESTS: &[(&str, &str)] = &[
+    ("(", ")"),
+    ("not ", ""),
+    ("always[0,1] ", ""),
+    ("abs(", ")"),
+];
+/// Samples of the signals the STL seeds read.
+const STL_TRACE: &str = "time,x,y\n0,1,-1\n1,-1,2\n2,2,-1\n3,3,0.5\n4,-1,1\n5,1,-2\n";
+
 const RVM: &str = "// c\nP(c, i) {\n creation event create(c, i)\n event update(c)\n event next(i, _)\n where c < i, i >= c, c != i\n fsm:\n  s [ create -> u ]\n  u [ next -> u, update -> m ]\n  m [ next -> e ]\n  e [ ]\n @e \"bad {i} {c}\"\n @fail \"x\"\n}\nQ() { event a() fsm: s [ a -> s ] }";
 const RVM_LTL: &str = "H(c, i) {\n event create(c, i)\n event update(c)\n event next(i)\n end event dispose(i)\n ltl: create => [] (update => [] !next) and (next => (*) (!update S create)) // x\n @violation \"bad {i}\"\n @validation \"ok\"\n}\nP(i) { event a(i) ltl: <*> a U o a\n}";
 const RVM_ERE: &str = "L(l) {\n event acq(_, l)\n event rel(_, l)\n ere: (acq | rel)* & ~((acq | rel)* acq acq (acq | rel)*) | epsilon ~rel+ acq?\n @fail \"twice {l}\"\n @match \"m\"\n}";
@@ -568,6 +639,16 @@ pub static TARGETS: &[Target] = &[
         short_cases: 1000,
     },
     Target {
+        name: "stl",
+        run: stl,
+        seeds: &[STL],
+        examples: &["stl"],
+        tokens: STL_TOKENS,
+        nests: STL_NESTS,
+        made: None,
+        short_cases: 1000,
+    },
+    Target {
         name: "lola_csv",
         run: lola_csv,
         seeds: &[LOLA_CSV],
@@ -699,6 +780,7 @@ impl Scratch {
             ("t.log", LOG),
             ("rvm.log", rvm_log.as_str()),
             ("t.csv", LOLA_TRACE),
+            ("stl.csv", STL_TRACE),
             ("f.mfotl", MONPOLY_FORMULA),
         ] {
             std::fs::write(s.path(name), text).expect("a scratch file");
@@ -790,6 +872,11 @@ fn monpoly_formula(bytes: &[u8]) -> bool {
 
 fn lola(bytes: &[u8]) -> bool {
     check_spec(bytes, "s.lola", "t.csv", false)
+}
+
+/// An `.stl` formula, on a CSV trace of `x` and `y`.
+fn stl(bytes: &[u8]) -> bool {
+    check_spec(bytes, "f.stl", "stl.csv", false)
 }
 
 fn rvm(bytes: &[u8]) -> bool {

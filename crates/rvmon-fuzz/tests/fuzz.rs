@@ -62,6 +62,7 @@ targets!(
     jsonl,
     xml,
     lola,
+    stl,
     lola_csv,
     lola_jsonl,
     rvm,
@@ -107,6 +108,7 @@ fn seeds_are_accepted() {
             "ltl",
             "monpoly_formula",
             "lola",
+            "stl",
             "rvm",
             "monpoly_log",
         ]

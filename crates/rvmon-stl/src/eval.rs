@@ -125,30 +125,48 @@ fn temporal(op: Window1, w: Window, s: &[f64]) -> Vec<f64> {
         }
         return out;
     };
-    let (a, b) = (a as i128, b as i128);
-    let at = |k: i128| -> f64 {
-        if (0..n as i128).contains(&k) {
-            s[k as usize]
-        } else {
-            pad
-        }
-    };
+    // Past the ends a window holds pads (`+inf` for a minimum, `-inf` for a maximum): after
+    // the samples for a future window, which leaves the fold unchanged, and before them for
+    // a past one, where the fold starts from the pad (a NaN first sample is then passed
+    // over, as in rtamt). So the window is cut to the trace, and a bound of any size costs
+    // no more than the trace.
+    let last = n as i128 - 1;
+    let (a, b) = (i128::from(a), i128::from(b));
     for (i, o) in out.iter_mut().enumerate() {
         let i = i as i128;
-        // The window in ascending order, padded past the ends; the fold starts from its
-        // first element (rtamt's `min(window)`).
         let (lo, hi) = if future {
             (i + a, i + b)
         } else {
             (i - b, i - a)
         };
-        let mut acc = at(lo);
-        for k in lo + 1..=hi {
-            acc = f(acc, at(k));
+        let (first, end) = (lo.max(0), hi.min(last));
+        if first > end {
+            *o = pad;
+            continue;
+        }
+        let mut acc = if lo < 0 {
+            f(pad, s[0])
+        } else {
+            s[first as usize]
+        };
+        for k in first + 1..=end {
+            acc = f(acc, s[k as usize]);
         }
         *o = acc;
     }
     out
+}
+
+/// The running `pmin` fold of a bounded `until`/`since` when its sequence gains `v` as a
+/// new first element: NaNs never enter a fold that starts from `+inf`, and a tie keeps the
+/// first element.
+#[inline]
+fn prepend_min(c: f64, v: f64) -> f64 {
+    if v.is_nan() || c < v {
+        c
+    } else {
+        v
+    }
 }
 
 /// `l until[a,b] r` at `i`: max over t in `[i+a, i+b]`, descending, of min(r(t), the min of
@@ -164,18 +182,28 @@ fn until(w: Window, l: &[f64], r: &[f64]) -> Vec<f64> {
         }
         return out;
     };
-    let lv = |k: usize| if k < n { l[k] } else { f64::INFINITY };
-    let rv = |k: usize| if k < n { r[k] } else { f64::NEG_INFINITY };
+    // The witnesses t past the end contribute `-inf`: they are left out. For each t in
+    // `[i+a, i+b]`, min(r(t), the fold of l over t-1 down to i) is built upwards (each t
+    // prepends l(t-1) to the fold), then folded downwards, in rtamt's order.
+    let (a, b) = (a as usize, b as usize);
+    let mut v = Vec::new();
     for (i, o) in out.iter_mut().enumerate() {
-        let mut acc = f64::NEG_INFINITY;
-        for t in (i + a as usize..=i + b as usize).rev() {
-            let mut c = f64::INFINITY;
-            for k in (i..t).rev() {
-                c = pmin(c, lv(k));
-            }
-            acc = pmax(acc, pmin(c, rv(t)));
+        let (lo, hi) = (i.saturating_add(a), i.saturating_add(b).min(n - 1));
+        if lo > hi {
+            continue;
         }
-        *o = acc;
+        v.clear();
+        let mut c = f64::INFINITY;
+        for t in i..=hi {
+            if t >= lo {
+                v.push(pmin(c, r[t]));
+            }
+            c = prepend_min(c, l[t]);
+        }
+        *o = v
+            .iter()
+            .rev()
+            .fold(f64::NEG_INFINITY, |acc, &x| pmax(acc, x));
     }
     out
 }
@@ -193,25 +221,28 @@ fn since(w: Window, l: &[f64], r: &[f64]) -> Vec<f64> {
         }
         return out;
     };
-    let lv = |k: i128| if k >= 0 { l[k as usize] } else { f64::INFINITY };
-    let rv = |k: i128| {
-        if k >= 0 {
-            r[k as usize]
-        } else {
-            f64::NEG_INFINITY
-        }
-    };
+    // The witnesses t before the start contribute `-inf`: they are left out. For each t in
+    // `[i-b, i-a]`, min(r(t), the fold of l over t+1 up to i) is built downwards (each t
+    // prepends l(t+1)), then folded upwards, in rtamt's order.
+    let (a, b) = (a as usize, b as usize);
+    let mut v = Vec::new();
     for (i, o) in out.iter_mut().enumerate() {
-        let i = i as i128;
-        let mut acc = f64::NEG_INFINITY;
-        for t in i - b as i128..=i - a as i128 {
-            let mut c = f64::INFINITY;
-            for k in t + 1..=i {
-                c = pmin(c, lv(k));
+        let Some(hi) = i.checked_sub(a) else {
+            continue;
+        };
+        let lo = i.saturating_sub(b);
+        v.clear();
+        let mut c = f64::INFINITY;
+        for t in (lo..=i).rev() {
+            if t <= hi {
+                v.push(pmin(c, r[t]));
             }
-            acc = pmax(acc, pmin(c, rv(t)));
+            c = prepend_min(c, l[t]);
         }
-        *o = acc;
+        *o = v
+            .iter()
+            .rev()
+            .fold(f64::NEG_INFINITY, |acc, &x| pmax(acc, x));
     }
     out
 }
