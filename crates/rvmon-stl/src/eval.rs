@@ -103,12 +103,23 @@ fn node_values(node: &Node, vals: &[Vec<f64>], signals: &[Vec<f64>], n: usize) -
 }
 
 fn temporal(op: Window1, w: Window, s: &[f64]) -> Vec<f64> {
-    let n = s.len();
-    let (f, pad): (fn(f64, f64) -> f64, f64) = match op {
-        Window1::Always | Window1::Historically => (pmin, f64::INFINITY),
-        Window1::Eventually | Window1::Once => (pmax, f64::NEG_INFINITY),
-    };
     let future = matches!(op, Window1::Always | Window1::Eventually);
+    // PERF: one copy per fold, so that `pmin`/`pmax` inline (through a function pointer
+    // they were a quarter of the time).
+    match op {
+        Window1::Always | Window1::Historically => fold_window(pmin, f64::INFINITY, future, w, s),
+        Window1::Eventually | Window1::Once => fold_window(pmax, f64::NEG_INFINITY, future, w, s),
+    }
+}
+
+fn fold_window(
+    f: impl Fn(f64, f64) -> f64,
+    pad: f64,
+    future: bool,
+    w: Window,
+    s: &[f64],
+) -> Vec<f64> {
+    let n = s.len();
     let mut out = vec![0.0; n];
     let Some((a, b)) = w else {
         let mut cur = pad;
