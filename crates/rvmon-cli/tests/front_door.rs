@@ -20,6 +20,15 @@ fn dir(name: &str) -> PathBuf {
     d
 }
 
+/// An offline run, without progress.
+fn offline() -> RunOptions {
+    RunOptions {
+        online: false,
+        collect_strings: StringCollection::DEFAULT_FLOOR,
+        progress: false,
+    }
+}
+
 /// `rvmon check` in-process: its standard output and exit status.
 fn check(args: &CheckArgs) -> (String, i32) {
     let mut out = Vec::new();
@@ -48,11 +57,7 @@ fn through_the_library(
     let mut reader = open_reader(TraceFormat::Monpoly, input, "log", options).unwrap();
     let mut plan = formula_monitor(&spec, reader.interner_mut(), true).unwrap();
     let mut sink = Collect::default();
-    let options = RunOptions {
-        online: false,
-        collect_strings: StringCollection::DEFAULT_FLOOR,
-        progress: false,
-    };
+    let options = offline();
     let mut err = Vec::new();
     run(
         &mut *plan.monitor,
@@ -159,11 +164,7 @@ fn library_parametric_monitors_give_the_cli_reports() {
             build("spec", text, lang, None, reader.interner_mut(), true).unwrap();
         assert_eq!(strategy, Strategy::Parametric);
         let mut sink = Collect::default();
-        let options = RunOptions {
-            online: false,
-            collect_strings: StringCollection::DEFAULT_FLOOR,
-            progress: false,
-        };
+        let options = offline();
         run(
             &mut *monitor,
             &mut *reader,
@@ -202,11 +203,7 @@ fn library_stream_monitors_give_the_cli_triggers() {
         let csv = rvmon_trace::events::CsvEvents::new(input, "engine.csv", &inputs, None).unwrap();
         let mut events = Events::new(Box::new(csv));
         let mut sink = Collect::default();
-        let options = RunOptions {
-            online: false,
-            collect_strings: StringCollection::DEFAULT_FLOOR,
-            progress: false,
-        };
+        let options = offline();
         run(
             &mut monitor,
             &mut events,

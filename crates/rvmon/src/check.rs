@@ -159,6 +159,16 @@ impl CheckArgs {
         }
     }
 
+    /// How a run over the trace goes (`online` for a live input): strings collected as
+    /// `--collect-strings` says, progress on a terminal unless `--quiet`.
+    pub fn run_options(&self, online: bool) -> RunOptions {
+        RunOptions {
+            online,
+            collect_strings: self.collect_strings,
+            progress: !self.quiet && std::io::stderr().is_terminal(),
+        }
+    }
+
     /// Whether a first-order formula runs sliced (in parallel).
     pub fn sliced(&self) -> bool {
         self.workers > 1 || self.processes > 1 || self.slices.is_some()
@@ -215,11 +225,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         return Ok(0);
     }
     let mut sink = FormatSink::new(out, args.output);
-    let options = RunOptions {
-        online,
-        collect_strings: args.collect_strings,
-        progress: !args.quiet && std::io::stderr().is_terminal(),
-    };
+    let options = args.run_options(online);
     let stats = run::run(&mut *plan.monitor, &mut *reader, &mut sink, options, err)?;
     crate::release(plan.monitor);
     run::summary(sink.counts, stats, err)?;

@@ -2,7 +2,7 @@
 //! rvmon reads) goes to the properties that declare it; each binding of a property's
 //! parameters runs its own machine, and entering a verdict state is reported with the binding.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 use rvmon_core::Error;
 use rvmon_param::monitor::ParamMonitor;
@@ -12,7 +12,7 @@ use rvmon_trace::{open_reader, TraceOptions};
 
 use crate::check::{CheckArgs, Output};
 use crate::read_file;
-use crate::run::{self, RunOptions};
+use crate::run;
 use crate::sink::FormatSink;
 
 /// What `--explain` prints for a `.rvm` file.
@@ -128,11 +128,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
     }
     let mut sink = FormatSink::new(out, args.output);
-    let options = RunOptions {
-        online,
-        collect_strings: args.collect_strings,
-        progress: !args.quiet && std::io::stderr().is_terminal(),
-    };
+    let options = args.run_options(online);
     let stats = run::run(&mut monitor, &mut *reader, &mut sink, options, err)?;
     crate::release(monitor);
     let violations = stats.violations;

@@ -1,13 +1,13 @@
 //! `rvmon check SPEC.stl TRACE.csv`: the robustness of a signal temporal logic formula
 //! (rtamt's syntax) over the columns of a trace, one sample per row.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 use rvmon_core::{Error, Monitor};
 
 use crate::cascade;
 use crate::check::{CheckArgs, Output};
-use crate::run::{self, Events, RunOptions};
+use crate::run::{self, Events};
 use crate::sink::FormatSink;
 
 /// `rvmon check SPEC.stl TRACE` (see [`crate::check::run`]): with `--robustness`, the
@@ -32,11 +32,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let online = args.trace.as_deref().is_none_or(|t| t == "-");
     let mut events = Events::new(crate::stream::event_source(args, &monitor.inputs(), err)?);
     let mut sink = FormatSink::new(out, args.output).every_sample(args.robustness);
-    let options = RunOptions {
-        online,
-        collect_strings: args.collect_strings,
-        progress: !args.quiet && std::io::stderr().is_terminal(),
-    };
+    let options = args.run_options(online);
     let stats = run::run(&mut monitor, &mut events, &mut sink, options, err)?;
     let violations = sink.counts.violations;
     if args.robustness {

@@ -18,9 +18,8 @@ use rvmon_trace::{open_reader, TraceFormat, TraceOptions, TraceReader};
 
 use crate::check::{CheckArgs, Output};
 use crate::read_file;
-use crate::run::{self, Events, RunOptions, Source};
+use crate::run::{self, Events, Source};
 use crate::sink::FormatSink;
-use std::io::IsTerminal;
 
 /// What `--explain` prints: the streams, their pacing, evaluation order, latency and memory.
 pub fn explain(spec: &str, p: &Program) -> String {
@@ -264,11 +263,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let mut events = Events::new(event_source(args, &program.inputs, err)?);
     let mut monitor = StreamMonitor::new(program, args.values);
     let mut sink = FormatSink::new(out, args.output);
-    let options = RunOptions {
-        online,
-        collect_strings: args.collect_strings,
-        progress: !args.quiet && std::io::stderr().is_terminal(),
-    };
+    let options = args.run_options(online);
     let stats = run::run(&mut monitor, &mut events, &mut sink, options, err)?;
     let fired = sink.counts.triggers;
     writeln!(
