@@ -12,11 +12,10 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use proptest::prelude::*;
-use proptest::strategy::ValueTree;
+use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rvmon_cli::check_cmd::{self, CheckArgs};
-use rvmon_testkit::{shared_root, skip, summary, Needs};
+use rvmon_testkit::{shared_root, skip, stl, summary, Needs};
 
 fn dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("rvmon-stl-{}-{name}", std::process::id()));
@@ -81,62 +80,6 @@ fn bundled_example_reports_violations() {
     assert_eq!(all.lines().count(), 40);
 }
 
-/// A random formula over `x` and `y`, fully parenthesised (precedence is tested by the
-/// vectors of rvmon-stl), with every operator rtamt has.
-fn formula() -> impl Strategy<Value = String> {
-    let atom = prop_oneof![
-        (
-            prop::sample::select(vec!["x", "y", "x + y", "abs(x)", "x * y"]),
-            prop::sample::select(vec![">", ">=", "<", "<=", "==", "!=="]),
-            -2i32..=2
-        )
-            .prop_map(|(e, op, c)| format!("({e} {op} {c})")),
-        Just("(x > y)".to_string()),
-    ];
-    atom.prop_recursive(4, 24, 2, |inner| {
-        let window = (0u32..3, 0u32..3).prop_map(|(a, d)| format!("[{a},{}]", a + d));
-        let window = prop_oneof![3 => window, 1 => Just(String::new())];
-        prop_oneof![
-            inner.clone().prop_map(|f| format!("(not {f})")),
-            (
-                inner.clone(),
-                inner.clone(),
-                prop::sample::select(vec!["and", "or", "implies", "iff", "xor"])
-            )
-                .prop_map(|(a, b, op)| format!("({a} {op} {b})")),
-            (
-                prop::sample::select(vec!["always", "eventually", "historically", "once"]),
-                window.clone(),
-                inner.clone()
-            )
-                .prop_map(|(op, w, f)| format!("({op}{w}({f}))")),
-            (
-                inner.clone(),
-                prop::sample::select(vec!["until", "since"]),
-                window,
-                inner.clone()
-            )
-                .prop_map(|(a, op, w, b)| format!("({a} {op}{w} {b})")),
-            (
-                prop::sample::select(vec!["next", "prev", "rise", "fall"]),
-                inner
-            )
-                .prop_map(|(op, f)| if op == "rise" || op == "fall" {
-                    format!("{op}({f})")
-                } else {
-                    format!("({op} {f})")
-                }),
-        ]
-    })
-}
-
-/// Values with many ties and zeros (`-1.5` … `1.5` by halves) and now and then a NaN (where
-/// the order of Python's min and max shows), 2 to 12 samples (rtamt needs two).
-fn trace() -> impl Strategy<Value = Vec<(f64, f64)>> {
-    let value = (-3i32..=4).prop_map(|v| if v == 4 { f64::NAN } else { f64::from(v) / 2.0 });
-    prop::collection::vec((value.clone(), value), 2..12)
-}
-
 /// rtamt's robustness of each case, one line each (`ERROR` where rtamt raises), from one
 /// Python process.
 const DRIVER: &str = r#"
@@ -185,8 +128,8 @@ fn random_formulas_give_rtamts_numbers() {
         TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[19; 32]));
     let cases: Vec<(String, Vec<(f64, f64)>)> = (0..1000)
         .map(|_| {
-            let f = formula().new_tree(&mut runner).unwrap().current();
-            let t = trace().new_tree(&mut runner).unwrap().current();
+            let f = stl::formula().new_tree(&mut runner).unwrap().current();
+            let t = stl::samples(2..12).new_tree(&mut runner).unwrap().current();
             (f, t)
         })
         .collect();

@@ -47,59 +47,70 @@ pub fn robustness(f: &Formula, signals: &[Vec<f64>]) -> Vec<f64> {
 }
 
 fn node_values(node: &Node, vals: &[Vec<f64>], signals: &[Vec<f64>], n: usize) -> Vec<f64> {
-    let zip = |a: NodeId, b: NodeId, g: &dyn Fn(f64, f64) -> f64| -> Vec<f64> {
-        vals[a]
-            .iter()
-            .zip(&vals[b])
-            .map(|(&p, &q)| g(p, q))
-            .collect()
-    };
-    let map =
-        |a: NodeId, g: &dyn Fn(f64) -> f64| -> Vec<f64> { vals[a].iter().map(|&p| g(p)).collect() };
     match *node {
         Node::Signal(s) => signals[s].clone(),
-        Node::Const(c) => vec![c; n],
-        Node::Arith(op, a, b) => zip(a, b, &|p, q| match op {
-            Arith::Add => p + q,
-            Arith::Sub => p - q,
-            Arith::Mul => p * q,
-            Arith::Div => p / q,
-        }),
-        Node::Fun(Fun::Abs, a) => map(a, &f64::abs),
-        Node::Fun(Fun::Sqrt, a) => map(a, &f64::sqrt),
-        Node::Fun(Fun::Exp, a) => map(a, &f64::exp),
-        Node::Pow(a, b) => zip(a, b, &f64::powf),
-        Node::Cmp(op, a, b) => zip(a, b, &|p, q| match op {
-            Cmp::Greater => p - q,
-            Cmp::Less => q - p,
-            Cmp::Equal => -(p - q).abs(),
-            Cmp::NotEqual => (p - q).abs(),
-        }),
-        Node::Not(a) => map(a, &|p| -p),
-        Node::Connective(op, a, b) => zip(a, b, &|p, q| match op {
-            Connective::And => pmin(p, q),
-            Connective::Or => pmax(p, q),
-            Connective::Implies => pmax(-p, q),
-            Connective::Iff => -(p - q).abs(),
-            Connective::Xor => (p - q).abs(),
-        }),
         Node::Temporal(op, w, a) => temporal(op, w, &vals[a]),
         Node::Until(w, a, b) => until(w, &vals[a], &vals[b]),
         Node::Since(w, a, b) => since(w, &vals[a], &vals[b]),
         Node::Shift(op, a) => shift(op, &vals[a]),
-        Node::Rise(a) => {
-            let s = &vals[a];
-            (0..n)
-                .map(|i| pmin(-if i == 0 { f64::NEG_INFINITY } else { s[i - 1] }, s[i]))
-                .collect()
-        }
-        Node::Fall(a) => {
-            let s = &vals[a];
-            (0..n)
-                .map(|i| pmin(if i == 0 { f64::INFINITY } else { s[i - 1] }, -s[i]))
-                .collect()
-        }
+        _ => (0..n)
+            .map(|i| {
+                let before = |c: NodeId| (i > 0).then(|| vals[c][i - 1]);
+                pointwise(node, |c| vals[c][i], before).expect("a pointwise operator")
+            })
+            .collect(),
     }
+}
+
+/// A node's value at a sample from its operands' values there (`now`) and, for `rise` and
+/// `fall`, the sample before (`before`: `None` at the first sample); `None` for the operators
+/// that read windows or other samples.
+#[inline]
+pub(crate) fn pointwise(
+    node: &Node,
+    now: impl Fn(NodeId) -> f64,
+    before: impl Fn(NodeId) -> Option<f64>,
+) -> Option<f64> {
+    Some(match *node {
+        Node::Const(c) => c,
+        Node::Arith(op, a, b) => {
+            let (p, q) = (now(a), now(b));
+            match op {
+                Arith::Add => p + q,
+                Arith::Sub => p - q,
+                Arith::Mul => p * q,
+                Arith::Div => p / q,
+            }
+        }
+        Node::Fun(Fun::Abs, a) => now(a).abs(),
+        Node::Fun(Fun::Sqrt, a) => now(a).sqrt(),
+        Node::Fun(Fun::Exp, a) => now(a).exp(),
+        Node::Pow(a, b) => now(a).powf(now(b)),
+        Node::Cmp(op, a, b) => {
+            let (p, q) = (now(a), now(b));
+            match op {
+                Cmp::Greater => p - q,
+                Cmp::Less => q - p,
+                Cmp::Equal => -(p - q).abs(),
+                Cmp::NotEqual => (p - q).abs(),
+            }
+        }
+        Node::Not(a) => -now(a),
+        Node::Connective(op, a, b) => {
+            let (p, q) = (now(a), now(b));
+            match op {
+                Connective::And => pmin(p, q),
+                Connective::Or => pmax(p, q),
+                Connective::Implies => pmax(-p, q),
+                Connective::Iff => -(p - q).abs(),
+                Connective::Xor => (p - q).abs(),
+            }
+        }
+        // rtamt reads `-inf` before the first sample for `rise`, `+inf` for `fall`.
+        Node::Rise(a) => pmin(-before(a).unwrap_or(f64::NEG_INFINITY), now(a)),
+        Node::Fall(a) => pmin(before(a).unwrap_or(f64::INFINITY), -now(a)),
+        _ => return None,
+    })
 }
 
 fn temporal(op: Window1, w: Window, s: &[f64]) -> Vec<f64> {
@@ -136,36 +147,64 @@ fn fold_window(
         }
         return out;
     };
-    // Past the ends a window holds pads (`+inf` for a minimum, `-inf` for a maximum): after
-    // the samples for a future window, which leaves the fold unchanged, and before them for
-    // a past one, where the fold starts from the pad (a NaN first sample is then passed
-    // over, as in rtamt). So the window is cut to the trace, and a bound of any size costs
-    // no more than the trace.
-    let last = n as i128 - 1;
-    let (a, b) = (i128::from(a), i128::from(b));
+    let end = n as u64 - 1;
     for (i, o) in out.iter_mut().enumerate() {
-        let i = i as i128;
-        let (lo, hi) = if future {
-            (i + a, i + b)
+        let get = |k: u64| s[k as usize];
+        *o = if future {
+            future_at(&f, pad, (a, b), i as u64, end, get)
         } else {
-            (i - b, i - a)
+            past_at(&f, pad, (a, b), i as u64, get)
         };
-        let (first, end) = (lo.max(0), hi.min(last));
-        if first > end {
-            *o = pad;
-            continue;
-        }
-        let mut acc = if lo < 0 {
-            f(pad, s[0])
-        } else {
-            s[first as usize]
-        };
-        for k in first + 1..=end {
-            acc = f(acc, s[k as usize]);
-        }
-        *o = acc;
     }
     out
+}
+
+/// A bounded future window's fold at `j`: over `j+a ..= j+b`, cut at `end` (the last sample
+/// there is, or `u64::MAX` while the trace goes on). Past the end a window holds pads, after
+/// the samples, which leave the fold unchanged: so the window is cut, and a bound of any
+/// size costs no more than the trace. An empty window is the pad.
+#[inline]
+pub(crate) fn future_at(
+    f: impl Fn(f64, f64) -> f64,
+    pad: f64,
+    (a, b): (u64, u64),
+    j: u64,
+    end: u64,
+    get: impl Fn(u64) -> f64,
+) -> f64 {
+    let (lo, hi) = (j.saturating_add(a), j.saturating_add(b).min(end));
+    if lo > hi {
+        return pad;
+    }
+    let mut acc = get(lo);
+    for k in lo + 1..=hi {
+        acc = f(acc, get(k));
+    }
+    acc
+}
+
+/// A bounded past window's fold at `j`: over `j-b ..= j-a`. Before the start a window holds
+/// pads, before the samples, so the fold starts from the pad (a NaN first sample is then
+/// passed over, as in rtamt).
+#[inline]
+pub(crate) fn past_at(
+    f: impl Fn(f64, f64) -> f64,
+    pad: f64,
+    (a, b): (u64, u64),
+    j: u64,
+    get: impl Fn(u64) -> f64,
+) -> f64 {
+    let Some(hi) = j.checked_sub(a) else {
+        return pad;
+    };
+    let (mut acc, first) = match j.checked_sub(b) {
+        Some(lo) => (get(lo), lo),
+        None => (f(pad, get(0)), 0),
+    };
+    for k in first + 1..=hi {
+        acc = f(acc, get(k));
+    }
+    acc
 }
 
 /// The running `pmin` fold of a bounded `until`/`since` when its sequence gains `v` as a
@@ -193,30 +232,47 @@ fn until(w: Window, l: &[f64], r: &[f64]) -> Vec<f64> {
         }
         return out;
     };
-    // The witnesses t past the end contribute `-inf`: they are left out. For each t in
-    // `[i+a, i+b]`, min(r(t), the fold of l over t-1 down to i) is built upwards (each t
-    // prepends l(t-1) to the fold), then folded downwards, in rtamt's order.
-    let (a, b) = (a as usize, b as usize);
     let mut v = Vec::new();
     for (i, o) in out.iter_mut().enumerate() {
-        let (lo, hi) = (i.saturating_add(a), i.saturating_add(b).min(n - 1));
-        if lo > hi {
-            continue;
-        }
-        v.clear();
-        let mut c = f64::INFINITY;
-        for t in i..=hi {
-            if t >= lo {
-                v.push(pmin(c, r[t]));
-            }
-            c = prepend_min(c, l[t]);
-        }
-        *o = v
-            .iter()
-            .rev()
-            .fold(f64::NEG_INFINITY, |acc, &x| pmax(acc, x));
+        *o = until_at(
+            (a, b),
+            i as u64,
+            n as u64 - 1,
+            |k| l[k as usize],
+            |k| r[k as usize],
+            &mut v,
+        );
     }
     out
+}
+
+/// `l until[a,b] r` at `j`, the samples cut at `end` (or `u64::MAX` while the trace goes on).
+/// The witnesses t past the end contribute `-inf`: they are left out. For each t in
+/// `[j+a, j+b]`, min(r(t), the fold of l over t-1 down to j) is built upwards (each t
+/// prepends l(t-1) to the fold), then folded downwards, in rtamt's order.
+pub(crate) fn until_at(
+    (a, b): (u64, u64),
+    j: u64,
+    end: u64,
+    l: impl Fn(u64) -> f64,
+    r: impl Fn(u64) -> f64,
+    v: &mut Vec<f64>,
+) -> f64 {
+    let (lo, hi) = (j.saturating_add(a), j.saturating_add(b).min(end));
+    if lo > hi {
+        return f64::NEG_INFINITY;
+    }
+    v.clear();
+    let mut c = f64::INFINITY;
+    for t in j..=hi {
+        if t >= lo {
+            v.push(pmin(c, r(t)));
+        }
+        c = prepend_min(c, l(t));
+    }
+    v.iter()
+        .rev()
+        .fold(f64::NEG_INFINITY, |acc, &x| pmax(acc, x))
 }
 
 /// `l since[a,b] r` at `i`: max over t in `[i-b, i-a]`, ascending, of min(r(t), the min of
@@ -232,30 +288,44 @@ fn since(w: Window, l: &[f64], r: &[f64]) -> Vec<f64> {
         }
         return out;
     };
-    // The witnesses t before the start contribute `-inf`: they are left out. For each t in
-    // `[i-b, i-a]`, min(r(t), the fold of l over t+1 up to i) is built downwards (each t
-    // prepends l(t+1)), then folded upwards, in rtamt's order.
-    let (a, b) = (a as usize, b as usize);
     let mut v = Vec::new();
     for (i, o) in out.iter_mut().enumerate() {
-        let Some(hi) = i.checked_sub(a) else {
-            continue;
-        };
-        let lo = i.saturating_sub(b);
-        v.clear();
-        let mut c = f64::INFINITY;
-        for t in (lo..=i).rev() {
-            if t <= hi {
-                v.push(pmin(c, r[t]));
-            }
-            c = prepend_min(c, l[t]);
-        }
-        *o = v
-            .iter()
-            .rev()
-            .fold(f64::NEG_INFINITY, |acc, &x| pmax(acc, x));
+        *o = since_at(
+            (a, b),
+            i as u64,
+            |k| l[k as usize],
+            |k| r[k as usize],
+            &mut v,
+        );
     }
     out
+}
+
+/// `l since[a,b] r` at `j`. The witnesses t before the start contribute `-inf`: they are
+/// left out. For each t in `[j-b, j-a]`, min(r(t), the fold of l over t+1 up to j) is built
+/// downwards (each t prepends l(t+1)), then folded upwards, in rtamt's order.
+pub(crate) fn since_at(
+    (a, b): (u64, u64),
+    j: u64,
+    l: impl Fn(u64) -> f64,
+    r: impl Fn(u64) -> f64,
+    v: &mut Vec<f64>,
+) -> f64 {
+    let Some(hi) = j.checked_sub(a) else {
+        return f64::NEG_INFINITY;
+    };
+    let lo = j.saturating_sub(b);
+    v.clear();
+    let mut c = f64::INFINITY;
+    for t in (lo..=j).rev() {
+        if t <= hi {
+            v.push(pmin(c, r(t)));
+        }
+        c = prepend_min(c, l(t));
+    }
+    v.iter()
+        .rev()
+        .fold(f64::NEG_INFINITY, |acc, &x| pmax(acc, x))
 }
 
 fn shift(op: Shift, s: &[f64]) -> Vec<f64> {

@@ -11,8 +11,10 @@ pub mod eval;
 mod lexer;
 mod monitor;
 pub mod number;
+pub mod online;
 pub mod parse;
 
 pub use ast::Formula;
 pub use monitor::StlMonitor;
+pub use online::Online;
 pub use parse::parse;

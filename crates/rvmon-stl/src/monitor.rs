@@ -4,22 +4,26 @@
 
 use std::hash::Hasher;
 
+use std::collections::VecDeque;
+
 use rvmon_core::event::{Event, Val, ValType};
 use rvmon_core::{
     decode_state, encode_state, Decision, Description, Error, Interner, Kind, Payload, Sink,
 };
 
 use crate::ast::Formula;
-use crate::eval::robustness;
+use crate::online::Online;
 
-/// An STL formula's monitor. This first engine keeps the samples and evaluates the formula
-/// over the whole trace at its end, exactly as rtamt's offline `evaluate` does (the
-/// reference for the online engines to come).
+/// An STL formula's monitor: the online engine ([`Online`]), each sample's robustness
+/// emitted as soon as the samples its windows read have arrived.
 pub struct StlMonitor {
     formula: Formula,
-    times: Vec<i64>,
-    /// One column per signal of the formula.
-    columns: Vec<Vec<f64>>,
+    online: Online,
+    /// The times of the samples not yet decided, from `times_from` on.
+    times: VecDeque<i64>,
+    times_from: u64,
+    sample: Vec<f64>,
+    decided: Vec<(u64, f64)>,
     fingerprint: u64,
 }
 
@@ -31,8 +35,11 @@ impl StlMonitor {
             h.finish()
         };
         StlMonitor {
-            columns: vec![Vec::new(); formula.signals.len()],
-            times: Vec::new(),
+            online: Online::new(&formula),
+            times: VecDeque::new(),
+            times_from: 0,
+            sample: Vec::new(),
+            decided: Vec::new(),
             formula,
             fingerprint,
         }
@@ -44,9 +51,14 @@ impl StlMonitor {
         self.formula.signals.iter().map(float).collect()
     }
 
+    /// Values the engine holds (its memory, in values).
+    pub fn held(&self) -> usize {
+        self.online.held() + self.times.len()
+    }
+
     fn sample(&mut self, ev: &Event) -> Result<(), Error> {
-        let n = self.times.len();
-        for (k, column) in self.columns.iter_mut().enumerate() {
+        self.sample.clear();
+        for (k, name) in self.formula.signals.iter().enumerate() {
             let v = match ev.values.get(k) {
                 Some(Some(Val::Float(x))) => *x,
                 Some(Some(Val::Int(i))) => *i as f64,
@@ -54,78 +66,110 @@ impl StlMonitor {
                 Some(Some(Val::Bool(b))) => f64::from(u8::from(*b)),
                 _ => {
                     return Err(Error::msg(format!(
-                        "sample {n}: the signal `{}` has no value (every sample needs a value \
+                        "sample {}: the signal `{name}` has no value (every sample needs a value \
                          of every signal the formula reads)",
-                        self.formula.signals[k]
+                        self.times_from + self.times.len() as u64
                     )))
                 }
             };
-            column.push(v);
+            self.sample.push(v);
         }
-        self.times.push(ev.time);
+        self.times.push_back(ev.time);
+        let decided = &mut self.decided;
+        self.online
+            .push(&self.formula, &self.sample, |j, r| decided.push((j, r)));
         Ok(())
     }
-}
 
-impl rvmon_core::Monitor<Event> for StlMonitor {
-    fn feed(&mut self, batch: &[Event], _: &mut Interner, _: &mut dyn Sink) -> Result<(), Error> {
-        batch.iter().try_for_each(|ev| self.sample(ev))
-    }
-
-    fn finish(&mut self, interner: &mut Interner, sink: &mut dyn Sink) -> Result<(), Error> {
-        let rob = robustness(&self.formula, &self.columns);
-        for (i, (&r, &ts)) in rob.iter().zip(&self.times).enumerate() {
+    /// Emits the robustness decided so far: a violation where it is negative.
+    fn emit(&mut self, interner: &Interner, sink: &mut dyn Sink) -> Result<(), Error> {
+        for (j, r) in self.decided.drain(..) {
+            debug_assert_eq!(j, self.times_from);
+            let ts = self.times.pop_front().expect("a time per sample");
+            self.times_from += 1;
+            let kind = if r < 0.0 {
+                Kind::Violation
+            } else {
+                Kind::Satisfied
+            };
             let d = Decision {
-                tp: i as u64,
+                tp: j,
                 ts,
-                kind: if r < 0.0 {
-                    Kind::Violation
-                } else {
-                    Kind::Satisfied
-                },
+                kind,
                 payload: Payload::Robustness(r),
             };
             sink.emit(&d, interner)?;
         }
         Ok(())
     }
+}
+
+impl rvmon_core::Monitor<Event> for StlMonitor {
+    fn feed(
+        &mut self,
+        batch: &[Event],
+        interner: &mut Interner,
+        sink: &mut dyn Sink,
+    ) -> Result<(), Error> {
+        for ev in batch {
+            self.sample(ev)?;
+            self.emit(interner, sink)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, interner: &mut Interner, sink: &mut dyn Sink) -> Result<(), Error> {
+        let decided = &mut self.decided;
+        self.online
+            .finish(&self.formula, |j, r| decided.push((j, r)));
+        self.emit(interner, sink)
+    }
 
     fn snapshot(&self) -> Result<Vec<u8>, Error> {
-        Ok(encode_state(&(
-            self.fingerprint,
-            &self.times,
-            &self.columns,
-        )))
+        let state = (self.fingerprint, &self.online, &self.times, self.times_from);
+        Ok(encode_state(&state))
     }
 
     fn restore(&mut self, state: &[u8]) -> Result<(), Error> {
-        let (fingerprint, times, columns): (u64, Vec<i64>, Vec<Vec<f64>>) = decode_state(state)
-            .ok_or_else(|| Error::msg("the saved signal monitor state is damaged"))?;
-        if fingerprint != self.fingerprint || columns.len() != self.columns.len() {
+        let (fingerprint, mut online, times, times_from): (u64, Online, VecDeque<i64>, u64) =
+            decode_state(state)
+                .ok_or_else(|| Error::msg("the saved signal monitor state is damaged"))?;
+        if fingerprint != self.fingerprint {
             return Err(Error::msg(
                 "the saved monitor state belongs to another STL formula",
             ));
         }
-        (self.times, self.columns) = (times, columns);
+        online.rebuild(&self.formula);
+        (self.online, self.times, self.times_from) = (online, times, times_from);
         Ok(())
     }
 
     fn describe(&self) -> Description {
-        let horizon = match self.formula.horizon() {
-            Some(h) => format!("{h} sample(s)"),
-            None => "unbounded (an unbounded future operator)".to_string(),
+        let (horizon, memory) = match self.formula.horizon() {
+            Some(h) => (
+                format!("{h} sample(s)"),
+                "the values each subformula's windows still read (its bounds, back and \
+                 forward): independent of the trace length"
+                    .to_string(),
+            ),
+            None => (
+                "unbounded (an unbounded future operator)".to_string(),
+                "the operand of each unbounded future operator, until the end of the trace \
+                 (it decides them); the rest as for bounded windows"
+                    .to_string(),
+            ),
         };
         Description {
             strategy: format!(
-                "signal temporal logic (rvmon-stl), discrete-time robustness as rtamt computes \
-                 it offline; future horizon {horizon}"
+                "signal temporal logic (rvmon-stl), discrete-time robustness (rtamt's), online: \
+                 each sample decided {horizon} after it (paper 19's delayed exact mode)"
             ),
-            memory: "every sample of the signals the formula reads: the formula is evaluated \
-                     over the whole trace at its end (no online engine yet)"
-                .to_string(),
+            memory,
         }
     }
 
+    /// PERF: the run loop's per-batch work (the sink's end of batch, the progress display)
+    /// is shared by 256 samples; each is decided as soon as its windows have their samples.
     fn batch_size(&self) -> usize {
         256
     }

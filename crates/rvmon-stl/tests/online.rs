@@ -1,0 +1,75 @@
+//! The online engine against the offline evaluation (the brute-force reference, checked
+//! against rtamt itself): on random formulas and samples, each sample's robustness is the
+//! same to the last bit (signed zeros and NaN included), emitted once, in order; and a
+//! bounded formula holds a number of values that does not grow with the trace.
+
+use proptest::prelude::*;
+use rvmon_stl::eval::robustness;
+use rvmon_stl::{parse, Formula, Online};
+use rvmon_testkit::stl;
+
+fn columns(f: &Formula, samples: &[(f64, f64)]) -> Vec<Vec<f64>> {
+    f.signals
+        .iter()
+        .map(|s| {
+            samples
+                .iter()
+                .map(|p| if s == "x" { p.0 } else { p.1 })
+                .collect()
+        })
+        .collect()
+}
+
+fn online(f: &Formula, samples: &[(f64, f64)]) -> Vec<(u64, f64)> {
+    let cols = columns(f, samples);
+    let mut engine = Online::new(f);
+    let mut out = Vec::new();
+    for i in 0..samples.len() {
+        let sample: Vec<f64> = cols.iter().map(|c| c[i]).collect();
+        engine.push(f, &sample, |j, r| out.push((j, r)));
+    }
+    engine.finish(f, |j, r| out.push((j, r)));
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn online_gives_the_offline_robustness(text in stl::formula(), samples in stl::samples(1..25)) {
+        let f = parse("t.stl", &text).unwrap();
+        let want = robustness(&f, &columns(&f, &samples));
+        let got = online(&f, &samples);
+        prop_assert_eq!(got.len(), want.len(), "{}", text);
+        for (i, ((j, r), w)) in got.iter().zip(&want).enumerate() {
+            prop_assert_eq!(*j, i as u64);
+            prop_assert!(r.to_bits() == w.to_bits() || (r.is_nan() && w.is_nan()),
+                "{} at {}: online {:?}, offline {:?}", text, i, r, w);
+        }
+    }
+}
+
+/// Paper 19's point: a bounded formula is monitored in memory independent of the trace. Its
+/// values are decided the horizon after their sample.
+#[test]
+fn bounded_formulas_hold_what_their_windows_read() {
+    let text = "always[0,100]((x > 0.5) implies eventually[0,20](y < 0.0)) and \
+                historically[0,30](x < 2) and (x > 0) since[2,10] (y > 1)";
+    let f = parse("t.stl", text).unwrap();
+    assert_eq!(f.horizon(), Some(120));
+    let mut engine = Online::new(&f);
+    let (mut most, mut decided) = (0, 0u64);
+    for i in 0..20_000u64 {
+        let x = ((i * 7919) % 100) as f64 / 25.0 - 2.0;
+        let y = ((i * 104_729) % 100) as f64 / 25.0 - 2.0;
+        engine.push(&f, &[x, y], |j, _| {
+            assert_eq!(j, decided);
+            decided += 1;
+        });
+        if i > 1000 {
+            assert_eq!(decided, i + 1 - 120, "decided the horizon after");
+        }
+        most = most.max(engine.held());
+    }
+    assert!(most < 2_000, "held {most} values");
+}
