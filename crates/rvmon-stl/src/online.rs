@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 
 use crate::ast::*;
-use crate::eval::{future_at, past_at, pmax, pmin, pointwise, since_at, until_at};
+use crate::eval::{pmax, pmin, pointwise, since_at, until_at};
 
 /// The online evaluation of one formula.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -24,6 +24,8 @@ pub struct Online {
     base: Vec<u64>,
     /// Unbounded past operators' running values (`historically`, `once`, `since`).
     running: Vec<f64>,
+    /// Bounded `always`/`eventually`/`historically`/`once`: each one's sliding window.
+    windows: Vec<Sliding>,
     /// Per node: its parents, and how far back before their first value not yet computed
     /// each reads it.
     #[serde(skip)]
@@ -48,6 +50,7 @@ impl Online {
             })
             .collect();
         Online {
+            windows: vec![Sliding::default(); n],
             vals: vec![VecDeque::new(); n],
             base: vec![0; n],
             running,
@@ -148,13 +151,7 @@ impl Online {
                 if !has(c, if future { j.saturating_add(w.1) } else { j }) {
                     return None;
                 }
-                let get = |i: u64| self.get(c, i);
-                Some(match op {
-                    Window1::Always => future_at(pmin, f64::INFINITY, w, j, end, get),
-                    Window1::Eventually => future_at(pmax, f64::NEG_INFINITY, w, j, end, get),
-                    Window1::Historically => past_at(pmin, f64::INFINITY, w, j, get),
-                    Window1::Once => past_at(pmax, f64::NEG_INFINITY, w, j, get),
-                })
+                Some(self.slide(k, c, op, w, j, end))
             }
             Node::Temporal(op, None, c) => {
                 // (Unbounded future operators are computed at the end, see `compute`.)
@@ -227,6 +224,71 @@ impl Online {
         }
     }
 
+    /// A bounded window's fold at `j` (over `c`, cut at `end`), in amortised O(1): a deque of
+    /// the window's candidates (Lemire's sliding minimum), kept as the fold of `eval` would
+    /// choose. That fold keeps the first of equal values and passes NaNs over, unless the
+    /// window's first sample is one (then it is the result); before the start of the trace
+    /// the fold starts from the pad instead.
+    fn slide(
+        &mut self,
+        k: NodeId,
+        c: NodeId,
+        op: Window1,
+        (a, b): (u64, u64),
+        j: u64,
+        end: u64,
+    ) -> f64 {
+        let min = matches!(op, Window1::Always | Window1::Historically);
+        let pad = if min {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        };
+        // `first`: the window's first sample, `None` when it starts before the trace.
+        let (first, hi) = if matches!(op, Window1::Always | Window1::Eventually) {
+            let (lo, hi) = (j.saturating_add(a), j.saturating_add(b).min(end));
+            if lo > hi {
+                return pad;
+            }
+            (Some(lo), hi)
+        } else {
+            let Some(hi) = j.checked_sub(a) else {
+                return pad;
+            };
+            (j.checked_sub(b), hi)
+        };
+        let lo = first.unwrap_or(0);
+        let mut w = std::mem::take(&mut self.windows[k]);
+        // Out with the samples the window has left (their values may be gone too).
+        while w.candidates.front().is_some_and(|&i| i < lo) {
+            w.candidates.pop_front();
+        }
+        w.next = w.next.max(lo);
+        while w.next <= hi {
+            let v = self.get(c, w.next);
+            if !v.is_nan() {
+                // A later equal value never beats an earlier one: only strictly worse go.
+                while let Some(&back) = w.candidates.back() {
+                    let u = self.get(c, back);
+                    if (min && u > v) || (!min && u < v) {
+                        w.candidates.pop_back();
+                    } else {
+                        break;
+                    }
+                }
+                w.candidates.push_back(w.next);
+            }
+            w.next += 1;
+        }
+        let front = w.candidates.front().copied();
+        self.windows[k] = w;
+        match (first.map(|i| self.get(c, i)), front) {
+            (Some(v), _) if v.is_nan() => v,
+            (_, Some(i)) => self.get(c, i),
+            (_, None) => pad,
+        }
+    }
+
     /// `always`, `eventually` or `until` without a window: decided at the end of the trace,
     /// backwards over the whole operand (`r`: until's right operand).
     fn unbounded_future(&mut self, k: NodeId, l: NodeId, r: Option<NodeId>, op: Window1) {
@@ -270,6 +332,14 @@ impl Online {
             }
         }
     }
+}
+
+/// A bounded window's state: the samples that may still be its fold's result, oldest first
+/// (their values strictly better towards the front), and the next sample to take in.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Sliding {
+    candidates: VecDeque<u64>,
+    next: u64,
 }
 
 /// Per node, its parents and how far back each reads it (see [`Online`]).
