@@ -222,10 +222,6 @@ fn union(mut a: Vec<String>, b: Vec<String>) -> Vec<String> {
 /// MonPoly's `Rewriting.rr` (S. Müller's range restriction): the range-restricted variables,
 /// and whether the formula's comparisons are all covered.
 pub(crate) fn rr(f: &Formula) -> (Vec<String>, bool) {
-    let var = |t: &Term| match t {
-        Term::Var(v) => Some(v.clone()),
-        _ => None,
-    };
     match &f.kind {
         FormulaKind::Pred { args, .. } => {
             let mut vs = Vec::new();
@@ -279,53 +275,7 @@ pub(crate) fn rr(f: &Formula) -> (Vec<String>, bool) {
             op: BoolOp::And,
             lhs,
             rhs,
-        } => {
-            let (rr1, b) = rr(lhs);
-            let (negated, right) = match &rhs.kind {
-                FormulaKind::Not(g) => (true, &**g),
-                _ => (false, &**rhs),
-            };
-            if let FormulaKind::Cmp {
-                op,
-                lhs: t1,
-                rhs: t2,
-            } = &right.kind
-            {
-                let (op, l, r) = as_monpoly_cmp(*op, t1, t2);
-                match (negated, op, var(l), var(r)) {
-                    (false, CmpOp::Eq, Some(x), Some(y)) => {
-                        return if rr1.contains(&x) {
-                            (union(rr1, vec![y]), b)
-                        } else if rr1.contains(&y) {
-                            (union(rr1, vec![x]), b)
-                        } else {
-                            (rr1, b)
-                        };
-                    }
-                    (false, CmpOp::Lt, Some(x), Some(y)) => {
-                        return if rr1.contains(&y) || x == y {
-                            (union(rr1, vec![x]), b)
-                        } else {
-                            (rr1, b)
-                        };
-                    }
-                    (true, CmpOp::Lt, Some(x), Some(y)) => {
-                        return if rr1.contains(&x) {
-                            (union(rr1, vec![y]), b)
-                        } else {
-                            (rr1, b)
-                        };
-                    }
-                    (_, CmpOp::Le, _, _) => {
-                        let ok = b && subset(&term_vars(l), &rr1) && subset(&term_vars(r), &rr1);
-                        return (rr1, ok);
-                    }
-                    _ => {}
-                }
-            }
-            let (rr2, b2) = rr(rhs);
-            (union(rr1, rr2), b && b2)
-        }
+        } => rr_and(lhs, rhs),
         FormulaKind::Bool2 {
             op: BoolOp::Or,
             lhs,
@@ -371,6 +321,61 @@ pub(crate) fn rr(f: &Formula) -> (Vec<String>, bool) {
         // Sugar is normalised away before this analysis.
         FormulaKind::Bool2 { .. } => (vec![], false),
     }
+}
+
+/// [`rr`] of `lhs AND rhs`: a comparison (or a negated one) on the right extends the left's
+/// range-restricted variables by MonPoly's rules (`x = y` with one of them restricted, `x < y`
+/// with `y` restricted, `x <= y` with both).
+fn rr_and(lhs: &Formula, rhs: &Formula) -> (Vec<String>, bool) {
+    let var = |t: &Term| match t {
+        Term::Var(v) => Some(v.clone()),
+        _ => None,
+    };
+    let (rr1, b) = rr(lhs);
+    let (negated, right) = match &rhs.kind {
+        FormulaKind::Not(g) => (true, &**g),
+        _ => (false, rhs),
+    };
+    if let FormulaKind::Cmp {
+        op,
+        lhs: t1,
+        rhs: t2,
+    } = &right.kind
+    {
+        let (op, l, r) = as_monpoly_cmp(*op, t1, t2);
+        match (negated, op, var(l), var(r)) {
+            (false, CmpOp::Eq, Some(x), Some(y)) => {
+                return if rr1.contains(&x) {
+                    (union(rr1, vec![y]), b)
+                } else if rr1.contains(&y) {
+                    (union(rr1, vec![x]), b)
+                } else {
+                    (rr1, b)
+                };
+            }
+            (false, CmpOp::Lt, Some(x), Some(y)) => {
+                return if rr1.contains(&y) || x == y {
+                    (union(rr1, vec![x]), b)
+                } else {
+                    (rr1, b)
+                };
+            }
+            (true, CmpOp::Lt, Some(x), Some(y)) => {
+                return if rr1.contains(&x) {
+                    (union(rr1, vec![y]), b)
+                } else {
+                    (rr1, b)
+                };
+            }
+            (_, CmpOp::Le, _, _) => {
+                let ok = b && subset(&term_vars(l), &rr1) && subset(&term_vars(r), &rr1);
+                return (rr1, ok);
+            }
+            _ => {}
+        }
+    }
+    let (rr2, b2) = rr(rhs);
+    (union(rr1, rr2), b && b2)
 }
 
 /// MonPoly's safe-range check: every free variable is range restricted.

@@ -203,6 +203,13 @@ pub(crate) struct PeriodReport {
 }
 
 impl PeriodReport {
+    /// Whether it says something since the report that sent `decided` as `sent`: answers,
+    /// the own count, or `decided` alone (which lets worker 0 write the period's other data
+    /// slices up to there).
+    fn has_news(&self, sent: u64) -> bool {
+        !self.answers.is_empty() || self.own.is_some() || self.decided > sent
+    }
+
     pub(crate) fn new(period: usize) -> PeriodReport {
         PeriodReport {
             period: period as u64,
@@ -301,6 +308,20 @@ enum Region {
     Before,
     Own,
     After,
+}
+
+impl Region {
+    /// Where the line at byte `at` is, for a period whose own lines start at `start` and end
+    /// before `own_end` (the next period's start; `None` for the last).
+    fn of(at: u64, start: u64, own_end: Option<u64>) -> Region {
+        if at < start {
+            Region::Before
+        } else if own_end.is_none_or(|e| at < e) {
+            Region::Own
+        } else {
+            Region::After
+        }
+    }
 }
 
 /// A task's monitor: the engine over the period's time points, or, when slicers compose,
@@ -440,15 +461,7 @@ pub(crate) fn run_period(
     let j = task / per_period;
     let period = &plan[j];
     let own_end = plan.get(j + 1).map(|p| p.start);
-    let region = |at: u64| {
-        if at < period.start {
-            Region::Before
-        } else if own_end.is_none_or(|e| at < e) {
-            Region::Own
-        } else {
-            Region::After
-        }
-    };
+    let region = |at: u64| Region::of(at, period.start, own_end);
     let mut reader = open_at(path, &job.sig, period.read_from)?;
     let (mut engine, has_future, batch_size) = task_engine(job, task, reader.interner_mut())?;
     // The formula's constants and the slicer's names stay; values are freed once no state
@@ -465,43 +478,16 @@ pub(crate) fn run_period(
     let mut report = PeriodReport::new(task);
     // The `decided` last sent.
     let mut sent = 0u64;
-    // Time points fed; the first own one; own ones; the last own timestamp; extra ones fed
-    // past the future horizon.
-    let (mut fed, mut first_own, mut own, mut last_own_ts, mut extra) =
-        (0u64, None::<u64>, 0u64, None::<Timestamp>, 0u32);
+    let mut tally = Tally::default();
     let mut events = 0u64;
     // Where reading stopped early: a period stopped before its own range never gets written
     // (the period owning that line ends the run), so it has no count to report.
     let mut stop = Region::Own;
-    // Feeds the pending time points; on an engine error, how the task ends.
-    let feed = |batch: &[TimePoint],
-                region: Region,
-                engine: &mut TaskEngine,
-                interner: &mut rvmon_core::Interner,
-                answers: &mut Vec<Answer>,
-                stop: &mut Region|
-     -> Result<u64, End> {
-        engine
-            .step_batch(batch, interner, answers)
-            .map(|n| n as u64)
-            .map_err(|e| {
-                *stop = region;
-                if region == Region::Own {
-                    End::Failed {
-                        at: None,
-                        col: 0,
-                        message: e.to_string(),
-                    }
-                } else {
-                    End::Stopped
-                }
-            })
-    };
     // Feeds what is pending, and breaks out of the loop with the engine's failure if any.
     macro_rules! feed_pending {
         () => {{
             let n = std::mem::take(&mut pending);
-            let fed_now = feed(
+            let fed_now = feed_batch(
                 &batch[..n],
                 batch_region,
                 &mut engine,
@@ -513,7 +499,13 @@ pub(crate) fn run_period(
                 Ok(n) => events += n,
                 Err(end) => break end,
             }
-            restrict(&mut answers, first_own, own, reader.interner(), &mut report);
+            restrict(
+                &mut answers,
+                tally.first_own,
+                tally.own,
+                reader.interner(),
+                &mut report,
+            );
             // The answers went into the report as owned values: only the engine holds strings.
             strings.collect_if_due(reader.interner_mut(), |mark| engine.mark_strings(mark));
         }};
@@ -539,68 +531,37 @@ pub(crate) fn run_period(
             Ok(false) => {
                 feed_pending!();
                 // The end of the log: closed as the single run is.
-                let result = if has_future {
-                    engine.close(reader.interner_mut(), &mut answers)
-                } else {
-                    Ok(())
+                let closed = has_future.then(|| engine.close(reader.interner_mut(), &mut answers));
+                break match closed {
+                    Some(Err(e)) => End::engine_failed(&e),
+                    _ => End::Done,
                 };
-                match result {
-                    Ok(()) => break End::Done,
-                    Err(e) => {
-                        break End::Failed {
-                            at: None,
-                            col: 0,
-                            message: e.to_string(),
-                        }
-                    }
-                }
             }
             Err(e) => {
                 // The time points before the bad line are fed: their verdicts are written.
                 feed_pending!();
                 stop = region(at);
-                break match stop {
-                    Region::Own => End::Failed {
-                        at: e.pos.as_ref().map(|p| (period.read_from, p.line)),
-                        col: e.pos.as_ref().map_or(0, |p| p.col),
-                        message: e.message,
-                    },
-                    _ => End::Stopped,
-                };
+                break End::bad_line(e, stop, period.read_from);
             }
         }
         let here = region(at);
         let tp = &mut batch[pending];
-        match here {
-            Region::Before if tp.ts < floor => continue,
-            Region::Before => {}
-            Region::Own => {
-                first_own.get_or_insert(fed);
-                own += 1;
-                last_own_ts = Some(tp.ts);
-            }
-            Region::After => {
-                if report.own.is_none() {
-                    report.own = Some(own);
-                }
-                let horizon = last_own_ts.map_or(Timestamp::MIN, |t| {
-                    t.saturating_add(h.future.min(i64::MAX as u64) as i64)
-                });
-                if tp.ts > horizon {
-                    if extra > h.next_depth {
-                        feed_pending!();
-                        break End::Done;
-                    }
-                    extra += 1;
-                }
+        match tally.admit(here, tp.ts, floor, h, &mut report) {
+            Admit::Skip => continue,
+            Admit::Take => {}
+            Admit::PastHorizon => {
+                feed_pending!();
+                break End::Done;
             }
         }
+        let fed = tally.fed;
         tp.index = fed;
-        fed += 1;
+        tally.fed += 1;
         if pending == 0 {
             batch_region = here;
         }
         pending += 1;
+        let fed = tally.fed;
         if pending < batch.len() && fed % 4096 != 0 {
             continue;
         }
@@ -611,22 +572,132 @@ pub(crate) fn run_period(
                 // period decides will be written.
                 break End::Stopped;
             }
-            // (`decided` alone is news too: it lets worker 0 write the period's other data
-            // slices up to there)
-            if !report.answers.is_empty() || report.own.is_some() || report.decided > sent {
+            if report.has_news(sent) {
                 sent = report.decided;
                 send(std::mem::replace(&mut report, PeriodReport::new(task)));
             }
         }
     };
-    restrict(&mut answers, first_own, own, reader.interner(), &mut report);
+    restrict(
+        &mut answers,
+        tally.first_own,
+        tally.own,
+        reader.interner(),
+        &mut report,
+    );
     if report.own.is_none() && stop != Region::Before {
-        report.own = Some(own);
+        report.own = Some(tally.own);
     }
     report.end = Some(end);
-    report.sizes = Some((events, fed, worker as u64));
+    report.sizes = Some((events, tally.fed, worker as u64));
     send(report);
     Ok(())
+}
+
+/// Feeds `batch` (read in `region`) to the engine; on an engine error, how the task ends
+/// (and `stop` says where).
+fn feed_batch(
+    batch: &[TimePoint],
+    region: Region,
+    engine: &mut TaskEngine,
+    interner: &mut rvmon_core::Interner,
+    answers: &mut Vec<Answer>,
+    stop: &mut Region,
+) -> Result<u64, End> {
+    engine
+        .step_batch(batch, interner, answers)
+        .map(|n| n as u64)
+        .map_err(|e| {
+            *stop = region;
+            if region == Region::Own {
+                End::engine_failed(&e)
+            } else {
+                End::Stopped
+            }
+        })
+}
+
+/// What a task has fed of its period: time points fed, the first own one, own ones, the last
+/// own timestamp, and the extra ones fed past the future horizon.
+#[derive(Default)]
+struct Tally {
+    fed: u64,
+    first_own: Option<u64>,
+    own: u64,
+    last_own_ts: Option<Timestamp>,
+    extra: u32,
+}
+
+/// What to do with a time point just read.
+enum Admit {
+    /// Before the margin the past horizon needs: not fed.
+    Skip,
+    Take,
+    /// Past the future horizon of the last own time point, and past the `NEXT` steps: every
+    /// own time point is decided.
+    PastHorizon,
+}
+
+impl Tally {
+    /// Counts a time point at `ts` in region `here` (the period's margins start at `floor`);
+    /// the first one after the own range records the own count in `report`.
+    fn admit(
+        &mut self,
+        here: Region,
+        ts: Timestamp,
+        floor: Timestamp,
+        h: Horizons,
+        report: &mut PeriodReport,
+    ) -> Admit {
+        match here {
+            Region::Before if ts < floor => return Admit::Skip,
+            Region::Before => {}
+            Region::Own => {
+                self.first_own.get_or_insert(self.fed);
+                self.own += 1;
+                self.last_own_ts = Some(ts);
+            }
+            Region::After => {
+                if report.own.is_none() {
+                    report.own = Some(self.own);
+                }
+                let horizon = self.last_own_ts.map_or(Timestamp::MIN, |t| {
+                    t.saturating_add(h.future.min(i64::MAX as u64) as i64)
+                });
+                if ts > horizon {
+                    if self.extra > h.next_depth {
+                        return Admit::PastHorizon;
+                    }
+                    self.extra += 1;
+                }
+            }
+        }
+        Admit::Take
+    }
+}
+
+impl End {
+    /// The engine failed: an error that names no line.
+    fn engine_failed(e: &Error) -> End {
+        End::Failed {
+            at: None,
+            col: 0,
+            message: e.to_string(),
+        }
+    }
+
+    /// A bad line, read in `region` by the reader that started at byte `from`: the period
+    /// reports it only when the line is its own.
+    fn bad_line(e: Error, region: Region, from: u64) -> End {
+        match region {
+            Region::Own => End::Failed {
+                at: e.pos.as_ref().map(|p| (from, p.line)),
+                col: e.pos.as_ref().map_or(0, |p| p.col),
+                message: e.message,
+            },
+            _ => End::Stopped,
+        }
+    }
 }
 
 /// Moves the answers at own time points into `report`, numbered from the period's first.
