@@ -24,7 +24,7 @@ pub use limits::{too_deep, Depth, MemoryLimit};
 pub use live::mark_syms;
 pub use monitor::{text, Collect, Decision, Description, Kind, Monitor, Payload, Sink};
 pub use sig::{PredDecl, Signature, Type};
-pub use state::{decode_state, encode_state};
+pub use state::{decode_state, encode_state, fingerprint};
 pub use timepoint::{EventRef, TimePoint, Timestamp, Value};
 pub use verdict::{Truth, Verdict};
 

@@ -24,6 +24,14 @@ fn checksum(payload: &[u8]) -> u64 {
     h.finish()
 }
 
+/// A digest of a specification (its `Debug` form), saved with a monitor's state so that the
+/// state restores only into a monitor of the same specification.
+pub fn fingerprint(spec: &impl std::fmt::Debug) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(format!("{spec:?}").as_bytes());
+    h.finish()
+}
+
 /// Encodes a state: its checksum, then its bincode.
 pub fn encode_state<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
     let payload = options()

@@ -2,13 +2,12 @@
 //! the trace, a value per signal), the robustness of the formula at each sample out, as a
 //! [`Kind::Violation`] where it is negative and [`Kind::Satisfied`] elsewhere.
 
-use std::hash::Hasher;
-
 use std::collections::VecDeque;
 
 use rvmon_core::event::{Event, Val, ValType};
 use rvmon_core::{
-    decode_state, encode_state, Decision, Description, Error, Interner, Kind, Payload, Sink,
+    decode_state, encode_state, fingerprint, Decision, Description, Error, Interner, Kind, Payload,
+    Sink,
 };
 
 use crate::ast::Formula;
@@ -29,11 +28,7 @@ pub struct StlMonitor {
 
 impl StlMonitor {
     pub fn new(formula: Formula) -> StlMonitor {
-        let fingerprint = {
-            let mut h = std::hash::DefaultHasher::new();
-            h.write(format!("{formula:?}").as_bytes());
-            h.finish()
-        };
+        let fingerprint = fingerprint(&formula);
         StlMonitor {
             online: Online::new(&formula),
             times: VecDeque::new(),
@@ -49,11 +44,6 @@ impl StlMonitor {
     pub fn inputs(&self) -> Vec<(String, ValType)> {
         let float = |s: &String| (s.clone(), ValType::Float);
         self.formula.signals.iter().map(float).collect()
-    }
-
-    /// Values the engine holds (its memory, in values).
-    pub fn held(&self) -> usize {
-        self.online.held() + self.times.len()
     }
 
     fn sample(&mut self, ev: &Event) -> Result<(), Error> {

@@ -1,11 +1,9 @@
 //! The stream engines behind the front door's [`rvmon_core::Monitor`]: events in, each fired
 //! trigger (and, when asked, each output value) out as a decision as soon as it is decided.
 
-use std::hash::Hasher;
-
 use rvmon_core::{
-    decode_state, encode_state, Decision, Description, Error, Interner, Kind, MemoryLimit, Payload,
-    Sink,
+    decode_state, encode_state, fingerprint, Decision, Description, Error, Interner, Kind,
+    MemoryLimit, Payload, Sink,
 };
 
 use crate::engine::{Decided, Event, Firing, Step, StreamEngine};
@@ -58,9 +56,7 @@ impl StreamMonitor {
             // (Not the memory limit: a run may resume with another.)
             let mut p = program.clone();
             p.memory = MemoryLimit::DEFAULT;
-            let mut h = rustc_hash::FxHasher::default();
-            h.write(format!("{p:?} {values}").as_bytes());
-            h.finish()
+            fingerprint(&(p, values))
         };
         let mut engine: Box<dyn Step> = match ImmediateEngine::new(program) {
             Ok(e) => Box::new(e),

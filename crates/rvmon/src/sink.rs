@@ -5,7 +5,7 @@ use std::io::Write;
 use rvmon_core::{
     json_string, text, Decision, Error, Interner, Kind, Payload, Sink, Timestamp, Value,
 };
-use rvmon_stl::number::{python_repr, time_text as stl_time};
+use rvmon_stl::number::{PyFloat, SampleTime};
 use rvmon_stream::output::Seconds;
 
 /// The output formats.
@@ -77,15 +77,17 @@ impl<'a> FormatSink<'a> {
         if !violation && !self.every_sample {
             return Ok(());
         }
-        let (t, v) = (stl_time(d.ts), python_repr(r));
+        // (Written straight out, without a string per sample: there is one line per sample.)
+        let (t, v) = (SampleTime(d.ts), PyFloat(r));
         let out = &mut *self.out;
         match (self.format, self.every_sample) {
             (Output::Jsonl, _) => {
-                let value = if r.is_finite() { v } else { json_string(&v) };
                 let verdict = if violation { "violation" } else { "satisfied" };
+                // JSON has no number for an infinity or NaN: those are strings.
+                let quote = if r.is_finite() { "" } else { "\"" };
                 writeln!(
                     out,
-                    "{{\"tp\":{},\"ts\":{t},\"verdict\":\"{verdict}\",\"robustness\":{value}}}",
+                    "{{\"tp\":{},\"ts\":{t},\"verdict\":\"{verdict}\",\"robustness\":{quote}{v}{quote}}}",
                     d.tp
                 )?
             }
