@@ -4,12 +4,14 @@
 //! whole trace. At the end of the trace the samples still waiting get the offline values (the
 //! windows cut at the end, as rtamt does).
 //!
-//! Each node keeps its values from the first one a parent may still read: a parent with a
-//! past window `[a, b]` reads `b` back from the first value it has not computed, `rise`,
-//! `fall` and `prev` one back, the others none (a future window reads forward). So a formula
-//! whose operators are all bounded runs in memory that does not grow with the trace; an
-//! unbounded future operator (`always` without a window) waits for the end of the trace and
-//! keeps its operand until then.
+//! PERF: the schedule is fixed. Each node lags the newest sample by its *delay* (how far
+//! forward its windows read, summed down to the signals), so every sample computes exactly one
+//! new value per node, in arena order, without asking whether its operands are ready; and each
+//! node keeps its values in a ring as long as the span its parents read (their lag behind it,
+//! plus how far back they look). A formula whose operators are all bounded therefore runs in
+//! memory that does not grow with the trace. An unbounded future operator (`always` without a
+//! window) has no delay: it and the nodes above it are decided at the end of the trace, and
+//! their operands keep every value until then.
 
 use std::collections::VecDeque;
 
@@ -19,23 +21,31 @@ use crate::eval::{pmax, pmin, pointwise, since_at, until_at};
 /// The online evaluation of one formula.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Online {
-    /// Per node: its values from sample `base[k]` on.
-    vals: Vec<VecDeque<f64>>,
-    base: Vec<u64>,
+    /// Per node: its latest values.
+    stores: Vec<Ring>,
     /// Unbounded past operators' running values (`historically`, `once`, `since`).
     running: Vec<f64>,
     /// Bounded `always`/`eventually`/`historically`/`once`: each one's sliding window.
     windows: Vec<Sliding>,
-    /// Per node: its parents, and how far back before their first value not yet computed
-    /// each reads it.
+    /// The schedule, from the formula.
     #[serde(skip)]
-    readers: Vec<Vec<(NodeId, u64)>>,
+    plan: Vec<Plan>,
     samples: u64,
     ended: bool,
     /// The root's values handed out so far.
     emitted: u64,
     #[serde(skip)]
     scratch: Vec<f64>,
+}
+
+/// A node's place in the schedule.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    /// How many samples its values lag the newest one; `None` above an unbounded future
+    /// operator (decided at the end).
+    delay: Option<u64>,
+    /// How many of its latest values its parents may still read (`u64::MAX`: all of them).
+    span: u64,
 }
 
 impl Online {
@@ -50,11 +60,10 @@ impl Online {
             })
             .collect();
         Online {
-            windows: vec![Sliding::default(); n],
-            vals: vec![VecDeque::new(); n],
-            base: vec![0; n],
+            stores: vec![Ring::default(); n],
             running,
-            readers: readers(f),
+            windows: vec![Sliding::default(); n],
+            plan: plan(f),
             samples: 0,
             ended: false,
             emitted: 0,
@@ -64,162 +73,143 @@ impl Online {
 
     /// After a restore: the parts not saved, from the formula.
     pub fn rebuild(&mut self, f: &Formula) {
-        self.readers = readers(f);
+        self.plan = plan(f);
     }
 
     /// Values held, all nodes together (the engine's memory, in values).
     pub fn held(&self) -> usize {
-        self.vals.iter().map(VecDeque::len).sum()
+        self.stores.iter().map(|r| r.buf.len()).sum()
     }
 
-    /// Values computed of node `k`.
-    fn done(&self, k: NodeId) -> u64 {
-        self.base[k] + self.vals[k].len() as u64
-    }
-
+    #[inline]
     fn get(&self, k: NodeId, j: u64) -> f64 {
-        self.vals[k][(j - self.base[k]) as usize]
+        self.stores[k].get(j)
     }
 
     /// Feeds one sample (a value per signal of the formula) and hands `emit` the root's
     /// values that it decides, `(sample, robustness)`, in order.
-    pub fn push(&mut self, f: &Formula, sample: &[f64], emit: impl FnMut(u64, f64)) {
-        for (k, node) in f.nodes.iter().enumerate() {
-            if let Node::Signal(s) = node {
-                self.vals[k].push_back(sample[*s]);
-            }
-        }
+    pub fn push(&mut self, f: &Formula, sample: &[f64], mut emit: impl FnMut(u64, f64)) {
         self.samples += 1;
-        self.advance(f, emit);
+        let newest = self.samples - 1;
+        for (k, node) in f.nodes.iter().enumerate() {
+            let Some(delay) = self.plan[k].delay else {
+                continue;
+            };
+            let Some(j) = newest.checked_sub(delay) else {
+                continue;
+            };
+            let v = match node {
+                Node::Signal(s) => sample[*s],
+                _ => self.value(k, node, j, u64::MAX),
+            };
+            self.stores[k].push(v, self.plan[k].span);
+        }
+        self.emit(f.root, &mut emit);
     }
 
     /// Ends the trace: every sample still waiting is decided (windows cut at the end).
-    pub fn finish(&mut self, f: &Formula, emit: impl FnMut(u64, f64)) {
+    ///
+    /// The nodes go on one value per round, in arena order, so that each still finds its
+    /// operands' values in their rings; the nodes above an unbounded future operator are
+    /// computed whole once their operands are complete.
+    pub fn finish(&mut self, f: &Formula, mut emit: impl FnMut(u64, f64)) {
         self.ended = true;
-        self.advance(f, emit);
+        let end = self.samples.saturating_sub(1);
+        while self.stores[f.root].done < self.samples {
+            for (k, node) in f.nodes.iter().enumerate() {
+                let j = self.stores[k].done;
+                if j == self.samples {
+                    continue;
+                }
+                if self.plan[k].delay.is_some() {
+                    // (A trace shorter than the delays leaves the lags short of the plan's:
+                    // an operand may still lack a value the window reads.)
+                    let upto = j.saturating_add(reach(node).0.unwrap_or(0)).min(end);
+                    if !operands(node).all(|c| self.stores[c].done > upto) {
+                        continue;
+                    }
+                    let v = self.value(k, node, j, end);
+                    self.stores[k].push(v, self.plan[k].span);
+                } else if operands(node).all(|c| self.stores[c].done == self.samples) {
+                    self.whole(k, node, end);
+                }
+            }
+            self.emit(f.root, &mut emit);
+        }
     }
 
-    fn advance(&mut self, f: &Formula, mut emit: impl FnMut(u64, f64)) {
-        for (k, node) in f.nodes.iter().enumerate() {
-            if !matches!(node, Node::Signal(_)) {
-                self.compute(k, node);
-            }
-        }
-        while self.emitted < self.done(f.root) {
-            emit(self.emitted, self.get(f.root, self.emitted));
+    fn emit(&mut self, root: NodeId, emit: &mut impl FnMut(u64, f64)) {
+        while self.emitted < self.stores[root].done {
+            emit(self.emitted, self.get(root, self.emitted));
             self.emitted += 1;
         }
-        self.trim(f.root);
     }
 
-    /// Whether operand `c` is complete: the trace has ended and it has every value.
-    fn complete(&self, c: NodeId) -> bool {
-        self.ended && self.done(c) == self.samples
-    }
-
-    /// Computes node `k`'s values as far as its operands allow.
-    fn compute(&mut self, k: NodeId, node: &Node) {
-        if let Node::Temporal(op @ (Window1::Always | Window1::Eventually), None, c) = *node {
-            return self.unbounded_future(k, c, None, op);
-        }
-        if let Node::Until(None, l, r) = *node {
-            return self.unbounded_future(k, l, Some(r), Window1::Eventually);
-        }
-        let end = if self.ended {
-            self.samples.saturating_sub(1)
-        } else {
-            u64::MAX
-        };
-        loop {
-            let j = self.done(k);
-            if j >= self.samples {
-                return;
-            }
-            let Some(v) = self.value(k, node, j, end) else {
-                return;
-            };
-            self.vals[k].push_back(v);
-        }
-    }
-
-    /// Node `k`'s value at `j`, or `None` while an operand lacks a value it needs.
-    fn value(&mut self, k: NodeId, node: &Node, j: u64, end: u64) -> Option<f64> {
-        let has = |c: NodeId, upto: u64| self.done(c) > upto || self.complete(c);
+    /// Node `k`'s values from the first not computed to the end, its operands complete.
+    fn whole(&mut self, k: NodeId, node: &Node, end: u64) {
         match *node {
-            Node::Temporal(op, Some(w), c) => {
-                let future = matches!(op, Window1::Always | Window1::Eventually);
-                if !has(c, if future { j.saturating_add(w.1) } else { j }) {
-                    return None;
-                }
-                Some(self.slide(k, c, op, w, j, end))
+            Node::Temporal(op @ (Window1::Always | Window1::Eventually), None, c) => {
+                self.unbounded_future(k, c, None, op)
             }
-            Node::Temporal(op, None, c) => {
-                // (Unbounded future operators are computed at the end, see `compute`.)
-                if !has(c, j) {
-                    return None;
+            Node::Until(None, l, r) => self.unbounded_future(k, l, Some(r), Window1::Eventually),
+            _ => {
+                for j in self.stores[k].done..self.samples {
+                    let v = self.value(k, node, j, end);
+                    self.stores[k].push(v, self.plan[k].span);
                 }
+            }
+        }
+    }
+
+    /// Node `k`'s value at `j`, its operands' values there (and as far forward as its windows
+    /// read, cut at `end`) computed.
+    fn value(&mut self, k: NodeId, node: &Node, j: u64, end: u64) -> f64 {
+        match *node {
+            Node::Temporal(op, Some(w), c) => self.slide(k, c, op, w, j, end),
+            Node::Temporal(op, None, c) => {
+                // (Unbounded future operators are computed whole, see `whole`.)
                 let f = if op == Window1::Historically {
                     pmin
                 } else {
                     pmax
                 };
                 self.running[k] = f(self.get(c, j), self.running[k]);
-                Some(self.running[k])
+                self.running[k]
             }
-            Node::Until(Some(w), l, r) => {
-                let upto = j.saturating_add(w.1);
-                if !(has(l, upto) && has(r, upto)) {
-                    return None;
-                }
+            Node::Until(w, l, r) => {
+                let w = w.unwrap_or((0, u64::MAX));
                 let mut v = std::mem::take(&mut self.scratch);
                 let x = until_at(w, j, end, |i| self.get(l, i), |i| self.get(r, i), &mut v);
                 self.scratch = v;
-                Some(x)
+                x
             }
             Node::Since(w, l, r) => {
-                if !(has(l, j) && has(r, j)) {
-                    return None;
-                }
                 let Some(w) = w else {
                     let running = pmax(pmin(self.get(l, j), self.running[k]), self.get(r, j));
                     self.running[k] = running;
-                    return Some(running);
+                    return running;
                 };
                 let mut v = std::mem::take(&mut self.scratch);
                 let x = since_at(w, j, |i| self.get(l, i), |i| self.get(r, i), &mut v);
                 self.scratch = v;
-                Some(x)
+                x
             }
             Node::Shift(op, c) => {
-                let next = matches!(op, Shift::Next | Shift::StrongNext);
-                if !has(c, if next { j + 1 } else { j }) {
-                    return None;
-                }
                 let edge = match op {
                     Shift::Next | Shift::Prev => f64::INFINITY,
                     Shift::StrongNext | Shift::StrongPrev => f64::NEG_INFINITY,
                 };
-                let at = if next {
-                    Some(j + 1).filter(|&i| i <= end)
-                } else {
-                    j.checked_sub(1)
+                let at = match op {
+                    Shift::Next | Shift::StrongNext => Some(j + 1).filter(|&i| i <= end),
+                    Shift::Prev | Shift::StrongPrev => j.checked_sub(1),
                 };
-                Some(at.map_or(edge, |i| self.get(c, i)))
+                at.map_or(edge, |i| self.get(c, i))
             }
+            // (Signals are pushed, not computed: this is their value if asked.)
+            Node::Signal(_) => self.get(k, j),
             _ => {
-                let operands: [NodeId; 2] = match *node {
-                    Node::Arith(_, a, b)
-                    | Node::Pow(a, b)
-                    | Node::Cmp(_, a, b)
-                    | Node::Connective(_, a, b) => [a, b],
-                    Node::Fun(_, a) | Node::Not(a) | Node::Rise(a) | Node::Fall(a) => [a, a],
-                    _ => [k, k], // a constant: no operand
-                };
-                if operands.iter().any(|&c| c != k && self.done(c) <= j) {
-                    return None;
-                }
                 let before = |c: NodeId| j.checked_sub(1).map(|i| self.get(c, i));
-                pointwise(node, |c| self.get(c, j), before)
+                pointwise(node, |c| self.get(c, j), before).unwrap_or(f64::NAN)
             }
         }
     }
@@ -292,11 +282,7 @@ impl Online {
     /// `always`, `eventually` or `until` without a window: decided at the end of the trace,
     /// backwards over the whole operand (`r`: until's right operand).
     fn unbounded_future(&mut self, k: NodeId, l: NodeId, r: Option<NodeId>, op: Window1) {
-        if !(self.complete(l) && r.is_none_or(|r| self.complete(r))) || self.done(k) == self.samples
-        {
-            return;
-        }
-        let from = self.done(k);
+        let from = self.stores[k].done;
         let mut out = vec![0.0; (self.samples - from) as usize];
         let mut cur = if op == Window1::Always {
             f64::INFINITY
@@ -311,26 +297,50 @@ impl Online {
             };
             out[(j - from) as usize] = cur;
         }
-        self.vals[k].extend(out);
+        let span = self.plan[k].span;
+        for v in out {
+            self.stores[k].push(v, span);
+        }
+    }
+}
+
+/// A node's latest values: value `j` is at `j` modulo the length (a power of two), and the
+/// ring grows only while it is shorter than the node's span.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Ring {
+    buf: Vec<f64>,
+    /// Values computed so far.
+    done: u64,
+}
+
+impl Ring {
+    #[inline]
+    fn get(&self, j: u64) -> f64 {
+        debug_assert!(j < self.done && self.done - j <= self.buf.len() as u64);
+        self.buf[j as usize & (self.buf.len() - 1)]
     }
 
-    /// Drops the values no parent can read any more.
-    fn trim(&mut self, root: NodeId) {
-        for k in 0..self.vals.len() {
-            let keep_from = if k == root {
-                self.emitted
-            } else {
-                self.readers[k]
-                    .iter()
-                    .map(|&(p, back)| self.done(p).saturating_sub(back))
-                    .min()
-                    .unwrap_or(0)
-            };
-            while self.base[k] < keep_from && !self.vals[k].is_empty() {
-                self.vals[k].pop_front();
-                self.base[k] += 1;
-            }
+    /// Appends the next value; the oldest goes if the ring already holds `span` values.
+    #[inline]
+    fn push(&mut self, v: f64, span: u64) {
+        let cap = self.buf.len();
+        if self.done >= cap as u64 && (cap as u64) < span {
+            self.grow();
         }
+        let mask = self.buf.len() - 1;
+        self.buf[self.done as usize & mask] = v;
+        self.done += 1;
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let old = self.buf.len();
+        let cap = (old * 2).max(1);
+        let mut buf = vec![0.0; cap];
+        for j in self.done - old as u64..self.done {
+            buf[j as usize & (cap - 1)] = self.buf[j as usize & (old.max(1) - 1)];
+        }
+        self.buf = buf;
     }
 }
 
@@ -342,33 +352,72 @@ struct Sliding {
     next: u64,
 }
 
-/// Per node, its parents and how far back each reads it (see [`Online`]).
-fn readers(f: &Formula) -> Vec<Vec<(NodeId, u64)>> {
-    let mut readers = vec![Vec::new(); f.nodes.len()];
+/// A node's operands.
+fn operands(node: &Node) -> impl Iterator<Item = NodeId> {
+    let (a, b) = match *node {
+        Node::Signal(_) | Node::Const(_) => (None, None),
+        Node::Fun(_, c)
+        | Node::Not(c)
+        | Node::Temporal(_, _, c)
+        | Node::Shift(_, c)
+        | Node::Rise(c)
+        | Node::Fall(c) => (Some(c), None),
+        Node::Arith(_, a, b)
+        | Node::Pow(a, b)
+        | Node::Cmp(_, a, b)
+        | Node::Connective(_, a, b)
+        | Node::Until(_, a, b)
+        | Node::Since(_, a, b) => (Some(a), Some(b)),
+    };
+    a.into_iter().chain(b)
+}
+
+/// How far forward and back a node reads its operands, in samples (`None` forward: to the
+/// end of the trace).
+fn reach(node: &Node) -> (Option<u64>, u64) {
+    match *node {
+        Node::Temporal(Window1::Always | Window1::Eventually, w, _) | Node::Until(w, _, _) => {
+            (w.map(|w| w.1), 0)
+        }
+        Node::Temporal(_, Some((_, b)), _) | Node::Since(Some((_, b)), _, _) => (Some(0), b),
+        Node::Rise(_) | Node::Fall(_) | Node::Shift(Shift::Prev | Shift::StrongPrev, _) => {
+            (Some(0), 1)
+        }
+        Node::Shift(Shift::Next | Shift::StrongNext, _) => (Some(1), 0),
+        _ => (Some(0), 0),
+    }
+}
+
+/// The schedule: each node's delay (its operands' largest, plus how far forward it reads),
+/// then its span (the most any parent reads: their lag behind it plus how far back they look,
+/// and the value being computed).
+fn plan(f: &Formula) -> Vec<Plan> {
+    let mut delay: Vec<Option<u64>> = Vec::with_capacity(f.nodes.len());
+    for node in &f.nodes {
+        let (forward, _) = reach(node);
+        let mut d = Some(0u64);
+        for c in operands(node) {
+            d = d.zip(delay[c]).map(|(d, c)| d.max(c));
+        }
+        delay.push(d.zip(forward).map(|(d, w)| d.saturating_add(w)));
+    }
+    let mut span: Vec<u64> = delay
+        .iter()
+        .map(|d| if d.is_none() { u64::MAX } else { 1 })
+        .collect();
     for (p, node) in f.nodes.iter().enumerate() {
-        let mut read = |c: NodeId, back: u64| readers[c].push((p, back));
-        match *node {
-            Node::Signal(_) | Node::Const(_) => {}
-            Node::Temporal(Window1::Historically | Window1::Once, Some((_, b)), c) => read(c, b),
-            Node::Since(Some((_, b)), l, r) => {
-                read(l, b);
-                read(r, b);
-            }
-            Node::Rise(c) | Node::Fall(c) => read(c, 1),
-            Node::Shift(Shift::Prev | Shift::StrongPrev, c) => read(c, 1),
-            Node::Fun(_, c) | Node::Not(c) | Node::Temporal(_, _, c) | Node::Shift(_, c) => {
-                read(c, 0)
-            }
-            Node::Arith(_, a, b)
-            | Node::Pow(a, b)
-            | Node::Cmp(_, a, b)
-            | Node::Connective(_, a, b)
-            | Node::Until(_, a, b)
-            | Node::Since(None, a, b) => {
-                read(a, 0);
-                read(b, 0);
-            }
+        let (_, back) = reach(node);
+        for c in operands(node) {
+            let need = match (delay[p], delay[c]) {
+                (Some(dp), Some(dc)) => (dp - dc).saturating_add(back).saturating_add(1),
+                _ => u64::MAX,
+            };
+            span[c] = span[c].max(need);
         }
     }
-    readers
+    delay
+        .into_iter()
+        .zip(span)
+        .map(|(delay, span)| Plan { delay, span })
+        .collect()
 }

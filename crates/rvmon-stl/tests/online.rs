@@ -50,6 +50,24 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Traces longer than the formulas' delays and spans: every node reaches its steady lag
+    /// and its ring of values wraps around many times.
+    #[test]
+    fn long_traces_wrap_the_rings(text in stl::formula(), samples in stl::samples(40..120)) {
+        let f = parse("t.stl", &text).unwrap();
+        let want = robustness(&f, &columns(&f, &samples));
+        let got = online(&f, &samples);
+        prop_assert_eq!(got.len(), want.len(), "{}", text);
+        for (i, ((_, r), w)) in got.iter().zip(&want).enumerate() {
+            prop_assert!(r.to_bits() == w.to_bits() || (r.is_nan() && w.is_nan()),
+                "{} at {}: online {:?}, offline {:?}", text, i, r, w);
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
     /// The sliding windows on values that tie (`0.0` and `-0.0`) and NaNs, where the fold's

@@ -91,7 +91,18 @@ impl<'a> FormatSink<'a> {
                     d.tp
                 )?
             }
-            (_, true) => writeln!(out, "{t} {v}")?,
+            (_, true) => {
+                // PERF: one write of the whole line, without `fmt` (a quarter of a run's time
+                // went to formatting these).
+                let (t, v) = (t.text(), v.text());
+                let (t, v) = (t.as_bytes(), v.as_bytes());
+                let mut line = [0u8; 64];
+                line[..t.len()].copy_from_slice(t);
+                line[t.len()] = b' ';
+                line[t.len() + 1..t.len() + 1 + v.len()].copy_from_slice(v);
+                line[t.len() + 1 + v.len()] = b'\n';
+                out.write_all(&line[..t.len() + v.len() + 2])?
+            }
             (_, false) => writeln!(out, "violation: sample {} @{t}: robustness {v}", d.tp)?,
         }
         Ok(())
