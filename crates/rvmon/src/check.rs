@@ -8,6 +8,7 @@ use rvmon_core::{Error, Interner, MemoryLimit, StringCollection};
 use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions, TraceReader};
 
 use crate::cascade::{self, FormulaSpec, Lang};
+use crate::report::{self, ReportPlan};
 use crate::run::{self, RunOptions};
 use crate::sink::FormatSink;
 
@@ -51,6 +52,16 @@ pub struct CheckArgs {
     /// samples where the robustness is negative are reported as violations.
     #[arg(long)]
     pub robustness: bool,
+    /// Also write a report of the run to this HTML file, one self-contained page (inline
+    /// SVG; nothing is loaded from the network): the inputs over time (an STL formula's
+    /// signals), the robustness of an STL formula and of its subformulas (up to 12), the
+    /// violations marked, and for every engine a verdict timeline with the counts and the
+    /// first violations listed. A long trace is summarised (the minimum and maximum of each
+    /// stretch), so the page does not grow with it. Standard output and the exit status are
+    /// the same as without it; after a bad input the report shows what was decided before.
+    /// Not for sliced runs (--workers, --processes, --slices).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<String>,
     /// First-order formulas: worker threads of a sliced parallel run (paper 04's data slicing
     /// on timely-dataflow). The output is the same as without. A formula the slicers cannot
     /// split (propositional, or without a variable to slice by and no time slicing) runs as a
@@ -142,6 +153,7 @@ impl CheckArgs {
             lang: None,
             values: false,
             robustness: false,
+            report: None,
             workers: 1,
             processes: 1,
             process_id: 0,
@@ -226,7 +238,16 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     let mut sink = FormatSink::new(out, args.output);
     let options = args.run_options(online);
-    let stats = run::run(&mut *plan.monitor, &mut *reader, &mut sink, options, err)?;
+    let language = "temporal formula (MonPoly's syntax)";
+    let report = ReportPlan::new(args, language, &spec.text, Vec::new())?;
+    let stats = report::run(
+        report,
+        &mut *plan.monitor,
+        &mut *reader,
+        &mut sink,
+        options,
+        err,
+    )?;
     crate::release(plan.monitor);
     run::summary(sink.counts, stats, err)?;
     Ok(if sink.counts.violations > 0 { 1 } else { 0 })
@@ -249,6 +270,13 @@ fn sliced(
             let vars = spec.free_vars();
             match crate::sliced::plan(args, &analyzed, &vars, sig, &spec.text)? {
                 Ok(plan) => {
+                    if args.report.is_some() {
+                        return Err(Error::msg(
+                            "--report is not available for a sliced run (--workers, --processes, \
+                             --slices): its workers do not go through the run loop that \
+                             records the report; run without them for a report",
+                        ));
+                    }
                     let status =
                         crate::sliced::run(args, &plan, analyzed, vars, sig, &spec.text, out, err)?;
                     return Ok(Some(status));

@@ -12,7 +12,7 @@ use rvmon_trace::{open_reader, TraceOptions};
 
 use crate::check::{CheckArgs, Output};
 use crate::read_file;
-use crate::run;
+use crate::report::{self, ReportPlan};
 use crate::sink::FormatSink;
 
 /// What `--explain` prints for a `.rvm` file.
@@ -118,6 +118,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         time_field: args.time_field.clone(),
     };
     let mut reader = open_reader(format, input, trace.unwrap_or("<stdin>"), options)?;
+    let report = ReportPlan::new(args, "parametric properties (.rvm)", &text, Vec::new())?;
     let mut monitor = PropertiesMonitor::new(props, reader.interner_mut());
     if let Some((p, ev)) = monitor.binds_by_name() {
         if !reader.name_fields() {
@@ -129,7 +130,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     let mut sink = FormatSink::new(out, args.output);
     let options = args.run_options(online);
-    let stats = run::run(&mut monitor, &mut *reader, &mut sink, options, err)?;
+    let stats = report::run(report, &mut monitor, &mut *reader, &mut sink, options, err)?;
     crate::release(monitor);
     let violations = stats.violations;
     writeln!(

@@ -7,7 +7,8 @@ use rvmon_core::{Error, Monitor};
 
 use crate::cascade;
 use crate::check::{CheckArgs, Output};
-use crate::run::{self, Events};
+use crate::report::{self, ReportPlan};
+use crate::run::Events;
 use crate::sink::FormatSink;
 
 /// `rvmon check SPEC.stl TRACE` (see [`crate::check::run`]): with `--robustness`, the
@@ -33,7 +34,13 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let mut events = Events::new(crate::stream::event_source(args, &monitor.inputs(), err)?);
     let mut sink = FormatSink::new(out, args.output).every_sample(args.robustness);
     let options = args.run_options(online);
-    let stats = run::run(&mut monitor, &mut events, &mut sink, options, err)?;
+    let language = "signal temporal logic (rtamt's syntax)";
+    let signals = monitor.inputs().into_iter().map(|i| i.0).collect();
+    let report = match ReportPlan::new(args, language, &text, signals)? {
+        Some(plan) => Some(plan.with_subformulas(&rvmon_stl::parse(&args.spec, &text)?)),
+        None => None,
+    };
+    let stats = report::run(report, &mut monitor, &mut events, &mut sink, options, err)?;
     let violations = sink.counts.violations;
     if args.robustness {
         writeln!(err, "rvmon: robustness at {} sample(s)", stats.time_points)?;

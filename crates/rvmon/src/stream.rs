@@ -18,7 +18,8 @@ use rvmon_trace::{open_reader, TraceFormat, TraceOptions, TraceReader};
 
 use crate::check::{CheckArgs, Output};
 use crate::read_file;
-use crate::run::{self, Events, Source};
+use crate::report::{self, ReportPlan};
+use crate::run::{Events, Source};
 use crate::sink::FormatSink;
 
 /// What `--explain` prints: the streams, their pacing, evaluation order, latency and memory.
@@ -236,6 +237,14 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 write!(out, "spec: {}\nengine: Boolean stream automaton (paper 06, Fig. 4), offline two passes\n{}\n{}", args.spec, e, definedness_text(&b, args.memory_limit))?;
                 return Ok(0);
             }
+            if args.report.is_some() {
+                return Err(Error::msg(format!(
+                    "--report is not available for {}: a Boolean specification that is not \
+                     well-formed runs offline in two passes, outside the run loop that records \
+                     the report",
+                    args.spec
+                )));
+            }
             return run_two_pass(args, &b, out, err);
         }
         Err(e) => return Err(e),
@@ -261,10 +270,13 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     let online = args.trace.as_deref().is_none_or(|t| t == "-");
     let mut events = Events::new(event_source(args, &program.inputs, err)?);
+    let language = "stream specification (RTLola's syntax)";
+    let inputs = program.inputs.iter().map(|i| i.0.clone()).collect();
+    let report = ReportPlan::new(args, language, &text, inputs)?;
     let mut monitor = StreamMonitor::new(program, args.values);
     let mut sink = FormatSink::new(out, args.output);
     let options = args.run_options(online);
-    let stats = run::run(&mut monitor, &mut events, &mut sink, options, err)?;
+    let stats = report::run(report, &mut monitor, &mut events, &mut sink, options, err)?;
     let fired = sink.counts.triggers;
     writeln!(
         err,
