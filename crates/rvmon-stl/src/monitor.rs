@@ -22,6 +22,8 @@ pub struct StlMonitor {
     times: VecDeque<i64>,
     times_from: u64,
     sample: Vec<f64>,
+    /// A batch's samples, a row per sample.
+    rows: Vec<f64>,
     decided: Vec<(u64, f64)>,
     fingerprint: u64,
 }
@@ -34,6 +36,7 @@ impl StlMonitor {
             times: VecDeque::new(),
             times_from: 0,
             sample: Vec::new(),
+            rows: Vec::new(),
             decided: Vec::new(),
             formula,
             fingerprint,
@@ -44,31 +47,6 @@ impl StlMonitor {
     pub fn inputs(&self) -> Vec<(String, ValType)> {
         let float = |s: &String| (s.clone(), ValType::Float);
         self.formula.signals.iter().map(float).collect()
-    }
-
-    fn sample(&mut self, ev: &Event) -> Result<(), Error> {
-        self.sample.clear();
-        for (k, name) in self.formula.signals.iter().enumerate() {
-            let v = match ev.values.get(k) {
-                Some(Some(Val::Float(x))) => *x,
-                Some(Some(Val::Int(i))) => *i as f64,
-                Some(Some(Val::UInt(u))) => *u as f64,
-                Some(Some(Val::Bool(b))) => f64::from(u8::from(*b)),
-                _ => {
-                    return Err(Error::msg(format!(
-                        "sample {}: the signal `{name}` has no value (every sample needs a value \
-                         of every signal the formula reads)",
-                        self.times_from + self.times.len() as u64
-                    )))
-                }
-            };
-            self.sample.push(v);
-        }
-        self.times.push_back(ev.time);
-        let decided = &mut self.decided;
-        self.online
-            .push(&self.formula, &self.sample, |j, r| decided.push((j, r)));
-        Ok(())
     }
 
     /// Emits the robustness decided so far: a violation where it is negative.
@@ -94,6 +72,33 @@ impl StlMonitor {
     }
 }
 
+/// The values in `ev` (sample number `index`) of `f`'s signals, in order, into `out`: a
+/// number (an integer or Boolean as one) for every signal, or an error.
+pub(crate) fn sample_values(
+    f: &Formula,
+    ev: &Event,
+    index: u64,
+    out: &mut Vec<f64>,
+) -> Result<(), Error> {
+    out.clear();
+    for (k, name) in f.signals.iter().enumerate() {
+        let v = match ev.values.get(k) {
+            Some(Some(Val::Float(x))) => *x,
+            Some(Some(Val::Int(i))) => *i as f64,
+            Some(Some(Val::UInt(u))) => *u as f64,
+            Some(Some(Val::Bool(b))) => f64::from(u8::from(*b)),
+            _ => {
+                return Err(Error::msg(format!(
+                    "sample {index}: the signal `{name}` has no value (every sample needs a \
+                     value of every signal the formula reads)"
+                )))
+            }
+        };
+        out.push(v);
+    }
+    Ok(())
+}
+
 impl rvmon_core::Monitor<Event> for StlMonitor {
     fn feed(
         &mut self,
@@ -101,11 +106,27 @@ impl rvmon_core::Monitor<Event> for StlMonitor {
         interner: &mut Interner,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
+        // The batch's samples go in together (the engine computes node by node); those
+        // before a bad event are decided and written before its error.
+        self.rows.clear();
+        let (mut bad, mut count) = (Ok(()), 0);
         for ev in batch {
-            self.sample(ev)?;
-            self.emit(interner, sink)?;
+            let index = self.times_from + self.times.len() as u64;
+            if let Err(e) = sample_values(&self.formula, ev, index, &mut self.sample) {
+                bad = Err(e);
+                break;
+            }
+            self.rows.extend_from_slice(&self.sample);
+            self.times.push_back(ev.time);
+            count += 1;
         }
-        Ok(())
+        let decided = &mut self.decided;
+        self.online
+            .push_rows(&self.formula, &self.rows, count, |j, r| {
+                decided.push((j, r))
+            });
+        self.emit(interner, sink)?;
+        bad
     }
 
     fn finish(&mut self, interner: &mut Interner, sink: &mut dyn Sink) -> Result<(), Error> {

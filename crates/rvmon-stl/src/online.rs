@@ -18,6 +18,10 @@ use std::collections::VecDeque;
 use crate::ast::*;
 use crate::eval::{pmax, pmin, pointwise, since_at, until_at};
 
+/// The most samples [`Online::push_rows`] takes in one round (each node's ring holds a round's
+/// values on top of what its parents read).
+const BATCH: usize = 256;
+
 /// The online evaluation of one formula.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Online {
@@ -88,23 +92,76 @@ impl Online {
 
     /// Feeds one sample (a value per signal of the formula) and hands `emit` the root's
     /// values that it decides, `(sample, robustness)`, in order.
-    pub fn push(&mut self, f: &Formula, sample: &[f64], mut emit: impl FnMut(u64, f64)) {
-        self.samples += 1;
-        let newest = self.samples - 1;
-        for (k, node) in f.nodes.iter().enumerate() {
-            let Some(delay) = self.plan[k].delay else {
-                continue;
-            };
-            let Some(j) = newest.checked_sub(delay) else {
-                continue;
-            };
-            let v = match node {
-                Node::Signal(s) => sample[*s],
-                _ => self.value(k, node, j, u64::MAX),
-            };
-            self.stores[k].push(v, self.plan[k].span);
+    pub fn push(&mut self, f: &Formula, sample: &[f64], emit: impl FnMut(u64, f64)) {
+        self.push_rows(f, sample, 1, emit);
+    }
+
+    /// Feeds `count` samples, `rows` holding each one's values (a value per signal, sample
+    /// after sample), and hands `emit` the root's values that they decide, in order.
+    ///
+    /// PERF: node by node, each computing its new values for all the samples in one loop
+    /// (the dispatch on the operator is paid once per node and batch, not once per value).
+    pub fn push_rows(
+        &mut self,
+        f: &Formula,
+        rows: &[f64],
+        count: usize,
+        mut emit: impl FnMut(u64, f64),
+    ) {
+        let width = f.signals.len();
+        for (chunk, at) in (0..count)
+            .step_by(BATCH)
+            .map(|at| (BATCH.min(count - at), at))
+        {
+            let first = self.samples;
+            self.samples += chunk as u64;
+            for (k, node) in f.nodes.iter().enumerate() {
+                let Some(upto) = self.plan[k].delay.and_then(|d| self.samples.checked_sub(d))
+                else {
+                    continue;
+                };
+                if let Node::Signal(s) = *node {
+                    for i in self.stores[k].done..upto {
+                        let row = at + (i - first) as usize;
+                        self.stores[k].push(rows[row * width + s], self.plan[k].span);
+                    }
+                } else {
+                    self.compute(k, node, upto);
+                }
+            }
+            self.emit(f.root, &mut emit);
         }
-        self.emit(f.root, &mut emit);
+    }
+
+    /// Node `k`'s values up to sample `upto` (excluded), its operands' values computed as
+    /// far as its windows read.
+    fn compute(&mut self, k: NodeId, node: &Node, upto: u64) {
+        let (from, span) = (self.stores[k].done, self.plan[k].span);
+        // The common pointwise operators in tight loops; the others value by value.
+        macro_rules! each {
+            (|$j:ident| $v:expr) => {
+                for $j in from..upto {
+                    let v = $v;
+                    self.stores[k].push(v, span);
+                }
+            };
+        }
+        match *node {
+            Node::Cmp(Cmp::Greater, a, b) => each!(|j| self.get(a, j) - self.get(b, j)),
+            Node::Cmp(Cmp::Less, a, b) => each!(|j| self.get(b, j) - self.get(a, j)),
+            Node::Connective(Connective::And, a, b) => {
+                each!(|j| pmin(self.get(a, j), self.get(b, j)))
+            }
+            Node::Connective(Connective::Or, a, b) => {
+                each!(|j| pmax(self.get(a, j), self.get(b, j)))
+            }
+            Node::Connective(Connective::Implies, a, b) => {
+                each!(|j| pmax(-self.get(a, j), self.get(b, j)))
+            }
+            Node::Not(a) => each!(|j| -self.get(a, j)),
+            Node::Const(c) => each!(|_j| c),
+            _ => each!(|j| self.value(k, node, j, u64::MAX)),
+        }
     }
 
     /// Ends the trace: every sample still waiting is decided (windows cut at the end).
@@ -248,33 +305,31 @@ impl Online {
             (j.checked_sub(b), hi)
         };
         let lo = first.unwrap_or(0);
-        let mut w = std::mem::take(&mut self.windows[k]);
+        // (Two fields borrowed apart: the window's state and its operand's values.)
+        let (w, values) = (&mut self.windows[k], &self.stores[c]);
         // Out with the samples the window has left (their values may be gone too).
-        while w.candidates.front().is_some_and(|&i| i < lo) {
+        while w.candidates.front().is_some_and(|&(i, _)| i < lo) {
             w.candidates.pop_front();
         }
         w.next = w.next.max(lo);
         while w.next <= hi {
-            let v = self.get(c, w.next);
+            let v = values.get(w.next);
             if !v.is_nan() {
                 // A later equal value never beats an earlier one: only strictly worse go.
-                while let Some(&back) = w.candidates.back() {
-                    let u = self.get(c, back);
+                while let Some(&(_, u)) = w.candidates.back() {
                     if (min && u > v) || (!min && u < v) {
                         w.candidates.pop_back();
                     } else {
                         break;
                     }
                 }
-                w.candidates.push_back(w.next);
+                w.candidates.push_back((w.next, v));
             }
             w.next += 1;
         }
-        let front = w.candidates.front().copied();
-        self.windows[k] = w;
-        match (first.map(|i| self.get(c, i)), front) {
+        match (first.map(|i| values.get(i)), w.candidates.front()) {
             (Some(v), _) if v.is_nan() => v,
-            (_, Some(i)) => self.get(c, i),
+            (_, Some(&(_, v))) => v,
             (_, None) => pad,
         }
     }
@@ -344,11 +399,11 @@ impl Ring {
     }
 }
 
-/// A bounded window's state: the samples that may still be its fold's result, oldest first
-/// (their values strictly better towards the front), and the next sample to take in.
+/// A bounded window's state: the samples that may still be its fold's result with their
+/// values, oldest first (strictly better towards the front), and the next sample to take in.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Sliding {
-    candidates: VecDeque<u64>,
+    candidates: VecDeque<(u64, f64)>,
     next: u64,
 }
 
@@ -403,13 +458,14 @@ fn plan(f: &Formula) -> Vec<Plan> {
     }
     let mut span: Vec<u64> = delay
         .iter()
-        .map(|d| if d.is_none() { u64::MAX } else { 1 })
+        .map(|d| if d.is_none() { u64::MAX } else { BATCH as u64 })
         .collect();
     for (p, node) in f.nodes.iter().enumerate() {
         let (_, back) = reach(node);
         for c in operands(node) {
+            // (An operand computes a whole batch before its parent reads it.)
             let need = match (delay[p], delay[c]) {
-                (Some(dp), Some(dc)) => (dp - dc).saturating_add(back).saturating_add(1),
+                (Some(dp), Some(dc)) => (dp - dc).saturating_add(back).saturating_add(BATCH as u64),
                 _ => u64::MAX,
             };
             span[c] = span[c].max(need);

@@ -5,7 +5,7 @@ use std::io::Write;
 use rvmon_core::{
     json_string, text, Decision, Error, Interner, Kind, Payload, Sink, Timestamp, Value,
 };
-use rvmon_stl::number::{PyFloat, SampleTime};
+use rvmon_stl::number::{NumText, PyFloat, SampleTime};
 use rvmon_stream::output::Seconds;
 
 /// The output formats.
@@ -48,6 +48,9 @@ pub struct FormatSink<'a> {
     open_line: Option<u64>,
     /// Signal specifications: write the robustness at every sample, not only the violations.
     every_sample: bool,
+    /// The last robustness written and its text (windows repeat a value for many samples in
+    /// a row: its digits are found once).
+    last_robustness: Option<(u64, NumText)>,
 }
 
 impl<'a> FormatSink<'a> {
@@ -59,6 +62,7 @@ impl<'a> FormatSink<'a> {
             counts: Counts::default(),
             open_line: None,
             every_sample: false,
+            last_robustness: None,
         }
     }
 
@@ -94,7 +98,11 @@ impl<'a> FormatSink<'a> {
             (_, true) => {
                 // PERF: one write of the whole line, without `fmt` (a quarter of a run's time
                 // went to formatting these).
-                let (t, v) = (t.text(), v.text());
+                let v = match self.last_robustness {
+                    Some((bits, text)) if bits == r.to_bits() => text,
+                    _ => self.last_robustness.insert((r.to_bits(), v.text())).1,
+                };
+                let t = t.text();
                 let (t, v) = (t.as_bytes(), v.as_bytes());
                 let mut line = [0u8; 64];
                 line[..t.len()].copy_from_slice(t);
