@@ -24,8 +24,27 @@ pub const MAX_NESTING: usize = 1000;
 /// so that a bound without a unit counts samples.
 const PERIOD_NS: u128 = 1_000_000_000;
 
-/// Parses `text` (from `file`, for error positions) as one STL formula.
+/// The largest dense-time bound, in nanoseconds: sums of a few of them and of timestamps
+/// (at most 2^63 ns) stay far inside the 128-bit times [`crate::dense`] computes with.
+pub const MAX_DENSE_BOUND_NS: u64 = 1 << 62;
+
+/// Parses `text` (from `file`, for error positions) as one STL formula, its windows in
+/// samples (discrete time).
 pub fn parse(file: &str, text: &str) -> Result<Formula, Error> {
+    parse_in(file, text, Clock::Samples)
+}
+
+/// What a window's bounds count: samples (discrete time, rtamt's default period of 1 s), or
+/// nanoseconds (dense time, [`crate::dense`]), where `next`, `prev`, `rise` and `fall` have
+/// no meaning and are refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    Samples,
+    Nanoseconds,
+}
+
+/// [`parse`], with windows counted as `clock` says.
+pub fn parse_in(file: &str, text: &str, clock: Clock) -> Result<Formula, Error> {
     let mut toks = Vec::new();
     for (tok, span) in Tok::lexer(text).spanned() {
         match tok {
@@ -65,6 +84,7 @@ pub fn parse(file: &str, text: &str) -> Result<Formula, Error> {
         nodes: Vec::new(),
         signals: Vec::new(),
         depth: Depth::new(MAX_NESTING),
+        clock,
     };
     if p.toks.is_empty() {
         return Err(p.err("expected a formula"));
@@ -88,6 +108,7 @@ struct Parser<'a> {
     nodes: Vec<Node>,
     signals: Vec<String>,
     depth: Depth,
+    clock: Clock,
 }
 
 /// The levels of binary operators, loosest first (level numbers as in rtamt's grammar).
@@ -127,6 +148,29 @@ impl Parser<'_> {
         } else {
             Err(self.err(&format!("expected {what}")))
         }
+    }
+
+    /// `next`, `prev`, `s_next`, `s_prev`, `rise` and `fall` (the token at hand) read the
+    /// sample before or after, which a dense-time signal does not have: refused there.
+    fn refuse_in_dense_time(&self) -> Result<(), Error> {
+        if self.clock == Clock::Samples {
+            return Ok(());
+        }
+        let offset = self.toks.get(self.at).map_or(self.text.len(), |t| t.1);
+        let word: String = self.text[offset..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        Err(Error::at_offset(
+            self.file,
+            self.text,
+            offset,
+            format!(
+                "`{word}` has no meaning in dense time (--dense): a piecewise-constant signal \
+                 has no next or previous sample to read; use a window (`eventually[0,0.1]`, \
+                 `once[0,0.1]`) or discrete time"
+            ),
+        ))
     }
 
     fn push(&mut self, node: Node) -> NodeId {
@@ -201,6 +245,9 @@ impl Parser<'_> {
         if unary(0).is_none() && temporal.is_none() {
             return self.level(PREFIX - 1);
         }
+        if temporal.is_none() && tok != Tok::Not {
+            self.refuse_in_dense_time()?;
+        }
         self.depth.enter().map_err(|m| self.err(&m))?;
         self.at += 1;
         let window = if temporal.is_some() {
@@ -237,14 +284,34 @@ impl Parser<'_> {
         );
         let samples = |(v, _): (f64, Option<u128>), unit: u128, at: usize| -> Result<u64, Error> {
             let ns = v * unit as f64;
-            let n = ns / PERIOD_NS as f64;
-            if !(0.0..=1e15).contains(&n) || n.fract() != 0.0 {
+            let (n, what) = match self.clock {
+                Clock::Samples => (
+                    ns / PERIOD_NS as f64,
+                    "a bound must be a whole number of samples (the sampling period is 1 s), \
+                     not negative",
+                ),
+                // A decimal such as `0.3` (seconds) is a whole number of nanoseconds only up
+                // to the float's rounding: the nearest whole number is meant.
+                Clock::Nanoseconds => (
+                    if (ns - ns.round()).abs() <= 1e-6 * ns.abs().max(1.0) {
+                        ns.round()
+                    } else {
+                        ns
+                    },
+                    "a bound must be a whole number of nanoseconds, not negative, and at most \
+                     2^62 ns (146 years)",
+                ),
+            };
+            let most = match self.clock {
+                Clock::Samples => 1e15,
+                Clock::Nanoseconds => MAX_DENSE_BOUND_NS as f64,
+            };
+            if !(0.0..=most).contains(&n) || n.fract() != 0.0 {
                 return Err(Error::at_offset(
                     self.file,
                     self.text,
                     self.toks[at].1,
-                    "a bound must be a whole number of samples (the sampling period is 1 s), \
-                     not negative",
+                    what,
                 ));
             }
             Ok(n as u64)
@@ -306,6 +373,11 @@ impl Parser<'_> {
             },
             Tok::LParen => self.nested(|p| p.level(LOOSEST), Tok::RParen),
             Tok::Abs | Tok::Sqrt | Tok::Exp | Tok::Rise | Tok::Fall => {
+                if matches!(tok, Tok::Rise | Tok::Fall) {
+                    self.at -= 1;
+                    self.refuse_in_dense_time()?;
+                    self.at += 1;
+                }
                 self.expect(Tok::LParen, "`(`")?;
                 let arg = self.nested(|p| p.level(LOOSEST), Tok::RParen)?;
                 Ok(self.push(match tok {

@@ -7,6 +7,15 @@ use proptest::prelude::*;
 /// A formula over `x` and `y`, fully parenthesised, with every operator rtamt has; windows
 /// `[a, a+d]` with small bounds, or none.
 pub fn formula() -> impl Strategy<Value = String> {
+    formula_with(true)
+}
+
+/// [`formula`] without `next`, `prev`, `rise` and `fall`, which dense time does not have.
+pub fn dense_formula() -> impl Strategy<Value = String> {
+    formula_with(false)
+}
+
+fn formula_with(shifts: bool) -> impl Strategy<Value = String> {
     let atom = prop_oneof![
         (
             prop::sample::select(vec!["x", "y", "x + y", "abs(x)", "x * y"]),
@@ -16,12 +25,17 @@ pub fn formula() -> impl Strategy<Value = String> {
             .prop_map(|(e, op, c)| format!("({e} {op} {c})")),
         Just("(x > y)".to_string()),
     ];
-    atom.prop_recursive(4, 24, 2, |inner| {
+    atom.prop_recursive(4, 24, 2, move |inner| {
         let window = (0u32..3, 0u32..3).prop_map(|(a, d)| format!("[{a},{}]", a + d));
         let window = prop_oneof![3 => window, 1 => Just(String::new())];
         let connective = prop::sample::select(vec!["and", "or", "implies", "iff", "xor"]);
         let unary = prop::sample::select(vec!["always", "eventually", "historically", "once"]);
-        let shift = prop::sample::select(vec!["next", "prev", "rise", "fall"]);
+        let shift = prop::sample::select(if shifts {
+            vec!["next", "prev", "rise", "fall"]
+        } else {
+            // Without shifts, this branch is one more negation (the weights stay as they are).
+            vec!["not"]
+        });
         prop_oneof![
             inner.clone().prop_map(|f| format!("(not {f})")),
             (inner.clone(), inner.clone(), connective)
@@ -35,7 +49,7 @@ pub fn formula() -> impl Strategy<Value = String> {
             )
                 .prop_map(|(a, op, w, b)| format!("({a} {op}{w} {b})")),
             (shift, inner).prop_map(|(op, f)| match op {
-                "rise" | "fall" => format!("{op}({f})"),
+                "rise" | "fall" | "not" => format!("{op}({f})"),
                 _ => format!("({op} {f})"),
             }),
         ]
@@ -47,4 +61,18 @@ pub fn formula() -> impl Strategy<Value = String> {
 pub fn samples(len: std::ops::Range<usize>) -> impl Strategy<Value = Vec<(f64, f64)>> {
     let value = (-3i32..=4).prop_map(|v| if v == 4 { f64::NAN } else { f64::from(v) / 2.0 });
     prop::collection::vec((value.clone(), value), len)
+}
+
+/// Irregular timestamps in whole seconds, strictly increasing (gaps of 1 to 4 s, from 0 to
+/// 3 s), `len` of them: dense time's traces, on a grid of one second.
+pub fn dense_times(len: std::ops::Range<usize>) -> impl Strategy<Value = Vec<i64>> {
+    (0i64..4, prop::collection::vec(1i64..5, len)).prop_map(|(start, gaps)| {
+        gaps.iter()
+            .scan(start, |t, &g| {
+                let now = *t;
+                *t += g;
+                Some(now)
+            })
+            .collect()
+    })
 }

@@ -27,6 +27,8 @@ pub struct CsvEvents<R> {
     n_inputs: usize,
     last_time: i64,
     rows: i64,
+    /// Whether a time equal to the previous one is an error too (dense time).
+    strict: bool,
     /// Bytes read and not yet consumed: `buf[pos..end]`.
     buf: Vec<u8>,
     pos: usize,
@@ -89,6 +91,7 @@ impl<R: BufRead> CsvEvents<R> {
             n_inputs: inputs.len(),
             last_time: i64::MIN,
             rows: 0,
+            strict: false,
             buf: vec![0; CHUNK],
             pos: 0,
             end: 0,
@@ -96,6 +99,13 @@ impl<R: BufRead> CsvEvents<R> {
             row: (0, 0),
             cells: Vec::new(),
         })
+    }
+
+    /// With `yes`, a row whose time equals the previous row's is an error too (dense time,
+    /// where each sample holds until the next one).
+    pub fn strictly_increasing(mut self, yes: bool) -> Self {
+        self.strict = yes;
+        self
     }
 
     /// Finds the next line that is not blank (without its line break) in `row`, and its cells
@@ -283,6 +293,16 @@ impl<R: BufRead> EventSource for CsvEvents<R> {
                         ),
                     ));
                 }
+                if self.strict && self.rows > 0 && t == self.last_time {
+                    return Err(self.err(
+                        at,
+                        format!(
+                            "time {} is the previous sample's too; dense time needs strictly \
+                             increasing timestamps",
+                            String::from_utf8_lossy(text)
+                        ),
+                    ));
+                }
                 t
             }
             None => self.rows.saturating_mul(1_000_000_000),
@@ -357,6 +377,8 @@ pub struct JsonlEvents<R> {
     timed: Option<bool>,
     last_time: i64,
     rows: i64,
+    /// Whether a time equal to the previous one is an error too.
+    strict: bool,
     buf: String,
 }
 
@@ -374,8 +396,16 @@ impl<R: BufRead> JsonlEvents<R> {
             timed: time_field.map(|_| true),
             last_time: i64::MIN,
             rows: 0,
+            strict: false,
             buf: String::new(),
         }
+    }
+
+    /// With `yes`, a line whose time equals the previous line's is an error too (dense
+    /// time, where each sample holds until the next one).
+    pub fn strictly_increasing(mut self, yes: bool) -> Self {
+        self.strict = yes;
+        self
     }
 
     fn err(&self, msg: String) -> Error {
@@ -472,6 +502,13 @@ impl<R: BufRead> EventSource for JsonlEvents<R> {
         };
         if ev.time < self.last_time {
             return Err(self.err("time is earlier than the previous event's".into()));
+        }
+        if self.strict && self.rows > 0 && ev.time == self.last_time {
+            return Err(self.err(
+                "time is the previous sample's too; dense time needs strictly increasing \
+                 timestamps"
+                    .into(),
+            ));
         }
         self.last_time = ev.time;
         self.rows += 1;

@@ -29,7 +29,7 @@ use rvmon_logic::{
 };
 use rvmon_mtl::{Engine, MtlMonitor, Program};
 use rvmon_slice::empty_points_removable;
-use rvmon_stl::StlMonitor;
+use rvmon_stl::{DenseFormula, DenseMonitor, StlMonitor};
 use rvmon_stream::StreamMonitor;
 use rvmon_trace::Signature;
 
@@ -408,6 +408,12 @@ pub fn build(
 /// formula's signals ([`StlMonitor::inputs`]); `name` its file, for error positions.
 pub fn stl_monitor(name: &str, text: &str) -> Result<StlMonitor, Error> {
     Ok(StlMonitor::new(rvmon_stl::parse(name, text)?))
+}
+
+/// The dense-time monitor of an STL formula (`--dense`): windows in seconds, exact for
+/// piecewise-constant signals, offline ([`DenseMonitor`]).
+pub fn stl_dense_monitor(name: &str, text: &str) -> Result<DenseMonitor, Error> {
+    Ok(DenseMonitor::new(DenseFormula::parse(name, text)?))
 }
 
 /// The monitor of a stream specification (`.lola`, RTLola's syntax), fed events (the

@@ -52,6 +52,14 @@ pub struct CheckArgs {
     /// samples where the robustness is negative are reported as violations.
     #[arg(long)]
     pub robustness: bool,
+    /// STL formulas: dense time. Each sample's value holds from its time until the next
+    /// sample's (piecewise constant), the last value forever (so no `inf` at the end); the
+    /// windows `[a,b]` are closed and in seconds, like the `time` column (units allowed:
+    /// `[0,500ms]`); timestamps must increase strictly. The robustness, exact for that
+    /// signal, is reported at each sample time. Offline: the trace must be a file. No `next`,
+    /// `prev`, `rise` or `fall`.
+    #[arg(long)]
+    pub dense: bool,
     /// Also write a report of the run to this HTML file, one self-contained page (inline
     /// SVG; nothing is loaded from the network): the inputs over time (an STL formula's
     /// signals), the robustness of an STL formula and of its subformulas (up to 12), the
@@ -153,6 +161,7 @@ impl CheckArgs {
             lang: None,
             values: false,
             robustness: false,
+            dense: false,
             report: None,
             workers: 1,
             processes: 1,
@@ -192,6 +201,12 @@ impl CheckArgs {
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
     crate::sliced::check_cluster_args(args)?;
     let (lang, lang_name) = Lang::of(&args.spec, args.lang.as_deref());
+    if args.dense && lang != Lang::Stl {
+        return Err(Error::msg(format!(
+            "--dense is for signal temporal logic (.stl, or --lang stl); {} is not one",
+            args.spec
+        )));
+    }
     let slices_formulas_only = "only temporal formulas are sliced";
     match lang {
         Lang::Lola => {

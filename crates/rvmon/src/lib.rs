@@ -19,6 +19,7 @@ pub mod run;
 pub mod sink;
 pub mod sliced;
 pub mod stl;
+mod stl_dense;
 pub mod stream;
 
 pub use io::{

@@ -15,6 +15,9 @@ use crate::sink::FormatSink;
 /// robustness at every sample and status 0; otherwise the samples where it is negative, as
 /// violations, and status 1 if there is one.
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+    if args.dense {
+        return crate::stl_dense::run(args, out, err);
+    }
     let text = crate::read_file(&args.spec)?;
     let mut monitor = cascade::stl_monitor(&args.spec, &text)?;
     if args.explain {

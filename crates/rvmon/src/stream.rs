@@ -86,9 +86,11 @@ pub(crate) fn event_source(
     let name = trace.unwrap_or("<stdin>");
     let time = args.time_field.as_deref();
     Ok(match format {
-        Some(TraceFormat::Jsonl) => Box::new(JsonlEvents::new(input, name, inputs, time)),
+        Some(TraceFormat::Jsonl) => {
+            Box::new(JsonlEvents::new(input, name, inputs, time).strictly_increasing(args.dense))
+        }
         None | Some(TraceFormat::Csv | TraceFormat::Signal | TraceFormat::CsrvCsv) => {
-            Box::new(CsvEvents::new(input, name, inputs, time)?)
+            Box::new(CsvEvents::new(input, name, inputs, time)?.strictly_increasing(args.dense))
         }
         Some(f @ (TraceFormat::Monpoly | TraceFormat::Json | TraceFormat::Xml)) => {
             let options = TraceOptions {
