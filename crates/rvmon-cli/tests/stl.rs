@@ -218,3 +218,42 @@ fn random_formulas_give_rtamts_numbers() {
     );
     assert!(agree > 900, "only {agree} cases compared");
 }
+
+/// `--intervals`: the bounds of the samples the horizon has not decided, as they tighten,
+/// then each decided sample as bounds that meet; status 0. Refused for a formula with an
+/// unbounded future operator, and for another language.
+#[test]
+fn intervals_tighten_then_meet() {
+    let d = dir("intervals");
+    let (spec, trace) = (d.join("iv.stl"), d.join("iv.csv"));
+    std::fs::write(&spec, "always[0,2](x > 0)\n").unwrap();
+    std::fs::write(&trace, "time,x\n0,1\n1,2\n2,0.5\n3,-1\n").unwrap();
+    let run = |spec: &Path| {
+        let mut args = CheckArgs::new(spec.to_str().unwrap(), trace.to_str().unwrap());
+        args.intervals = true;
+        let mut out = Vec::new();
+        let status = check_cmd::run(&args, &mut out, &mut std::io::sink());
+        status.map(|s| (s, String::from_utf8(out).unwrap()))
+    };
+    let (status, out) = run(&spec).unwrap();
+    assert_eq!(status, 0);
+    // After x=1: sample 0 below 1; after x=2: sample 1 below 2; x=0.5 decides sample 0
+    // (0.5) and lowers sample 1; x=-1 decides sample 1 and bounds 2 and 3; the end decides
+    // them (the window cut at the end).
+    let want = "0 -inf 1.0\n1 -inf 2.0\n0 0.5 0.5\n1 -inf 0.5\n2 -inf 0.5\n1 -1.0 -1.0\n\
+                2 -inf -1.0\n3 -inf -1.0\n2 -1.0 -1.0\n3 -1.0 -1.0\n";
+    assert_eq!(out, want);
+    std::fs::write(&spec, "always(x > 0)\n").unwrap();
+    let e = run(&spec).unwrap_err().to_string();
+    assert!(
+        e.contains("--intervals needs every future operator bounded"),
+        "{e}"
+    );
+    let lola = d.join("s.lola");
+    std::fs::write(&lola, "input x: Float64\n").unwrap();
+    let e = run(&lola).unwrap_err().to_string();
+    assert!(
+        e.contains("--intervals is for signal temporal logic"),
+        "{e}"
+    );
+}

@@ -68,6 +68,10 @@ pub enum Payload<'a> {
     /// A signal specification's robustness at a sample (STL): how far the signals are from
     /// violating it (negative: violated). The decision's time stamp is in nanoseconds.
     Robustness(f64),
+    /// Bounds on a signal specification's robustness at a sample not yet decided (its
+    /// windows read samples still to come): whatever they are, it will lie in
+    /// `[lower, upper]`. Bounds only tighten; the decision is [`Kind::Inconclusive`].
+    Bounds { lower: f64, upper: f64 },
 }
 
 /// One verdict: where it is (time point and timestamp), what it says, and its data.
@@ -189,6 +193,7 @@ impl Sink for Collect {
             Payload::Trigger { index, message } => vec![format!("#{index}"), message.to_string()],
             Payload::Value { stream, text, .. } => vec![stream.to_string(), text.to_string()],
             Payload::Robustness(r) => vec![r.to_string()],
+            Payload::Bounds { lower, upper } => vec![lower.to_string(), upper.to_string()],
         };
         self.decisions.push((d.tp, d.ts, d.kind, values));
         Ok(())

@@ -207,6 +207,9 @@ impl Report {
 
     /// Records a decision of the monitor.
     pub fn decision(&mut self, d: &Decision<'_>, interner: &Interner) {
+        if let Payload::Bounds { .. } = d.payload {
+            return; // provisional (`--intervals`): the page draws the robustness decided
+        }
         let k = kind_index(d.kind);
         self.counts[k] += 1;
         self.verdicts[k].push(d.tp, d.ts, 1.0);
@@ -284,6 +287,7 @@ pub fn payload_text(p: &Payload<'_>, interner: &Interner) -> String {
         Payload::Trigger { index, message } => format!("#{index} {message}"),
         Payload::Value { stream, text, .. } => format!("{stream} = {text}"),
         Payload::Robustness(r) => format!("robustness {r}"),
+        Payload::Bounds { lower, upper } => format!("robustness in [{lower}, {upper}]"),
     }
 }
 

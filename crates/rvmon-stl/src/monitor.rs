@@ -11,7 +11,7 @@ use rvmon_core::{
 };
 
 use crate::ast::Formula;
-use crate::online::Online;
+use crate::online::{Bounds, Online};
 
 /// An STL formula's monitor: the online engine ([`Online`]), each sample's robustness
 /// emitted as soon as the samples its windows read have arrived.
@@ -26,6 +26,9 @@ pub struct StlMonitor {
     rows: Vec<f64>,
     decided: Vec<(u64, f64)>,
     fingerprint: u64,
+    /// With `--intervals`: the bounds last written for each undecided sample, from
+    /// `times_from` on (`None`: no bounds are written).
+    bounds: Option<VecDeque<Bounds>>,
 }
 
 impl StlMonitor {
@@ -40,7 +43,53 @@ impl StlMonitor {
             decided: Vec::new(),
             formula,
             fingerprint,
+            bounds: None,
         }
+    }
+
+    /// Also writes the bounds of the robustness at the samples not yet decided, after each
+    /// sample, where they tightened ([`Payload::Bounds`]). For formulas whose future
+    /// operators all have windows.
+    pub fn with_intervals(mut self) -> Result<StlMonitor, Error> {
+        if !Online::has_bounds(&self.formula) {
+            return Err(Error::msg(
+                "--intervals needs every future operator bounded: `always`, `eventually` and \
+                 `until` without a window are decided only at the end of the trace",
+            ));
+        }
+        self.bounds = Some(VecDeque::new());
+        Ok(self)
+    }
+
+    /// The bounds at the undecided samples that changed since last written.
+    fn emit_bounds(&mut self, interner: &Interner, sink: &mut dyn Sink) -> Result<(), Error> {
+        let Some(written) = &mut self.bounds else {
+            return Ok(());
+        };
+        let now = self.online.bounds(&self.formula);
+        // (The samples decided since were written with their robustness.)
+        let gone = written.len().saturating_sub(now.len());
+        written.drain(..gone);
+        for (i, b) in now.iter().enumerate() {
+            if written.get(i) == Some(b) {
+                continue;
+            }
+            match written.get_mut(i) {
+                Some(w) => *w = *b,
+                None => written.push_back(*b),
+            }
+            let d = Decision {
+                tp: self.times_from + i as u64,
+                ts: self.times[i],
+                kind: Kind::Inconclusive,
+                payload: Payload::Bounds {
+                    lower: b.lo,
+                    upper: b.hi,
+                },
+            };
+            sink.emit(&d, interner)?;
+        }
+        Ok(())
     }
 
     /// The inputs the trace must have: the formula's signals, as numbers.
@@ -106,6 +155,13 @@ impl rvmon_core::Monitor<Event> for StlMonitor {
         interner: &mut Interner,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
+        if self.bounds.is_some() && batch.len() > 1 {
+            // Bounds are written after every sample, whatever the batch.
+            for ev in batch {
+                self.feed(std::slice::from_ref(ev), interner, sink)?;
+            }
+            return Ok(());
+        }
         // The batch's samples go in together (the engine computes node by node); those
         // before a bad event are decided and written before its error.
         self.rows.clear();
@@ -126,6 +182,7 @@ impl rvmon_core::Monitor<Event> for StlMonitor {
                 decided.push((j, r))
             });
         self.emit(interner, sink)?;
+        self.emit_bounds(interner, sink)?;
         bad
     }
 
@@ -182,6 +239,10 @@ impl rvmon_core::Monitor<Event> for StlMonitor {
     /// PERF: the run loop's per-batch work (the sink's end of batch, the progress display)
     /// is shared by 256 samples; each is decided as soon as its windows have their samples.
     fn batch_size(&self) -> usize {
-        256
+        if self.bounds.is_some() {
+            1 // bounds are written after every sample
+        } else {
+            256
+        }
     }
 }

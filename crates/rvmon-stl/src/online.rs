@@ -15,6 +15,9 @@
 
 use std::collections::VecDeque;
 
+mod bounds;
+pub use bounds::Bounds;
+
 use crate::ast::*;
 use crate::eval::{pmax, pmin, pointwise, since_at, until_at};
 

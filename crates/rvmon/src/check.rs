@@ -60,6 +60,15 @@ pub struct CheckArgs {
     /// `prev`, `rise` or `fall`.
     #[arg(long)]
     pub dense: bool,
+    /// STL formulas with bounded future operators: robustness intervals for the samples the
+    /// horizon has not yet decided, as they tighten. After each sample, every undecided
+    /// sample whose bounds changed gets a line `<time> <lower> <upper>`: its robustness will
+    /// lie between them whatever the samples to come (the unknown samples count as any
+    /// value; the trace may also end now). A decided sample's line has lower = upper, its
+    /// robustness. Implies --robustness (every sample is written); with --output jsonl, the
+    /// bounds are `"lower"` and `"upper"`.
+    #[arg(long)]
+    pub intervals: bool,
     /// Also write a report of the run to this HTML file, one self-contained page (inline
     /// SVG; nothing is loaded from the network): the inputs over time (an STL formula's
     /// signals), the robustness of an STL formula and of its subformulas (up to 12), the
@@ -162,6 +171,7 @@ impl CheckArgs {
             values: false,
             robustness: false,
             dense: false,
+            intervals: false,
             report: None,
             workers: 1,
             processes: 1,
@@ -201,11 +211,13 @@ impl CheckArgs {
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
     crate::sliced::check_cluster_args(args)?;
     let (lang, lang_name) = Lang::of(&args.spec, args.lang.as_deref());
-    if args.dense && lang != Lang::Stl {
-        return Err(Error::msg(format!(
-            "--dense is for signal temporal logic (.stl, or --lang stl); {} is not one",
-            args.spec
-        )));
+    for (set, flag) in [(args.dense, "--dense"), (args.intervals, "--intervals")] {
+        if set && lang != Lang::Stl {
+            return Err(Error::msg(format!(
+                "{flag} is for signal temporal logic (.stl, or --lang stl); {} is not one",
+                args.spec
+            )));
+        }
     }
     let slices_formulas_only = "only temporal formulas are sliced";
     match lang {

@@ -51,6 +51,8 @@ pub struct FormatSink<'a> {
     /// The last robustness written and its text (windows repeat a value for many samples in
     /// a row: its digits are found once).
     last_robustness: Option<(u64, NumText)>,
+    /// `--intervals`: a decided sample is written as bounds that meet, `<time> <r> <r>`.
+    intervals: bool,
 }
 
 impl<'a> FormatSink<'a> {
@@ -63,6 +65,7 @@ impl<'a> FormatSink<'a> {
             open_line: None,
             every_sample: false,
             last_robustness: None,
+            intervals: false,
         }
     }
 
@@ -71,6 +74,31 @@ impl<'a> FormatSink<'a> {
     pub fn every_sample(mut self, yes: bool) -> Self {
         self.every_sample = yes;
         self
+    }
+
+    /// With `yes`, a signal specification's robustness is written as bounds, the undecided
+    /// samples' as they tighten and the decided ones' as `<time> <r> <r>` (`--intervals`).
+    pub fn intervals(mut self, yes: bool) -> Self {
+        self.intervals = yes;
+        self
+    }
+
+    /// Bounds on the robustness at a sample not yet decided: `<time> <lower> <upper>`.
+    fn bounds(&mut self, d: &Decision<'_>, lower: f64, upper: f64) -> Result<(), Error> {
+        let (t, lo, hi) = (SampleTime(d.ts), PyFloat(lower), PyFloat(upper));
+        if self.format == Output::Jsonl {
+            // JSON has no number for an infinity: those are strings.
+            let q = |v: f64| if v.is_finite() { "" } else { "\"" };
+            let (ql, qh) = (q(lower), q(upper));
+            writeln!(
+                self.out,
+                "{{\"tp\":{},\"ts\":{t},\"verdict\":\"inconclusive\",\"lower\":{ql}{lo}{ql},\"upper\":{qh}{hi}{qh}}}",
+                d.tp
+            )?;
+        } else {
+            writeln!(self.out, "{t} {lo} {hi}")?;
+        }
+        Ok(())
     }
 
     /// A signal specification's robustness at a sample: every sample (`<time> <robustness>`,
@@ -308,7 +336,12 @@ impl Sink for FormatSink<'_> {
     fn emit(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
         match d.payload {
             Payload::Binding { .. } => return self.report(d, interner),
+            Payload::Robustness(r) if self.intervals && self.format != Output::Jsonl => {
+                self.counts.violations += u64::from(d.kind == Kind::Violation);
+                return self.bounds(d, r, r);
+            }
             Payload::Robustness(r) => return self.robustness(d, r),
+            Payload::Bounds { lower, upper } => return self.bounds(d, lower, upper),
             _ => {}
         }
         match d.kind {

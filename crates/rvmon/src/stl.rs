@@ -16,10 +16,19 @@ use crate::sink::FormatSink;
 /// violations, and status 1 if there is one.
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
     if args.dense {
+        if args.intervals {
+            return Err(Error::msg(
+                "--intervals is for discrete time: dense-time robustness is computed offline, \
+                 whole",
+            ));
+        }
         return crate::stl_dense::run(args, out, err);
     }
     let text = crate::read_file(&args.spec)?;
     let mut monitor = cascade::stl_monitor(&args.spec, &text)?;
+    if args.intervals {
+        monitor = monitor.with_intervals()?;
+    }
     if args.explain {
         let d = monitor.describe();
         let signals: Vec<String> = monitor.inputs().into_iter().map(|i| i.0).collect();
@@ -35,7 +44,9 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     let online = args.trace.as_deref().is_none_or(|t| t == "-");
     let mut events = Events::new(crate::stream::event_source(args, &monitor.inputs(), err)?);
-    let mut sink = FormatSink::new(out, args.output).every_sample(args.robustness);
+    let mut sink = FormatSink::new(out, args.output)
+        .every_sample(args.robustness || args.intervals)
+        .intervals(args.intervals);
     let options = args.run_options(online);
     let language = "signal temporal logic (rtamt's syntax)";
     let signals = monitor.inputs().into_iter().map(|i| i.0).collect();
@@ -45,7 +56,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     };
     let stats = report::run(report, &mut monitor, &mut events, &mut sink, options, err)?;
     let violations = sink.counts.violations;
-    if args.robustness {
+    if args.robustness || args.intervals {
         writeln!(err, "rvmon: robustness at {} sample(s)", stats.time_points)?;
         return Ok(0);
     }
