@@ -14,6 +14,7 @@ mod io;
 pub mod monpoly;
 pub mod param;
 mod progress;
+mod read_ahead;
 pub mod report;
 pub mod run;
 pub mod sink;

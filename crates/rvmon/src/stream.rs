@@ -17,6 +17,7 @@ use rvmon_trace::events::{CsvEvents, JsonlEvents};
 use rvmon_trace::{open_reader, TraceFormat, TraceOptions, TraceReader};
 
 use crate::check::{CheckArgs, Output};
+use crate::read_ahead::ReadAhead;
 use crate::read_file;
 use crate::report::{self, ReportPlan};
 use crate::run::{Events, Source};
@@ -82,16 +83,31 @@ pub(crate) fn event_source(
     let format = args
         .format
         .or_else(|| trace.and_then(|p| TraceFormat::from_path(Path::new(p))));
+    let text = matches!(
+        format,
+        None | Some(
+            TraceFormat::Jsonl | TraceFormat::Csv | TraceFormat::Signal | TraceFormat::CsrvCsv
+        )
+    );
+    if let Some(path) = trace.filter(|_| text && read_ahead(inputs)) {
+        // (The file is opened here, so that a missing one is named before anything runs.)
+        drop(crate::open_trace(Some(path), err)?);
+        let (path, inputs, time) = (path.to_string(), inputs.to_vec(), args.time_field.clone());
+        let dense = args.dense;
+        let ahead = ReadAhead::spawn(inputs.len(), move || {
+            let input = crate::open_trace(Some(&path), &mut std::io::sink())?;
+            text_events(format, input, &path, &inputs, time.as_deref(), dense)
+        })?;
+        return Ok(Box::new(ahead));
+    }
     let input = crate::open_trace(trace, err)?;
     let name = trace.unwrap_or("<stdin>");
     let time = args.time_field.as_deref();
     Ok(match format {
-        Some(TraceFormat::Jsonl) => {
-            Box::new(JsonlEvents::new(input, name, inputs, time).strictly_increasing(args.dense))
-        }
-        None | Some(TraceFormat::Csv | TraceFormat::Signal | TraceFormat::CsrvCsv) => {
-            Box::new(CsvEvents::new(input, name, inputs, time)?.strictly_increasing(args.dense))
-        }
+        None
+        | Some(
+            TraceFormat::Jsonl | TraceFormat::Csv | TraceFormat::Signal | TraceFormat::CsrvCsv,
+        ) => text_events(format, input, name, inputs, time, args.dense)?,
         Some(f @ (TraceFormat::Monpoly | TraceFormat::Json | TraceFormat::Xml)) => {
             let options = TraceOptions {
                 sig: None,
@@ -108,6 +124,31 @@ pub(crate) fn event_source(
             })
         }
     })
+}
+
+/// Events from a CSV or JSON Lines trace (`format`; `None`: CSV).
+fn text_events(
+    format: Option<TraceFormat>,
+    input: Box<dyn std::io::BufRead>,
+    name: &str,
+    inputs: &[(String, Type)],
+    time: Option<&str>,
+    dense: bool,
+) -> Result<Box<dyn EventSource>, Error> {
+    Ok(match format {
+        Some(TraceFormat::Jsonl) => {
+            Box::new(JsonlEvents::new(input, name, inputs, time).strictly_increasing(dense))
+        }
+        _ => Box::new(CsvEvents::new(input, name, inputs, time)?.strictly_increasing(dense)),
+    })
+}
+
+/// Whether a file's events are read ahead on a second thread ([`ReadAhead`]): numeric inputs
+/// only, with a second core, unless `RVMON_READ_AHEAD=0` (to compare, or to rule it out).
+fn read_ahead(inputs: &[(String, Type)]) -> bool {
+    let numeric = inputs.iter().all(|(_, t)| *t != Type::Str);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    numeric && cores > 1 && std::env::var("RVMON_READ_AHEAD").as_deref() != Ok("0")
 }
 
 /// Events from an event trace (a MonPoly log, JSON, XML): each time point is one event; an
