@@ -243,6 +243,26 @@ fn intervals_tighten_then_meet() {
     let want = "0 -inf 1.0\n1 -inf 2.0\n0 0.5 0.5\n1 -inf 0.5\n2 -inf 0.5\n1 -1.0 -1.0\n\
                 2 -inf -1.0\n3 -inf -1.0\n2 -1.0 -1.0\n3 -1.0 -1.0\n";
     assert_eq!(out, want);
+    // A bound that comes back to an earlier sample's value is still news: each line is
+    // compared with the same sample's last one (x = 3, 1, 2, 1: sample 2's upper bound
+    // falls from 2 to 1 when the last sample comes).
+    std::fs::write(&trace, "time,x\n0,3\n1,1\n2,2\n3,1\n").unwrap();
+    let want = "0 -inf 3.0\n0 -inf 1.0\n1 -inf 1.0\n0 1.0 1.0\n2 -inf 2.0\n1 1.0 1.0\n\
+                2 -inf 1.0\n3 -inf 1.0\n2 1.0 1.0\n3 1.0 1.0\n";
+    assert_eq!(run(&spec).unwrap().1, want);
+    // A constant signal: every new sample gets its line once.
+    std::fs::write(&spec, "eventually[0,2](x > 0)\n").unwrap();
+    std::fs::write(&trace, "time,x\n0,1\n1,1\n2,1\n3,1\n").unwrap();
+    let want = "0 1.0 inf\n1 1.0 inf\n0 1.0 1.0\n2 1.0 inf\n1 1.0 1.0\n3 1.0 inf\n\
+                2 1.0 1.0\n3 1.0 1.0\n";
+    assert_eq!(run(&spec).unwrap().1, want);
+    // A window far past the samples read costs nothing more.
+    std::fs::write(
+        &spec,
+        "(x > 0) until[1000000000000,1000000000001] (x < 0)\n",
+    )
+    .unwrap();
+    assert_eq!(run(&spec).unwrap().0, 0);
     std::fs::write(&spec, "always(x > 0)\n").unwrap();
     let e = run(&spec).unwrap_err().to_string();
     assert!(

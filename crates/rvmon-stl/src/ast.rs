@@ -93,49 +93,61 @@ impl Formula {
     /// How many samples after a time point its value may read (the future horizon), `None`
     /// when an unbounded future operator reads to the end of the trace.
     pub fn horizon(&self) -> Option<u64> {
-        let mut h: Vec<Option<u64>> = Vec::with_capacity(self.nodes.len());
+        self.delays()[self.root]
+    }
+
+    /// Per node, how many samples after a sample its value there is known: its operands'
+    /// largest delay plus how far forward it reads (`None` past an unbounded future
+    /// operator, known only at the end of the trace). The online engine's schedule.
+    pub fn delays(&self) -> Vec<Option<u64>> {
+        let mut delay: Vec<Option<u64>> = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
-            let of = |c: NodeId| h[c];
-            let both = |a: NodeId, b: NodeId| Some(of(a)?.max(of(b)?));
-            let v = match *node {
-                Node::Signal(_) | Node::Const(_) => Some(0),
-                Node::Fun(_, c) | Node::Not(c) | Node::Rise(c) | Node::Fall(c) => of(c),
-                Node::Arith(_, a, b)
-                | Node::Pow(a, b)
-                | Node::Cmp(_, a, b)
-                | Node::Connective(_, a, b) => both(a, b),
-                Node::Temporal(Window1::Always | Window1::Eventually, w, c) => Some(of(c)? + w?.1),
-                Node::Temporal(_, _, c) => of(c),
-                Node::Until(w, a, b) => Some(both(a, b)? + w?.1),
-                Node::Since(_, a, b) => both(a, b),
-                Node::Shift(Shift::Next | Shift::StrongNext, c) => Some(of(c)? + 1),
-                Node::Shift(_, c) => of(c),
-            };
-            h.push(v);
+            let forward = node.forward();
+            let mut d = Some(0u64);
+            for c in node.operands() {
+                d = d.zip(delay[c]).map(|(d, c)| d.max(c));
+            }
+            delay.push(d.zip(forward).map(|(d, w)| d.saturating_add(w)));
         }
-        h[self.root]
+        delay
     }
 }
 
 impl Node {
     /// The node's operands, in order (none, one or two).
     pub fn operands(&self) -> impl Iterator<Item = NodeId> {
-        let (a, b) = match *self {
-            Node::Signal(_) | Node::Const(_) => (None, None),
+        self.operand_pair().into_iter().flatten()
+    }
+
+    /// How far forward of a sample it reads its operands, in samples (`None`: to the end of
+    /// the trace).
+    pub fn forward(&self) -> Option<u64> {
+        match *self {
+            Node::Temporal(Window1::Always | Window1::Eventually, w, _) | Node::Until(w, _, _) => {
+                w.map(|w| w.1)
+            }
+            Node::Shift(Shift::Next | Shift::StrongNext, _) => Some(1),
+            _ => Some(0),
+        }
+    }
+
+    /// Its operands, first and second (`None` where it has fewer).
+    pub fn operand_pair(&self) -> [Option<NodeId>; 2] {
+        match *self {
+            Node::Signal(_) | Node::Const(_) => [None, None],
             Node::Fun(_, c)
             | Node::Not(c)
             | Node::Temporal(_, _, c)
             | Node::Shift(_, c)
             | Node::Rise(c)
-            | Node::Fall(c) => (Some(c), None),
+            | Node::Fall(c) => [Some(c), None],
             Node::Arith(_, l, r)
             | Node::Pow(l, r)
             | Node::Cmp(_, l, r)
             | Node::Connective(_, l, r)
             | Node::Until(_, l, r)
-            | Node::Since(_, l, r) => (Some(l), Some(r)),
-        };
-        a.into_iter().chain(b)
+            | Node::Since(_, l, r) => [Some(l), Some(r)],
+        }
     }
 
     /// The precedence level of a binary operator, as in rtamt's grammar (tighter first; each

@@ -76,7 +76,7 @@ pub fn root_signal(f: &DenseFormula, times: &[i64], signals: &[Vec<f64>]) -> Opt
         let s = node_signal(node, &vals, start, times, signals);
         // Each node is read by its parent only (the parser builds a tree): its operands'
         // signals are not needed any more.
-        for c in operands(node).into_iter().flatten() {
+        for c in node.operands() {
             vals[c] = None;
         }
         vals.push(Some(s));
@@ -123,7 +123,7 @@ fn node_signal(
             _ => nan(),
         },
         Node::Shift(..) | Node::Rise(_) | Node::Fall(_) => nan(),
-        _ => match operands(node) {
+        _ => match node.operand_pair() {
             [Some(a), None] => match get(a) {
                 Some(x) => x.map(|v| pointwise(node, v, v)),
                 None => nan(),
@@ -146,28 +146,9 @@ pub fn pointwise(node: &Node, p: f64, q: f64) -> f64 {
         Node::Connective(Connective::Or, ..) => order::max(p, q),
         Node::Connective(Connective::Implies, ..) => order::max(-p, q),
         _ => {
-            let first = operands(node)[0];
+            let first = node.operand_pair()[0];
             let now = |c: NodeId| if Some(c) == first { p } else { q };
             crate::eval::pointwise(node, now, |_| None).unwrap_or(f64::NAN)
         }
-    }
-}
-
-/// A node's operands, first and second.
-pub fn operands(node: &Node) -> [Option<NodeId>; 2] {
-    match *node {
-        Node::Signal(_) | Node::Const(_) => [None, None],
-        Node::Fun(_, c)
-        | Node::Not(c)
-        | Node::Temporal(_, _, c)
-        | Node::Shift(_, c)
-        | Node::Rise(c)
-        | Node::Fall(c) => [Some(c), None],
-        Node::Arith(_, l, r)
-        | Node::Pow(l, r)
-        | Node::Cmp(_, l, r)
-        | Node::Connective(_, l, r)
-        | Node::Until(_, l, r)
-        | Node::Since(_, l, r) => [Some(l), Some(r)],
     }
 }

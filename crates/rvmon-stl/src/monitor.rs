@@ -26,9 +26,9 @@ pub struct StlMonitor {
     rows: Vec<f64>,
     decided: Vec<(u64, f64)>,
     fingerprint: u64,
-    /// With `--intervals`: the bounds last written for each undecided sample, from
-    /// `times_from` on (`None`: no bounds are written).
-    bounds: Option<VecDeque<Bounds>>,
+    /// With `--intervals`: the bounds last written for each sample from the first (a sample
+    /// number) on (`None`: no bounds are written).
+    bounds: Option<(u64, VecDeque<Bounds>)>,
 }
 
 impl StlMonitor {
@@ -57,19 +57,20 @@ impl StlMonitor {
                  `until` without a window are decided only at the end of the trace",
             ));
         }
-        self.bounds = Some(VecDeque::new());
+        self.bounds = Some((0, VecDeque::new()));
         Ok(self)
     }
 
     /// The bounds at the undecided samples that changed since last written.
     fn emit_bounds(&mut self, interner: &Interner, sink: &mut dyn Sink) -> Result<(), Error> {
-        let Some(written) = &mut self.bounds else {
+        let Some((from, written)) = &mut self.bounds else {
             return Ok(());
         };
         let now = self.online.bounds(&self.formula);
         // (The samples decided since were written with their robustness.)
-        let gone = written.len().saturating_sub(now.len());
+        let gone = (self.times_from - *from).min(written.len() as u64) as usize;
         written.drain(..gone);
+        *from = self.times_from;
         for (i, b) in now.iter().enumerate() {
             if written.get(i) == Some(b) {
                 continue;
@@ -194,14 +195,26 @@ impl rvmon_core::Monitor<Event> for StlMonitor {
     }
 
     fn snapshot(&self) -> Result<Vec<u8>, Error> {
-        let state = (self.fingerprint, &self.online, &self.times, self.times_from);
+        let state = (
+            self.fingerprint,
+            &self.online,
+            &self.times,
+            self.times_from,
+            &self.bounds,
+        );
         Ok(encode_state(&state))
     }
 
     fn restore(&mut self, state: &[u8]) -> Result<(), Error> {
-        let (fingerprint, mut online, times, times_from): (u64, Online, VecDeque<i64>, u64) =
-            decode_state(state)
-                .ok_or_else(|| Error::msg("the saved signal monitor state is damaged"))?;
+        type State = (
+            u64,
+            Online,
+            VecDeque<i64>,
+            u64,
+            Option<(u64, VecDeque<Bounds>)>,
+        );
+        let (fingerprint, mut online, times, times_from, bounds): State = decode_state(state)
+            .ok_or_else(|| Error::msg("the saved signal monitor state is damaged"))?;
         if fingerprint != self.fingerprint {
             return Err(Error::msg(
                 "the saved monitor state belongs to another STL formula",
@@ -209,6 +222,10 @@ impl rvmon_core::Monitor<Event> for StlMonitor {
         }
         online.rebuild(&self.formula);
         (self.online, self.times, self.times_from) = (online, times, times_from);
+        // The bounds written before, if this run writes them too (else they are news).
+        if self.bounds.is_some() {
+            self.bounds = Some(bounds.unwrap_or((times_from, VecDeque::new())));
+        }
         Ok(())
     }
 

@@ -184,13 +184,13 @@ impl Online {
                 if self.plan[k].delay.is_some() {
                     // (A trace shorter than the delays leaves the lags short of the plan's:
                     // an operand may still lack a value the window reads.)
-                    let upto = j.saturating_add(reach(node).0.unwrap_or(0)).min(end);
-                    if !operands(node).all(|c| self.stores[c].done > upto) {
+                    let upto = j.saturating_add(node.forward().unwrap_or(0)).min(end);
+                    if !node.operands().all(|c| self.stores[c].done > upto) {
                         continue;
                     }
                     let v = self.value(k, node, j, end);
                     self.stores[k].push(v, self.plan[k].span);
-                } else if operands(node).all(|c| self.stores[c].done == self.samples) {
+                } else if node.operands().all(|c| self.stores[c].done == self.samples) {
                     self.whole(k, node, end);
                 }
             }
@@ -410,39 +410,13 @@ struct Sliding {
     next: u64,
 }
 
-/// A node's operands.
-fn operands(node: &Node) -> impl Iterator<Item = NodeId> {
-    let (a, b) = match *node {
-        Node::Signal(_) | Node::Const(_) => (None, None),
-        Node::Fun(_, c)
-        | Node::Not(c)
-        | Node::Temporal(_, _, c)
-        | Node::Shift(_, c)
-        | Node::Rise(c)
-        | Node::Fall(c) => (Some(c), None),
-        Node::Arith(_, a, b)
-        | Node::Pow(a, b)
-        | Node::Cmp(_, a, b)
-        | Node::Connective(_, a, b)
-        | Node::Until(_, a, b)
-        | Node::Since(_, a, b) => (Some(a), Some(b)),
-    };
-    a.into_iter().chain(b)
-}
-
-/// How far forward and back a node reads its operands, in samples (`None` forward: to the
-/// end of the trace).
-fn reach(node: &Node) -> (Option<u64>, u64) {
+/// How far back of a sample a node reads its operands, in samples.
+fn back(node: &Node) -> u64 {
     match *node {
-        Node::Temporal(Window1::Always | Window1::Eventually, w, _) | Node::Until(w, _, _) => {
-            (w.map(|w| w.1), 0)
-        }
-        Node::Temporal(_, Some((_, b)), _) | Node::Since(Some((_, b)), _, _) => (Some(0), b),
-        Node::Rise(_) | Node::Fall(_) | Node::Shift(Shift::Prev | Shift::StrongPrev, _) => {
-            (Some(0), 1)
-        }
-        Node::Shift(Shift::Next | Shift::StrongNext, _) => (Some(1), 0),
-        _ => (Some(0), 0),
+        Node::Temporal(Window1::Historically | Window1::Once, Some((_, b)), _)
+        | Node::Since(Some((_, b)), _, _) => b,
+        Node::Rise(_) | Node::Fall(_) | Node::Shift(Shift::Prev | Shift::StrongPrev, _) => 1,
+        _ => 0,
     }
 }
 
@@ -450,22 +424,14 @@ fn reach(node: &Node) -> (Option<u64>, u64) {
 /// then its span (the most any parent reads: their lag behind it plus how far back they look,
 /// and the value being computed).
 fn plan(f: &Formula) -> Vec<Plan> {
-    let mut delay: Vec<Option<u64>> = Vec::with_capacity(f.nodes.len());
-    for node in &f.nodes {
-        let (forward, _) = reach(node);
-        let mut d = Some(0u64);
-        for c in operands(node) {
-            d = d.zip(delay[c]).map(|(d, c)| d.max(c));
-        }
-        delay.push(d.zip(forward).map(|(d, w)| d.saturating_add(w)));
-    }
+    let delay = f.delays();
     let mut span: Vec<u64> = delay
         .iter()
         .map(|d| if d.is_none() { u64::MAX } else { BATCH as u64 })
         .collect();
     for (p, node) in f.nodes.iter().enumerate() {
-        let (_, back) = reach(node);
-        for c in operands(node) {
+        let back = back(node);
+        for c in node.operands() {
             // (An operand computes a whole batch before its parent reads it.)
             let need = match (delay[p], delay[c]) {
                 (Some(dp), Some(dc)) => (dp - dc).saturating_add(back).saturating_add(BATCH as u64),

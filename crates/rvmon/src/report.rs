@@ -45,6 +45,20 @@ impl<In> ReportPlan<In> {
                 "--report needs a file name: standard output is the verdicts'",
             ));
         }
+        // Creating the report truncates its file: never the trace's or the specification's.
+        let same = |other: &str| match (std::fs::canonicalize(path), std::fs::canonicalize(other)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if let Some(input) = [Some(args.spec.as_str()), args.trace.as_deref()]
+            .into_iter()
+            .flatten()
+            .find(|f| same(f))
+        {
+            return Err(Error::msg(format!(
+                "--report {path}: that is the input {input}; the report would overwrite it"
+            )));
+        }
         let file = std::fs::File::create(path)
             .map_err(|e| Error::msg(format!("{path}: cannot write the report: {e}")))?;
         let meta = Meta {
@@ -116,9 +130,20 @@ pub fn subformulas(f: &Formula) -> (Vec<NodeId>, usize) {
         .iter()
         .filter(|id| **id != f.root && !leaf(id) && !arithmetic(id))
         .chain(order.iter().filter(|id| arithmetic(id)));
+    // Subformulas are told apart by their text, up to a size: in a long chain each text is
+    // nearly the whole formula, so a large one is told apart by its node (it is unlikely to
+    // be written twice) and its text is not built.
+    let mut size = vec![1usize; f.nodes.len()];
+    for (id, node) in f.nodes.iter().enumerate() {
+        size[id] += node.operands().map(|c| size[c]).sum::<usize>();
+    }
+    let key = |id: NodeId| match size[id] {
+        0..=256 => (0, rvmon_core::fingerprint(&f.text(id))),
+        _ => (1, id as u64),
+    };
     let (mut chosen, mut texts) = (Vec::new(), std::collections::HashSet::new());
     for &id in candidates.take(400) {
-        if texts.insert(f.text(id)) && chosen.len() < SUBFORMULAS {
+        if texts.insert(key(id)) && chosen.len() < SUBFORMULAS {
             chosen.push(id);
         }
     }

@@ -146,7 +146,7 @@ impl Ref<'_> {
             }
             Node::Shift(..) | Node::Rise(_) | Node::Fall(_) => f64::NAN,
             _ => {
-                let [a, b] = super::operands(&node);
+                let [a, b] = node.operand_pair();
                 let p = a.map_or(f64::NAN, |c| self.rho(c, t));
                 let q = b.map_or(p, |c| self.rho(c, t));
                 pointwise(&node, p, q)

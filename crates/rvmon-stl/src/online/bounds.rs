@@ -8,13 +8,15 @@
 //! `iff`/`xor` take the interval of `|l - r|`. The trace may also end now: rtamt's cut windows
 //! then give a value the interval already contains (a window cut short is the same fold over
 //! fewer samples, and every sample left out could have taken any value), so the bounds hold
-//! either way. A NaN anywhere gives `[-inf, +inf]`.
+//! either way. A NaN value counts as `[-inf, +inf]`; a NaN *result* (rtamt's fold keeps a NaN
+//! at a window's first sample; `iff` of two equal infinities) is in no interval: the bounds
+//! are those of the other values.
 
 use super::Online;
 use crate::ast::*;
 
 /// An interval of robustness values, `lo <= hi`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Bounds {
     pub lo: f64,
     pub hi: f64,
@@ -112,8 +114,16 @@ impl Online {
             let from = self.stores[k].done;
             let values = match *node {
                 Node::Temporal(op, Some(w), c) => sliding(&p, op, w, c, from),
+                Node::Temporal(op, None, c) => {
+                    let min = op == Window1::Historically;
+                    let step = |acc: Bounds, v: Bounds| if min { acc.min(v) } else { acc.max(v) };
+                    running(&p, k, from, |acc, q| step(acc, p.at(c, q)))
+                }
+                Node::Since(None, l, r) => {
+                    running(&p, k, from, |acc, q| p.at(l, q).min(acc).max(p.at(r, q)))
+                }
                 _ => (from..self.samples)
-                    .map(|j| node_bounds(&p, k, node, j))
+                    .map(|j| node_bounds(&p, node, j))
                     .collect(),
             };
             p.iv.push(values);
@@ -123,7 +133,7 @@ impl Online {
 }
 
 /// Node `k`'s interval at `j` (a position it has not decided).
-fn node_bounds(p: &Pending<'_>, k: NodeId, node: &Node, j: u64) -> Bounds {
+fn node_bounds(p: &Pending<'_>, node: &Node, j: u64) -> Bounds {
     let at = |c: NodeId, q: u64| p.at(c, q);
     match *node {
         Node::Not(a) => at(a, j).neg(),
@@ -158,15 +168,6 @@ fn node_bounds(p: &Pending<'_>, k: NodeId, node: &Node, j: u64) -> Bounds {
                 .checked_sub(1)
                 .map_or(Bounds::exact(f64::NEG_INFINITY), |i| at(c, i)),
         },
-        Node::Temporal(op, w, c) => window(p, k, op, w, c, j),
-        Node::Since(None, l, r) => {
-            // The running value, decided up to the node's first undecided position, carried on.
-            let mut acc = Bounds::exact(p.online.running[k]);
-            for q in p.online.stores[k].done..=j {
-                acc = at(l, q).min(acc).max(at(r, q));
-            }
-            acc
-        }
         Node::Since(Some((a, b)), l, r) => {
             let Some(hi) = j.checked_sub(a) else {
                 return Bounds::exact(f64::NEG_INFINITY);
@@ -185,37 +186,43 @@ fn node_bounds(p: &Pending<'_>, k: NodeId, node: &Node, j: u64) -> Bounds {
             let (a, b) = w.unwrap_or((0, u64::MAX));
             let mut best = Bounds::exact(f64::NEG_INFINITY);
             let mut hold = Bounds::exact(f64::INFINITY);
-            // (Past the newest sample everything is `[-inf, +inf]`: the first such witness
-            // stands for all the later ones, which can only be lower.)
-            let first = j.saturating_add(a);
-            let last = j.saturating_add(b).min(p.online.samples.max(first));
-            for t in j..=last {
+            let (first, n) = (j.saturating_add(a), p.online.samples);
+            for t in j..=j.saturating_add(b).min(n - 1) {
                 if t >= first {
                     best = best.max(hold.min(at(r, t)));
                 }
                 hold = hold.min(at(l, t));
             }
+            // Witnesses among the samples to come: any value, and the left operand any value
+            // on the way there past the newest sample; together `[-inf, hold's upper end]`,
+            // whichever of them is the first.
+            if j.saturating_add(b) >= n {
+                best = best.max(hold.min(TOP));
+            }
             best
         }
+        // (Windows and unbounded `since` are computed in passes, see `Online::bounds`.)
         // Signals, constants and arithmetic are decided at once (their delay is 0); anything
         // else undecided could be anything.
         _ => TOP,
     }
 }
 
-/// An unbounded past operator's interval at `j`: its running value carried on.
-fn window(p: &Pending<'_>, k: NodeId, op: Window1, w: Window, c: NodeId, j: u64) -> Bounds {
-    let min = matches!(op, Window1::Always | Window1::Historically);
-    let fold = |acc: Bounds, v: Bounds| if min { acc.min(v) } else { acc.max(v) };
-    match (op, w) {
-        (Window1::Historically | Window1::Once, None) => {
-            let acc = Bounds::exact(p.online.running[k]);
-            (p.online.stores[k].done..=j).fold(acc, |acc, q| fold(acc, p.at(c, q)))
-        }
-        // (Bounded windows slide, see `sliding`; unbounded future operators have no
-        // bounds, see `Online::has_bounds`.)
-        _ => TOP,
-    }
+/// An unbounded past operator's intervals at its undecided positions, `from` on, in one pass:
+/// its running value (decided up to `from`) carried on by `step`.
+fn running(
+    p: &Pending<'_>,
+    k: NodeId,
+    from: u64,
+    step: impl Fn(Bounds, u64) -> Bounds,
+) -> Vec<Bounds> {
+    let mut acc = Bounds::exact(p.online.running[k]);
+    (from..p.online.samples)
+        .map(|q| {
+            acc = step(acc, q);
+            acc
+        })
+        .collect()
 }
 
 /// A bounded window operator's intervals at its undecided positions, `from` to the newest
