@@ -130,14 +130,12 @@ impl<'a> FormatSink<'a> {
                     Some((bits, text)) if bits == r.to_bits() => text,
                     _ => self.last_robustness.insert((r.to_bits(), v.text())).1,
                 };
-                let t = t.text();
-                let (t, v) = (t.as_bytes(), v.as_bytes());
-                let mut line = [0u8; 64];
-                line[..t.len()].copy_from_slice(t);
-                line[t.len()] = b' ';
-                line[t.len() + 1..t.len() + 1 + v.len()].copy_from_slice(v);
-                line[t.len() + 1 + v.len()] = b'\n';
-                out.write_all(&line[..t.len() + v.len() + 2])?
+                let mut line = [0u8; 96];
+                let at = t.text().copy_into(&mut line, 0);
+                line[at] = b' ';
+                let end = v.copy_into(&mut line, at + 1);
+                line[end] = b'\n';
+                out.write_all(&line[..=end])?
             }
             (_, false) => writeln!(out, "violation: sample {} @{t}: robustness {v}", d.tp)?,
         }
