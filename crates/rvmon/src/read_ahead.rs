@@ -202,7 +202,8 @@ mod tests {
             ev.time = self.next as i64;
             ev.values.clear();
             ev.values.push(Some(Val::Float(self.next as f64)));
-            ev.values.push(self.next.is_multiple_of(3).then_some(Val::Int(-1)));
+            ev.values
+                .push(self.next.is_multiple_of(3).then_some(Val::Int(-1)));
             self.next += 1;
             Ok(true)
         }
@@ -230,7 +231,12 @@ mod tests {
     /// the rows before it; the end stays the end.
     #[test]
     fn rows_in_order_then_the_error() {
-        for (n, fail) in [(0, false), (1, true), (2500, true), (3 * ROWS as u64, false)] {
+        for (n, fail) in [
+            (0, false),
+            (1, true),
+            (2500, true),
+            (3 * ROWS as u64, false),
+        ] {
             let (got, end, mut ahead) = read_all(n, fail);
             assert_eq!(got.len() as u64, n);
             for (i, ev) in got.iter().enumerate() {
