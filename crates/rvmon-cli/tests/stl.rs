@@ -8,14 +8,13 @@
 //!   to the last bit. Skips with a `SKIPPED` line without the peer, unless
 //!   `RVMON_REQUIRE_PEERS` is set.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rvmon_cli::check_cmd::{self, CheckArgs};
-use rvmon_testkit::{shared_root, skip, stl, summary, Needs};
+use rvmon_testkit::{python_lines, shared_root, skip, stl, summary, Needs};
 
 fn dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("rvmon-stl-{}-{name}", std::process::id()));
@@ -136,36 +135,11 @@ fn random_formulas_give_rtamts_numbers() {
     let json: Vec<String> = cases
         .iter()
         .map(|(f, t)| {
-            let col = |k: usize| -> String {
-                let v: Vec<String> = t
-                    .iter()
-                    .map(|p| format!("{:?}", if k == 0 { p.0 } else { p.1 }))
-                    .collect();
-                v.join(",")
-            };
-            format!(
-                "{{\"formula\":{:?},\"x\":[{}],\"y\":[{}]}}",
-                f,
-                col(0),
-                col(1)
-            )
+            let (x, y) = (stl::json_values(t, false), stl::json_values(t, true));
+            format!("{{\"formula\":{f:?},\"x\":[{x}],\"y\":[{y}]}}")
         })
         .collect();
-    let mut child = Command::new(&python)
-        .args(["-c", DRIVER])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("PEERS_PY runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("[{}]", json.join(",")).as_bytes())
-        .unwrap();
-    let peer = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
-    let peer: Vec<&str> = peer.lines().collect();
+    let peer = python_lines(&python, DRIVER, &format!("[{}]", json.join(",")));
     assert_eq!(
         peer.len(),
         cases.len(),

@@ -12,15 +12,14 @@
 //!   unless `RVMON_REQUIRE_PEERS` is set. `bench/stl_dense_diff.py` is the larger comparison,
 //!   with stlrom and Reelay too.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rvmon_cli::check_cmd::{self, CheckArgs};
-use rvmon_testkit::{shared_root, skip, stl, summary, Needs};
+use rvmon_testkit::{python_lines, shared_root, skip, stl, summary, Needs};
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("rvmon-stl-dense-{}-{name}", std::process::id()));
@@ -203,35 +202,11 @@ fn random_formulas_give_rtamts_dense_numbers() {
     let json: Vec<String> = cases
         .iter()
         .map(|(f, t, v)| {
-            let col = |k: usize| -> String {
-                let c: Vec<String> = v
-                    .iter()
-                    .map(|p| format!("{:?}", if k == 0 { p.0 } else { p.1 }))
-                    .collect();
-                c.join(",")
-            };
-            format!(
-                "{{\"formula\":{f:?},\"t\":{t:?},\"x\":[{}],\"y\":[{}]}}",
-                col(0),
-                col(1)
-            )
+            let (x, y) = (stl::json_values(v, false), stl::json_values(v, true));
+            format!("{{\"formula\":{f:?},\"t\":{t:?},\"x\":[{x}],\"y\":[{y}]}}")
         })
         .collect();
-    let mut child = Command::new(&python)
-        .args(["-c", DRIVER])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("PEERS_PY runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("[{}]", json.join(",")).as_bytes())
-        .unwrap();
-    let peer = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
-    let peer: Vec<&str> = peer.lines().collect();
+    let peer = python_lines(&python, DRIVER, &format!("[{}]", json.join(",")));
     assert_eq!(
         peer.len(),
         cases.len(),

@@ -10,11 +10,7 @@ use rvmon_stl::{parse, Formula, Online};
 use rvmon_testkit::stl;
 
 fn columns(f: &Formula, samples: &[(f64, f64)]) -> Vec<Vec<f64>> {
-    let pick = |s: &String, p: &(f64, f64)| if s == "x" { p.0 } else { p.1 };
-    f.signals
-        .iter()
-        .map(|s| samples.iter().map(|p| pick(s, p)).collect())
-        .collect()
+    stl::columns(&f.signals, samples)
 }
 
 /// The engine after `n` samples, and the bounds it gives, from the first undecided sample.

@@ -9,16 +9,7 @@ use rvmon_testkit::stl;
 const S: i64 = 1_000_000_000;
 
 fn columns(f: &DenseFormula, samples: &[(f64, f64)]) -> Vec<Vec<f64>> {
-    f.formula()
-        .signals
-        .iter()
-        .map(|s| {
-            samples
-                .iter()
-                .map(|p| if s == "x" { p.0 } else { p.1 })
-                .collect()
-        })
-        .collect()
+    stl::columns(&f.formula().signals, samples)
 }
 
 fn same(a: f64, b: f64) -> bool {

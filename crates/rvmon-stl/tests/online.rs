@@ -9,15 +9,7 @@ use rvmon_stl::{parse, Formula, Online};
 use rvmon_testkit::stl;
 
 fn columns(f: &Formula, samples: &[(f64, f64)]) -> Vec<Vec<f64>> {
-    f.signals
-        .iter()
-        .map(|s| {
-            samples
-                .iter()
-                .map(|p| if s == "x" { p.0 } else { p.1 })
-                .collect()
-        })
-        .collect()
+    stl::columns(&f.signals, samples)
 }
 
 fn online(f: &Formula, samples: &[(f64, f64)]) -> Vec<(u64, f64)> {

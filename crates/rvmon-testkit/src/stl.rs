@@ -76,3 +76,21 @@ pub fn dense_times(len: std::ops::Range<usize>) -> impl Strategy<Value = Vec<i64
             .collect()
     })
 }
+
+/// The columns of `samples` for the signals `signals` names (`x` the first of each pair, any
+/// other the second), as the engines take them.
+pub fn columns(signals: &[String], samples: &[(f64, f64)]) -> Vec<Vec<f64>> {
+    let pick = |s: &String, p: &(f64, f64)| if s == "x" { p.0 } else { p.1 };
+    signals
+        .iter()
+        .map(|s| samples.iter().map(|p| pick(s, p)).collect())
+        .collect()
+}
+
+/// `samples`' first (`second`: second) values as the items of a JSON array, for a Python peer
+/// (`NaN` as Python's `json` reads it).
+pub fn json_values(samples: &[(f64, f64)], second: bool) -> String {
+    let pick = |p: &(f64, f64)| if second { p.1 } else { p.0 };
+    let v: Vec<String> = samples.iter().map(|p| format!("{:?}", pick(p))).collect();
+    v.join(",")
+}

@@ -3,7 +3,9 @@
 
 use std::io::Write;
 
+use rvmon_core::event::{Event, ValType};
 use rvmon_core::{Error, Monitor};
+use rvmon_stl::Formula;
 
 use crate::cascade;
 use crate::check::{CheckArgs, Output};
@@ -29,9 +31,45 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     if args.intervals {
         monitor = monitor.with_intervals()?;
     }
+    let signals = SignalRun {
+        text: &text,
+        language: "signal temporal logic (rtamt's syntax)",
+        inputs: monitor.inputs(),
+        subformulas: Some(rvmon_stl::parse(&args.spec, &text)?),
+        offline_only: None,
+        time: "",
+    };
+    drive(args, out, err, &mut monitor, signals)
+}
+
+/// What a signal run (discrete or dense time) is, for [`drive`].
+pub(crate) struct SignalRun<'a> {
+    /// The specification's text and language (for `--report`).
+    pub text: &'a str,
+    pub language: &'a str,
+    /// The signals the trace must have.
+    pub inputs: Vec<(String, ValType)>,
+    /// The formula whose subformulas the report draws (discrete time: the report's
+    /// companion monitors are discrete-time ones).
+    pub subformulas: Option<Formula>,
+    /// Why standard input is refused, if it is.
+    pub offline_only: Option<&'a str>,
+    /// Said after the sample count in the summary (`, dense time`).
+    pub time: &'a str,
+}
+
+/// The run of a signal monitor, discrete or dense: `--explain`, the output formats signals
+/// have, the run (with its report), the summary on `err` and the exit status.
+pub(crate) fn drive<M: Monitor<Event>>(
+    args: &CheckArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    monitor: &mut M,
+    run: SignalRun<'_>,
+) -> Result<i32, Error> {
+    let signals: Vec<String> = run.inputs.iter().map(|i| i.0.clone()).collect();
     if args.explain {
         let d = monitor.describe();
-        let signals: Vec<String> = monitor.inputs().into_iter().map(|i| i.0).collect();
         writeln!(out, "spec: {}\nengine: {}", args.spec, d.strategy)?;
         writeln!(out, "signals: {}\nmemory: {}", signals.join(", "), d.memory)?;
         return Ok(0);
@@ -43,28 +81,33 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         ));
     }
     let online = args.trace.as_deref().is_none_or(|t| t == "-");
-    let mut events = Events::new(crate::stream::event_source(args, &monitor.inputs(), err)?);
+    if let Some(why) = run.offline_only.filter(|_| online) {
+        return Err(Error::msg(why));
+    }
+    let mut events = Events::new(crate::stream::event_source(args, &run.inputs, err)?);
+    let every_sample = args.robustness || args.intervals;
     let mut sink = FormatSink::new(out, args.output)
-        .every_sample(args.robustness || args.intervals)
+        .every_sample(every_sample)
         .intervals(args.intervals);
-    let options = args.run_options(online);
-    let language = "signal temporal logic (rtamt's syntax)";
-    let signals = monitor.inputs().into_iter().map(|i| i.0).collect();
-    let report = match ReportPlan::new(args, language, &text, signals)? {
-        Some(plan) => Some(plan.with_subformulas(&rvmon_stl::parse(&args.spec, &text)?)),
-        None => None,
+    let report = match (
+        ReportPlan::new(args, run.language, run.text, signals)?,
+        run.subformulas,
+    ) {
+        (Some(plan), Some(f)) => Some(plan.with_subformulas(&f)),
+        (plan, _) => plan,
     };
-    let stats = report::run(report, &mut monitor, &mut events, &mut sink, options, err)?;
-    let violations = sink.counts.violations;
-    if args.robustness || args.intervals {
-        writeln!(err, "rvmon: robustness at {} sample(s)", stats.time_points)?;
+    let options = args.run_options(online);
+    let stats = report::run(report, monitor, &mut events, &mut sink, options, err)?;
+    let (samples, time) = (stats.time_points, run.time);
+    if every_sample {
+        writeln!(err, "rvmon: robustness at {samples} sample(s){time}")?;
         return Ok(0);
     }
+    let violations = sink.counts.violations;
     writeln!(
         err,
-        "rvmon: {violations} violation(s) (negative robustness) in {} sample(s)",
-        stats.time_points
+        "rvmon: {violations} violation(s) (negative robustness) in {samples} sample(s){time}"
     )?;
-    crate::warn_if_empty(stats.time_points, err)?;
+    crate::warn_if_empty(samples, err)?;
     Ok(if violations > 0 { 1 } else { 0 })
 }
