@@ -75,6 +75,31 @@ pub fn shared_data(suite: &str, path: &str) -> Option<PathBuf> {
     None
 }
 
+/// The lines a Python `script` (run by `python` with `-c`) writes for `input` on its standard
+/// input (a peer's driver: one answer per case).
+pub fn python_lines(python: impl AsRef<std::ffi::OsStr>, script: &str, input: &str) -> Vec<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(python)
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the peer's Python runs");
+    child
+        .stdin
+        .take()
+        .expect("a pipe")
+        .write_all(input.as_bytes())
+        .expect("the peer reads its cases");
+    let out = child.wait_with_output().expect("the peer ends").stdout;
+    String::from_utf8_lossy(&out)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,29 +129,4 @@ mod tests {
         );
         std::env::remove_var("RVMON_REQUIRE_PEERS");
     }
-}
-
-/// The lines a Python `script` (run by `python` with `-c`) writes for `input` on its standard
-/// input (a peer's driver: one answer per case).
-pub fn python_lines(python: impl AsRef<std::ffi::OsStr>, script: &str, input: &str) -> Vec<String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(python)
-        .args(["-c", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the peer's Python runs");
-    child
-        .stdin
-        .take()
-        .expect("a pipe")
-        .write_all(input.as_bytes())
-        .expect("the peer reads its cases");
-    let out = child.wait_with_output().expect("the peer ends").stdout;
-    String::from_utf8_lossy(&out)
-        .lines()
-        .map(str::to_string)
-        .collect()
 }
