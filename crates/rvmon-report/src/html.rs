@@ -295,7 +295,7 @@ fn legend(r: &Report, view: &View, p: &Panel<'_>) -> String {
         parts.push(format!("{} NaN (not drawn)", t.nan));
     }
     if p.zero {
-        parts.push("violations (below the dashed zero line) shaded red".into());
+        parts.push("dashed: zero; shaded red: where the whole formula is violated".into());
     }
     let w = p.series.width();
     if w > 1 {
