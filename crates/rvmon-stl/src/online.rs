@@ -163,6 +163,7 @@ impl Online {
             }
             Node::Not(a) => each!(|j| -self.get(a, j)),
             Node::Const(c) => each!(|_j| c),
+            Node::Temporal(op, Some(w), c) => each!(|j| self.slide(k, c, op, w, j, u64::MAX)),
             _ => each!(|j| self.value(k, node, j, u64::MAX)),
         }
     }
