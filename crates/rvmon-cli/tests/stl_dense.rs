@@ -100,6 +100,13 @@ fn errors_say_where() {
         e.contains("t.csv:4:1: time 1 is the previous sample's too"),
         "{e}"
     );
+    // An event log: the file and the time point.
+    let log = write(&d, "t.log", "@0 x(1)\n@1 x(2)\n@1 x(3)\n");
+    let e = dense(&spec, Some(&log), true).unwrap_err();
+    assert!(
+        e.contains("t.log: time point 2: timestamp 1 is the previous time point's too"),
+        "{e}"
+    );
     let next = write(&d, "n.stl", "x > 0 and\n   next(x > 0)\n");
     let e = dense(&next, Some(&trace), true).unwrap_err();
     assert!(

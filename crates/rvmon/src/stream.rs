@@ -121,6 +121,7 @@ pub(crate) fn event_source(
                 tp: TimePoint::default(),
                 name: name.to_string(),
                 strings: StringCollection::new(args.collect_strings),
+                strictly_increasing: args.dense,
             })
         }
     })
@@ -162,6 +163,9 @@ struct TraceEvents {
     /// The engine holds values as owned strings, so the interner's values are all freed
     /// (names stay) once enough are in use.
     strings: StringCollection,
+    /// Whether a time point with the previous one's timestamp is an error (dense time, where
+    /// each sample holds until the next), said here with the file and time point.
+    strictly_increasing: bool,
 }
 
 impl EventSource for TraceEvents {
@@ -169,8 +173,16 @@ impl EventSource for TraceEvents {
         // The last time point's values were converted to owned values: no one holds them.
         self.strings
             .collect_if_due(self.reader.interner_mut(), |_| 0);
+        let last = self.tp.ts;
         if !self.reader.next_time_point(&mut self.tp)? {
             return Ok(false);
+        }
+        if self.strictly_increasing && self.tp.index > 0 && self.tp.ts == last {
+            return Err(Error::msg(format!(
+                "{}: time point {}: timestamp {} is the previous time point's too; dense time \
+                 needs strictly increasing timestamps",
+                self.name, self.tp.index, self.tp.ts
+            )));
         }
         let interner = self.reader.interner();
         ev.values.clear();
