@@ -18,6 +18,8 @@ use crate::run::{self, RunOptions, RunStats, Source};
 
 /// The subformulas of an STL formula whose robustness a report draws, at most.
 pub const SUBFORMULAS: usize = 12;
+/// The largest subformula (in nodes) the report draws.
+pub const COMPANION_NODES: usize = 4096;
 
 /// A report asked for: the file (created before the run, so that a path that cannot be
 /// written fails first), what it says of the specification, and the companion monitors.
@@ -143,7 +145,9 @@ pub fn subformulas(f: &Formula) -> (Vec<NodeId>, usize) {
     };
     let (mut chosen, mut texts) = (Vec::new(), std::collections::HashSet::new());
     for &id in candidates.take(400) {
-        if texts.insert(key(id)) && chosen.len() < SUBFORMULAS {
+        // (Each drawn subformula runs its own monitor: one as large as the formula would
+        // double the run's memory, twelve of them multiply it.)
+        if texts.insert(key(id)) && chosen.len() < SUBFORMULAS && size[id] <= COMPANION_NODES {
             chosen.push(id);
         }
     }
