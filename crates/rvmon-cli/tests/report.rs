@@ -175,6 +175,54 @@ fn a_run_that_stops_still_writes_its_report() {
     assert!(page.contains("4 violation(s)"));
 }
 
+/// The report never takes the place of an input: `--report` naming the trace or the spec is
+/// refused, and the file is left as it was.
+#[test]
+fn a_report_over_its_own_input_is_refused() {
+    let d = dir("own");
+    let trace = d.join("t.csv");
+    std::fs::write(&trace, "time,x\n0,1\n1,-1\n").unwrap();
+    let spec = d.join("f.stl");
+    std::fs::write(&spec, "x > 0").unwrap();
+    for target in [&trace, &spec] {
+        let args = CheckArgs {
+            report: Some(target.display().to_string()),
+            ..CheckArgs::new(spec.display().to_string(), trace.display().to_string())
+        };
+        let (status, _) = check(&args);
+        let e = status.unwrap_err();
+        assert!(e.contains("the report would overwrite it"), "{e}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&trace).unwrap(),
+        "time,x\n0,1\n1,-1\n"
+    );
+    assert_eq!(std::fs::read_to_string(&spec).unwrap(), "x > 0");
+}
+
+/// A subformula as large as the formula is not drawn (each drawn one runs its own monitor):
+/// in a 6,000-conjunct chain the outer conjunctions are left out, the small ones drawn.
+#[test]
+fn large_subformulas_are_not_drawn() {
+    let text: Vec<String> = (0..6000).map(|i| format!("x > {i}")).collect();
+    let monitor = rvmon::cascade::stl_monitor("chain.stl", &text.join(" and ")).unwrap();
+    let f = monitor.formula();
+    let (chosen, _) = rvmon::report::subformulas(f);
+    assert!(!chosen.is_empty());
+    let size = |id: usize| {
+        let mut n = 0;
+        let mut stack = vec![id];
+        while let Some(k) = stack.pop() {
+            n += 1;
+            stack.extend(f.nodes[k].operands());
+        }
+        n
+    };
+    for id in chosen {
+        assert!(size(id) <= rvmon::report::COMPANION_NODES, "{}", f.text(id));
+    }
+}
+
 /// 200,000 samples: the page is summarised (its size does not follow the trace).
 #[test]
 fn a_long_trace_is_summarised() {

@@ -93,6 +93,11 @@ impl StlMonitor {
         Ok(())
     }
 
+    /// The formula it monitors.
+    pub fn formula(&self) -> &Formula {
+        &self.formula
+    }
+
     /// The inputs the trace must have: the formula's signals, as numbers.
     pub fn inputs(&self) -> Vec<(String, ValType)> {
         let float = |s: &String| (s.clone(), ValType::Float);

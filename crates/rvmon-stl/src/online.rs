@@ -38,7 +38,6 @@ pub struct Online {
     #[serde(skip)]
     plan: Vec<Plan>,
     samples: u64,
-    ended: bool,
     /// The root's values handed out so far.
     emitted: u64,
     #[serde(skip)]
@@ -72,7 +71,6 @@ impl Online {
             windows: vec![Sliding::default(); n],
             plan: plan(f),
             samples: 0,
-            ended: false,
             emitted: 0,
             scratch: Vec::new(),
         }
@@ -174,7 +172,6 @@ impl Online {
     /// operands' values in their rings; the nodes above an unbounded future operator are
     /// computed whole once their operands are complete.
     pub fn finish(&mut self, f: &Formula, mut emit: impl FnMut(u64, f64)) {
-        self.ended = true;
         let end = self.samples.saturating_sub(1);
         while self.stores[f.root].done < self.samples {
             for (k, node) in f.nodes.iter().enumerate() {

@@ -111,8 +111,8 @@ impl ReportPlan<Event> {
 
 /// The subformulas a report draws, at most [`SUBFORMULAS`], outermost first (comparisons
 /// and operators over them before arithmetic; signals, numbers and the formula itself
-/// left out, and each text once), and how many distinct ones there are (counted among the
-/// first few hundred).
+/// left out, none over [`COMPANION_NODES`], and each text once), and how many distinct ones
+/// there are (counted among the first few hundred of those).
 pub fn subformulas(f: &Formula) -> (Vec<NodeId>, usize) {
     let mut order = Vec::new();
     let mut stack = vec![f.root];
@@ -128,26 +128,27 @@ pub fn subformulas(f: &Formula) -> (Vec<NodeId>, usize) {
         )
     };
     let leaf = |id: &NodeId| matches!(f.nodes[*id], Node::Signal(_) | Node::Const(_));
-    let candidates = order
-        .iter()
-        .filter(|id| **id != f.root && !leaf(id) && !arithmetic(id))
-        .chain(order.iter().filter(|id| arithmetic(id)));
-    // Subformulas are told apart by their text, up to a size: in a long chain each text is
-    // nearly the whole formula, so a large one is told apart by its node (it is unlikely to
-    // be written twice) and its text is not built.
+    // (Each drawn subformula runs its own monitor: one as large as the formula would double
+    // the run's memory, twelve of them multiply it. So the large ones are not candidates.)
     let mut size = vec![1usize; f.nodes.len()];
     for (id, node) in f.nodes.iter().enumerate() {
         size[id] += node.operands().map(|c| size[c]).sum::<usize>();
     }
+    let small = |id: &&NodeId| size[**id] <= COMPANION_NODES;
+    let candidates = order
+        .iter()
+        .filter(|id| **id != f.root && !leaf(id) && !arithmetic(id))
+        .chain(order.iter().filter(|id| arithmetic(id)))
+        .filter(small);
+    // Subformulas are told apart by their text, up to a size: a larger one is told apart by
+    // its node (it is unlikely to be written twice) and its text is not built.
     let key = |id: NodeId| match size[id] {
         0..=256 => (0, rvmon_core::fingerprint(&f.text(id))),
         _ => (1, id as u64),
     };
     let (mut chosen, mut texts) = (Vec::new(), std::collections::HashSet::new());
     for &id in candidates.take(400) {
-        // (Each drawn subformula runs its own monitor: one as large as the formula would
-        // double the run's memory, twelve of them multiply it.)
-        if texts.insert(key(id)) && chosen.len() < SUBFORMULAS && size[id] <= COMPANION_NODES {
+        if texts.insert(key(id)) && chosen.len() < SUBFORMULAS {
             chosen.push(id);
         }
     }

@@ -35,7 +35,8 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         text: &text,
         language: "signal temporal logic (rtamt's syntax)",
         inputs: monitor.inputs(),
-        subformulas: Some(rvmon_stl::parse(&args.spec, &text)?),
+        // (The report's; the monitor's formula, not parsed again.)
+        subformulas: args.report.is_some().then(|| monitor.formula().clone()),
         offline_only: None,
         time: "",
     };

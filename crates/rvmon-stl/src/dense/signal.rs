@@ -61,6 +61,16 @@ impl Builder {
 }
 
 impl Signal {
+    /// A signal of these segments (tests).
+    #[cfg(test)]
+    pub(crate) fn of(segs: &[(Time, f64)]) -> Signal {
+        let mut b = Builder::with_capacity(segs.len());
+        for &(t, v) in segs {
+            b.push(t, v);
+        }
+        b.finish().expect("at least one segment")
+    }
+
     /// The value `v` at every time from `start` on.
     pub fn constant(start: Time, v: f64) -> Signal {
         Signal {
@@ -191,24 +201,16 @@ impl Signal {
 mod tests {
     use super::*;
 
-    fn sig(segs: &[(Time, f64)]) -> Signal {
-        let mut b = Builder::with_capacity(segs.len());
-        for &(t, v) in segs {
-            b.push(t, v);
-        }
-        b.finish().unwrap()
-    }
-
     #[test]
     fn builder_merges_equal_values_and_empty_segments() {
-        let s = sig(&[(0, 1.0), (2, 1.0), (3, 2.0), (3, 1.0), (5, 0.0), (5, -0.0)]);
+        let s = Signal::of(&[(0, 1.0), (2, 1.0), (3, 2.0), (3, 1.0), (5, 0.0), (5, -0.0)]);
         assert_eq!(s.segments(), &[(0, 1.0), (5, -0.0)]);
         assert!(s.segments()[1].1.is_sign_negative());
     }
 
     #[test]
     fn shifts_and_prefixes() {
-        let s = sig(&[(0, 1.0), (2, 2.0), (5, 3.0)]);
+        let s = Signal::of(&[(0, 1.0), (2, 2.0), (5, 3.0)]);
         assert_eq!(s.earlier_by(2).segments(), &[(0, 2.0), (3, 3.0)]);
         assert_eq!(s.earlier_by(9).segments(), &[(0, 3.0)]);
         let later = s.later_by(1, f64::NEG_INFINITY);
@@ -229,8 +231,8 @@ mod tests {
 
     #[test]
     fn pairs_merge_breakpoints() {
-        let a = sig(&[(0, 1.0), (2, 2.0)]);
-        let b = sig(&[(0, 5.0), (1, 6.0), (2, 7.0), (4, 8.0)]);
+        let a = Signal::of(&[(0, 1.0), (2, 2.0)]);
+        let b = Signal::of(&[(0, 5.0), (1, 6.0), (2, 7.0), (4, 8.0)]);
         assert_eq!(
             a.pairs(&b),
             vec![(0, 1.0, 5.0), (1, 1.0, 6.0), (2, 2.0, 7.0), (4, 2.0, 8.0)]

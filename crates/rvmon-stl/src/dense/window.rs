@@ -96,18 +96,10 @@ pub fn shifts(future: bool, w: Option<(u64, u64)>) -> (Time, Time) {
 mod tests {
     use super::*;
 
-    fn sig(segs: &[(Time, f64)]) -> Signal {
-        let mut b = Builder::with_capacity(segs.len());
-        for &(t, v) in segs {
-            b.push(t, v);
-        }
-        b.finish().unwrap()
-    }
-
     #[test]
     fn future_and_past_windows() {
         // x: 1 on [0,1), -1 on [1,3), 2 on [3,4), 3 from 4.
-        let x = sig(&[(0, 1.0), (1, -1.0), (3, 2.0), (4, 3.0)]);
+        let x = Signal::of(&[(0, 1.0), (1, -1.0), (3, 2.0), (4, 3.0)]);
         let (e, l) = shifts(true, Some((0, 1)));
         let always = slide(&x, e, l, Fold::Min, f64::INFINITY);
         assert_eq!(always.segments(), &[(0, -1.0), (3, 2.0), (4, 3.0)]);
