@@ -87,19 +87,12 @@ impl NumText {
         self.len = len + n;
     }
 
-    /// Appends `u`'s decimal digits.
-    fn integer(&mut self, mut u: u64) {
-        let mut digits = [0u8; 64];
-        let mut at = 24;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (u % 10) as u8;
-            u /= 10;
-            if u == 0 {
-                break;
-            }
+    /// Appends `u`'s decimal digits (itoa's: two at a time, from a table).
+    fn integer(&mut self, u: u64) {
+        let mut digits = itoa::Buffer::new();
+        for &b in digits.format(u).as_bytes() {
+            self.push_byte(b);
         }
-        self.append(&digits, at, 24 - at);
     }
 
     fn literal(text: &[u8]) -> NumText {
@@ -152,7 +145,17 @@ impl PyFloat {
         }
         // Ryu gives the shortest round-trip digits, as Python does: only the layout differs.
         let mut ryu = ryu::Buffer::new();
-        let (digits, exp) = shortest(ryu.format_finite(v.abs()).as_bytes());
+        let text = ryu.format_finite(v.abs()).as_bytes();
+        // PERF: where Ryu writes fixed notation and Python does too (the first significant
+        // digit at most four places after the point), the texts are the same: copied as they
+        // are, without taking the digits apart (that was half the cost of a number).
+        if !text.contains(&b'e') && !text.starts_with(b"0.0000") {
+            for &b in text {
+                t.push_byte(b);
+            }
+            return t;
+        }
+        let (digits, exp) = shortest(text);
         python_layout(&mut t, &digits, exp);
         t
     }

@@ -13,10 +13,10 @@
 //! window) has no delay: it and the nodes above it are decided at the end of the trace, and
 //! their operands keep every value until then.
 
-use std::collections::VecDeque;
-
 mod bounds;
+mod sliding;
 pub use bounds::Bounds;
+use sliding::Sliding;
 
 use crate::ast::*;
 use crate::eval::{pmax, pmin, pointwise, since_at, until_at};
@@ -24,6 +24,10 @@ use crate::eval::{pmax, pmin, pointwise, since_at, until_at};
 /// The most samples [`Online::push_rows`] takes in one round (each node's ring holds a round's
 /// values on top of what its parents read).
 const BATCH: usize = 256;
+
+/// The longest window slid in blocks (see [`Online::slide_batch`]): a batch's blocks read its
+/// samples and one window more, so a longer one is slid through the deque.
+const BLOCKED_WINDOW: u64 = 4 * BATCH as u64;
 
 /// The online evaluation of one formula.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -42,6 +46,11 @@ pub struct Online {
     emitted: u64,
     #[serde(skip)]
     scratch: Vec<f64>,
+    /// A blocked window's running folds (see [`sliding::blocked`]).
+    #[serde(skip)]
+    ahead: Vec<f64>,
+    #[serde(skip)]
+    back: Vec<f64>,
 }
 
 /// A node's place in the schedule.
@@ -73,6 +82,8 @@ impl Online {
             samples: 0,
             emitted: 0,
             scratch: Vec::new(),
+            ahead: Vec::new(),
+            back: Vec::new(),
         }
     }
 
@@ -161,7 +172,7 @@ impl Online {
             }
             Node::Not(a) => each!(|j| -self.get(a, j)),
             Node::Const(c) => each!(|_j| c),
-            Node::Temporal(op, Some(w), c) => each!(|j| self.slide(k, c, op, w, j, u64::MAX)),
+            Node::Temporal(op, Some(w), c) => self.slide_batch(k, c, op, w, upto),
             _ => each!(|j| self.value(k, node, j, u64::MAX)),
         }
     }
@@ -272,11 +283,8 @@ impl Online {
         }
     }
 
-    /// A bounded window's fold at `j` (over `c`, cut at `end`), in amortised O(1): a deque of
-    /// the window's candidates (Lemire's sliding minimum), kept as the fold of `eval` would
-    /// choose. That fold keeps the first of equal values and passes NaNs over, unless the
-    /// window's first sample is one (then it is the result); before the start of the trace
-    /// the fold starts from the pad instead.
+    /// A bounded window's value at `j` (over `c`, cut at `end`), in amortised O(1) (see
+    /// [`Sliding`]).
     fn slide(
         &mut self,
         k: NodeId,
@@ -286,53 +294,78 @@ impl Online {
         j: u64,
         end: u64,
     ) -> f64 {
-        let min = matches!(op, Window1::Always | Window1::Historically);
-        let pad = if min {
-            f64::INFINITY
-        } else {
-            f64::NEG_INFINITY
-        };
-        // `first`: the window's first sample, `None` when it starts before the trace.
-        let (first, hi) = if matches!(op, Window1::Always | Window1::Eventually) {
-            let (lo, hi) = (j.saturating_add(a), j.saturating_add(b).min(end));
-            if lo > hi {
-                return pad;
-            }
-            (Some(lo), hi)
-        } else {
-            let Some(hi) = j.checked_sub(a) else {
-                return pad;
-            };
-            (j.checked_sub(b), hi)
-        };
-        let lo = first.unwrap_or(0);
-        // (Two fields borrowed apart: the window's state and its operand's values.)
         let (w, values) = (&mut self.windows[k], &self.stores[c]);
-        // Out with the samples the window has left (their values may be gone too).
-        while w.candidates.front().is_some_and(|&(i, _)| i < lo) {
-            w.candidates.pop_front();
+        match op {
+            Window1::Always => w.future::<true>(values, (a, b), j, end),
+            Window1::Eventually => w.future::<false>(values, (a, b), j, end),
+            Window1::Historically => w.past::<true>(values, (a, b), j),
+            Window1::Once => w.past::<false>(values, (a, b), j),
         }
-        w.next = w.next.max(lo);
-        while w.next <= hi {
-            let v = values.get(w.next);
-            if !v.is_nan() {
-                // A later equal value never beats an earlier one: only strictly worse go.
-                while let Some(&(_, u)) = w.candidates.back() {
-                    if (min && u > v) || (!min && u < v) {
-                        w.candidates.pop_back();
-                    } else {
-                        break;
-                    }
-                }
-                w.candidates.push_back((w.next, v));
+    }
+
+    /// [`Online::slide`] for node `k`'s samples up to `upto` (excluded), whose windows the
+    /// end of the trace does not cut, into its ring: in blocks (see [`sliding::blocked`])
+    /// where the windows lie inside the trace and are short next to a batch, else through
+    /// the deque. (The deque may pick up after blocks: its state is the candidates of the
+    /// samples it took in, whichever windows were asked in between.)
+    fn slide_batch(&mut self, k: NodeId, c: NodeId, op: Window1, (a, b): (u64, u64), upto: u64) {
+        let from = self.stores[k].done;
+        let past = matches!(op, Window1::Historically | Window1::Once);
+        // (A past window starts before the trace until sample `b`.)
+        let inside = if past { from.max(b) } else { from }.min(upto);
+        let w = (b - a).saturating_add(1);
+        let blocks = if w <= BLOCKED_WINDOW { inside } else { upto };
+        self.slide_each(k, c, op, (a, b), blocks);
+        if blocks == upto {
+            return;
+        }
+        // The operand's values the windows read, `first ..` (those samples are in its ring).
+        let first = if past { blocks - b } else { blocks + a };
+        let count = (upto - blocks + w - 1) as usize;
+        let mut xs = std::mem::take(&mut self.scratch);
+        xs.clear();
+        xs.extend((0..count as u64).map(|i| self.get(c, first + i)));
+        let span = self.plan[k].span;
+        let (ahead, back) = (&mut self.ahead, &mut self.back);
+        let out = &mut self.stores[k];
+        let push = |v| out.push(v, span);
+        match op {
+            Window1::Always | Window1::Historically => {
+                sliding::blocked::<true>(&xs, w as usize, (ahead, back), push)
             }
-            w.next += 1;
+            Window1::Eventually | Window1::Once => {
+                sliding::blocked::<false>(&xs, w as usize, (ahead, back), push)
+            }
         }
-        match (first.map(|i| values.get(i)), w.candidates.front()) {
-            (Some(v), _) if v.is_nan() => v,
-            (_, Some(&(_, v))) => v,
-            (_, None) => pad,
+        self.scratch = xs;
+    }
+
+    /// [`Online::slide`] through the deque, for node `k`'s samples up to `upto` (excluded),
+    /// whose windows the end of the trace does not cut, into its ring.
+    ///
+    /// PERF: one loop with the operator chosen once, outside it (a call per value, choosing
+    /// it each time, cost twice as much).
+    fn slide_each(&mut self, k: NodeId, c: NodeId, op: Window1, w: (u64, u64), upto: u64) {
+        let span = self.plan[k].span;
+        // (The node's ring, out for a moment: it is written while its operand's is read.)
+        let mut out = std::mem::take(&mut self.stores[k]);
+        let (window, values) = (&mut self.windows[k], &self.stores[c]);
+        macro_rules! each {
+            (|$j:ident| $v:expr) => {
+                for $j in out.done..upto {
+                    let v = $v;
+                    out.push(v, span);
+                }
+            };
         }
+        let end = u64::MAX;
+        match op {
+            Window1::Always => each!(|j| window.future::<true>(values, w, j, end)),
+            Window1::Eventually => each!(|j| window.future::<false>(values, w, j, end)),
+            Window1::Historically => each!(|j| window.past::<true>(values, w, j)),
+            Window1::Once => each!(|j| window.past::<false>(values, w, j)),
+        }
+        self.stores[k] = out;
     }
 
     /// `always`, `eventually` or `until` without a window: decided at the end of the trace,
@@ -398,14 +431,6 @@ impl Ring {
         }
         self.buf = buf;
     }
-}
-
-/// A bounded window's state: the samples that may still be its fold's result with their
-/// values, oldest first (strictly better towards the front), and the next sample to take in.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-struct Sliding {
-    candidates: VecDeque<(u64, f64)>,
-    next: u64,
 }
 
 /// How far back of a sample a node reads its operands, in samples.

@@ -77,21 +77,24 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(ProptestConfig::with_cases(1000))]
 
     /// The sliding windows on values that tie (`0.0` and `-0.0`) and NaNs, where the fold's
-    /// choice of the first of equal values and its passing over NaNs show.
+    /// choice of the first of equal values and its passing over NaNs show: short windows
+    /// (slid in blocks) and long ones (through the deque, and in blocks once a batch is
+    /// long next to them), fed a sample or many at a time.
     #[test]
     fn windows_choose_as_the_fold_does(
         op in prop::sample::select(vec!["always", "eventually", "historically", "once"]),
-        (a, d) in (0u32..4, 0u32..4),
-        xs in prop::collection::vec(prop::sample::select(vec![0.0, -0.0, 1.0, -1.0, f64::NAN]), 1..30),
+        (a, d) in (0u32..4, prop::sample::select(vec![0u32, 1, 2, 3, 9, 40, 1100])),
+        xs in prop::collection::vec(prop::sample::select(vec![0.0, -0.0, 1.0, -1.0, f64::NAN]), 1..1300),
+        chunk in prop::sample::select(vec![1usize, 3, 256, 1300]),
     ) {
         let text = format!("{op}[{a},{}](x)", a + d);
         let f = parse("t.stl", &text).unwrap();
         let samples: Vec<(f64, f64)> = xs.iter().map(|&x| (x, 0.0)).collect();
         let want = robustness(&f, &columns(&f, &samples));
-        let got = online(&f, &samples);
+        let got = online_in_chunks(&f, &samples, chunk);
         for (i, ((_, r), w)) in got.iter().zip(&want).enumerate() {
             prop_assert!(r.to_bits() == w.to_bits() || (r.is_nan() && w.is_nan()),
                 "{} on {:?} at {}: online {:?}, offline {:?}", text, xs, i, r, w);

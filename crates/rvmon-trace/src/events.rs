@@ -11,7 +11,7 @@ use std::io::BufRead;
 use rvmon_core::event::{Event, EventSource, Val, ValType as Type};
 use rvmon_core::{Error, SourcePos};
 
-/// Events from CSV, read as bytes: a line is found with `memchr` in a large buffer and split
+/// Events from CSV, read as bytes: a line is found in a large buffer and split
 /// in place, and numbers are parsed from the bytes, so a row costs no allocation. (Measured
 /// on 1 M rows of `time,x,y`: about 20 ms to find and split the rows this way, 40–60 ms with
 /// the `csv` crate's `ByteRecord`s; the whole run of a simple specification is about 100 ms.)
@@ -120,17 +120,24 @@ impl<R: BufRead> CsvEvents<R> {
             self.cells.clear();
             let mut line_end = None;
             let bytes = &self.buf[start..self.end];
-            for i in memchr::memchr3_iter(b'\n', b',', b'"', bytes) {
-                match bytes[i] {
+            // PERF: byte by byte, not with `memchr3`: cells are short (a number), and a
+            // vector search per cell cost three times as much. The three bytes sought are
+            // below every digit, `.`, `-` and letter, so most bytes take one comparison.
+            for (i, &b) in bytes.iter().enumerate() {
+                if b > b',' {
+                    continue;
+                }
+                match b {
                     b',' => {
                         self.cells.push((cell_start, i));
                         cell_start = i + 1;
                     }
                     b'"' => quoted = true,
-                    _ => {
+                    b'\n' => {
                         line_end = Some(i);
                         break;
                     }
+                    _ => {}
                 }
             }
             let end = match line_end {
@@ -342,22 +349,24 @@ pub fn parse_plain_decimal(b: &[u8]) -> Option<f64> {
         b'+' => (false, &b[1..]),
         _ => (false, b),
     };
-    let (mut m, mut n, mut frac, mut dot) = (0u64, 0usize, 0usize, false);
+    // (At most 19 bytes: their digits cannot overflow `m`; the count is checked after.)
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    let (mut m, mut frac, mut dot) = (0u64, 0usize, false);
     for &c in digits {
-        match c {
-            b'0'..=b'9' => {
-                m = m * 10 + u64::from(c - b'0');
-                n += 1;
-                frac += usize::from(dot);
-                if n > 15 {
-                    return None;
-                }
-            }
-            b'.' if !dot => dot = true,
-            _ => return None,
+        let d = c.wrapping_sub(b'0');
+        if d < 10 {
+            m = m * 10 + u64::from(d);
+            frac += usize::from(dot);
+        } else if c == b'.' && !dot {
+            dot = true;
+        } else {
+            return None;
         }
     }
-    if n == 0 {
+    let n = digits.len() - usize::from(dot);
+    if n == 0 || n > 15 {
         return None;
     }
     let x = m as f64 / POW10[frac];
