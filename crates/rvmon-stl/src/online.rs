@@ -110,17 +110,42 @@ impl Online {
 
     /// Feeds `count` samples, `rows` holding each one's values (a value per signal, sample
     /// after sample), and hands `emit` the root's values that they decide, in order.
-    ///
-    /// PERF: node by node, each computing its new values for all the samples in one loop
-    /// (the dispatch on the operator is paid once per node and batch, not once per value).
     pub fn push_rows(
         &mut self,
         f: &Formula,
         rows: &[f64],
         count: usize,
-        mut emit: impl FnMut(u64, f64),
+        emit: impl FnMut(u64, f64),
     ) {
         let width = f.signals.len();
+        self.push_with(f, count, |row, s| rows[row * width + s], emit);
+    }
+
+    /// Feeds the samples of `columns` (one per signal of `f`, in [`Formula::signals`]' order,
+    /// all as long) and hands `emit` the root's values that they decide, in order. (The
+    /// Python module's arrays, read where they are.)
+    pub fn push_columns(&mut self, f: &Formula, columns: &[&[f64]], emit: impl FnMut(u64, f64)) {
+        assert_eq!(columns.len(), f.signals.len(), "a column per signal");
+        let count = columns.first().map_or(0, |c| c.len());
+        assert!(
+            columns.iter().all(|c| c.len() == count),
+            "columns of one length"
+        );
+        self.push_with(f, count, |row, s| columns[s][row], emit);
+    }
+
+    /// Feeds `count` samples, signal `s`'s value in sample `row` (counted from the first of
+    /// these) being `value(row, s)`.
+    ///
+    /// PERF: node by node, each computing its new values for all the samples in one loop
+    /// (the dispatch on the operator is paid once per node and batch, not once per value).
+    fn push_with(
+        &mut self,
+        f: &Formula,
+        count: usize,
+        value: impl Fn(usize, usize) -> f64,
+        mut emit: impl FnMut(u64, f64),
+    ) {
         for (chunk, at) in (0..count)
             .step_by(BATCH)
             .map(|at| (BATCH.min(count - at), at))
@@ -135,7 +160,7 @@ impl Online {
                 if let Node::Signal(s) = *node {
                     for i in self.stores[k].done..upto {
                         let row = at + (i - first) as usize;
-                        self.stores[k].push(rows[row * width + s], self.plan[k].span);
+                        self.stores[k].push(value(row, s), self.plan[k].span);
                     }
                 } else {
                     self.compute(k, node, upto);

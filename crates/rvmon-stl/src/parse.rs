@@ -24,9 +24,9 @@ use crate::lexer::Tok;
 /// STL specifications nest a few levels.
 pub const MAX_NESTING: usize = 200;
 
-/// The sampling period bounds are divided by, in nanoseconds: rtamt's default of one second,
-/// so that a bound without a unit counts samples.
-const PERIOD_NS: u128 = 1_000_000_000;
+/// The sampling period bounds are divided by, in nanoseconds, unless said otherwise: rtamt's
+/// default of one second, so that a bound without a unit counts samples.
+pub const PERIOD_NS: u128 = 1_000_000_000;
 
 /// The largest dense-time bound, in nanoseconds: sums of a few of them and of timestamps
 /// (at most 2^63 ns) stay far inside the 128-bit times [`crate::dense`] computes with.
@@ -35,15 +35,16 @@ pub const MAX_DENSE_BOUND_NS: u64 = 1 << 62;
 /// Parses `text` (from `file`, for error positions) as one STL formula, its windows in
 /// samples (discrete time).
 pub fn parse(file: &str, text: &str) -> Result<Formula, Error> {
-    parse_in(file, text, Clock::Samples)
+    parse_in(file, text, Clock::Samples(PERIOD_NS))
 }
 
-/// What a window's bounds count: samples (discrete time, rtamt's default period of 1 s), or
-/// nanoseconds (dense time, [`crate::dense`]), where `next`, `prev`, `rise` and `fall` have
-/// no meaning and are refused.
+/// What a window's bounds count: samples (discrete time) of a sampling period in nanoseconds
+/// (rtamt's default [`PERIOD_NS`], or its `set_sampling_period`: a bound in seconds, or with
+/// a unit, is divided by it), or nanoseconds (dense time, [`crate::dense`]), where `next`,
+/// `prev`, `rise` and `fall` have no meaning and are refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Clock {
-    Samples,
+    Samples(u128),
     Nanoseconds,
 }
 
@@ -157,7 +158,7 @@ impl Parser<'_> {
     /// `next`, `prev`, `s_next`, `s_prev`, `rise` and `fall` (the token at hand) read the
     /// sample before or after, which a dense-time signal does not have: refused there.
     fn refuse_in_dense_time(&self) -> Result<(), Error> {
-        if self.clock == Clock::Samples {
+        if matches!(self.clock, Clock::Samples(_)) {
             return Ok(());
         }
         let offset = self.toks.get(self.at).map_or(self.text.len(), |t| t.1);
@@ -289,10 +290,13 @@ impl Parser<'_> {
         let samples = |(v, _): (f64, Option<u128>), unit: u128, at: usize| -> Result<u64, Error> {
             let ns = v * unit as f64;
             let (n, what) = match self.clock {
-                Clock::Samples => (
-                    ns / PERIOD_NS as f64,
-                    "a bound must be a whole number of samples (the sampling period is 1 s), \
-                     not negative",
+                Clock::Samples(period) => (
+                    ns / period as f64,
+                    format!(
+                        "a bound must be a whole number of samples (the sampling period is {}), \
+                         not negative",
+                        period_text(period)
+                    ),
                 ),
                 // A decimal such as `0.3` (seconds) is a whole number of nanoseconds only up
                 // to the float's rounding: the nearest whole number is meant.
@@ -303,11 +307,12 @@ impl Parser<'_> {
                         ns
                     },
                     "a bound must be a whole number of nanoseconds, not negative, and at most \
-                     2^62 ns (146 years)",
+                     2^62 ns (146 years)"
+                        .to_string(),
                 ),
             };
             let most = match self.clock {
-                Clock::Samples => 1e15,
+                Clock::Samples(_) => 1e15,
                 Clock::Nanoseconds => MAX_DENSE_BOUND_NS as f64,
             };
             if !(0.0..=most).contains(&n) || n.fract() != 0.0 {
@@ -443,4 +448,19 @@ fn binary(op: Tok, window: Window, l: NodeId, r: NodeId) -> Node {
 /// A number as rtamt reads it (Python's `float`, `_` between digits allowed).
 fn number(text: &str) -> f64 {
     text.replace('_', "").parse().unwrap_or(f64::NAN)
+}
+
+/// A sampling period for messages: `1 s`, `500 ms`, `250 us`, `10 ns`.
+fn period_text(ns: u128) -> String {
+    let units = [
+        (1_000_000_000, "s"),
+        (1_000_000, "ms"),
+        (1_000, "us"),
+        (1, "ns"),
+    ];
+    let (per, unit) = units
+        .into_iter()
+        .find(|&(per, _)| ns.is_multiple_of(per))
+        .unwrap_or((1, "ns"));
+    format!("{} {unit}", ns / per)
 }

@@ -16,7 +16,8 @@ fn online(f: &Formula, samples: &[(f64, f64)]) -> Vec<(u64, f64)> {
     online_in_chunks(f, samples, 1)
 }
 
-/// The online engine fed `chunk` samples at a time (`push_rows`; 1: `push`).
+/// The online engine fed `chunk` samples at a time (`push_rows`, or `push_columns` when an
+/// odd number; 1: `push`).
 fn online_in_chunks(f: &Formula, samples: &[(f64, f64)], chunk: usize) -> Vec<(u64, f64)> {
     let cols = columns(f, samples);
     let mut engine = Online::new(f);
@@ -27,6 +28,10 @@ fn online_in_chunks(f: &Formula, samples: &[(f64, f64)], chunk: usize) -> Vec<(u
         if count == 1 {
             let sample: Vec<f64> = row(at).collect();
             engine.push(f, &sample, |j, r| out.push((j, r)));
+        } else if count % 2 == 1 {
+            // (Odd batches as columns, the Python module's way in; the same engine.)
+            let slices: Vec<&[f64]> = cols.iter().map(|c| &c[at..at + count]).collect();
+            engine.push_columns(f, &slices, |j, r| out.push((j, r)));
         } else {
             let rows: Vec<f64> = (at..at + count).flat_map(row).collect();
             engine.push_rows(f, &rows, count, |j, r| out.push((j, r)));

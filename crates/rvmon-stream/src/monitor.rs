@@ -6,6 +6,7 @@ use rvmon_core::{
     MemoryLimit, Payload, Sink,
 };
 
+use crate::ast::Type;
 use crate::engine::{Decided, Event, Firing, Step, StreamEngine};
 use crate::immediate::{self, ImmediateEngine};
 use crate::value::Val;
@@ -28,6 +29,8 @@ pub struct StreamMonitor {
     fingerprint: u64,
     fired: Vec<Firing>,
     text: String,
+    /// The input streams, with their types: what an event holds, in order.
+    inputs: Vec<(String, Type)>,
 }
 
 impl StreamMonitor {
@@ -52,6 +55,7 @@ impl StreamMonitor {
             ),
         };
         let immediate = immediate::applies(&program);
+        let inputs = program.inputs.clone();
         let fingerprint = {
             // (Not the memory limit: a run may resume with another.)
             let mut p = program.clone();
@@ -76,7 +80,14 @@ impl StreamMonitor {
             fingerprint,
             fired: Vec::new(),
             text: String::new(),
+            inputs,
         }
+    }
+
+    /// The input streams with their types: an event holds a value (or none) for each, in
+    /// this order.
+    pub fn inputs(&self) -> &[(String, Type)] {
+        &self.inputs
     }
 
     /// Emits what the last step decided. Within what one event decides, decisions follow the

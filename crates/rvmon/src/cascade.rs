@@ -407,7 +407,16 @@ pub fn build(
 /// The monitor of an STL formula (`.stl`, rtamt's syntax), fed events whose inputs are the
 /// formula's signals ([`StlMonitor::inputs`]); `name` its file, for error positions.
 pub fn stl_monitor(name: &str, text: &str) -> Result<StlMonitor, Error> {
-    Ok(StlMonitor::new(rvmon_stl::parse(name, text)?))
+    stl_monitor_sampled(name, text, rvmon_stl::parse::PERIOD_NS)
+}
+
+/// [`stl_monitor`], the formula's bounds (in seconds, or in their units) over the sampling
+/// period `period_ns` instead of rtamt's default of 1 s (rtamt's `set_sampling_period`).
+pub fn stl_monitor_sampled(name: &str, text: &str, period_ns: u128) -> Result<StlMonitor, Error> {
+    let clock = rvmon_stl::parse::Clock::Samples(period_ns.max(1));
+    Ok(StlMonitor::new(rvmon_stl::parse::parse_in(
+        name, text, clock,
+    )?))
 }
 
 /// The dense-time monitor of an STL formula (`--dense`): windows in seconds, exact for
