@@ -17,9 +17,13 @@ tested against rtamt itself). What rtamt offers and this class does:
   * `update(t, [('x', v), ...])`, online, for past-time formulas: the robustness at `t`;
   * `set_sampling_period(period, unit, tolerance)`: bounds in seconds (or with units) over
     the period; `reset()`.
+`StlDenseTimeSpecification` is rtamt's dense-time class: `evaluate(['x', [[t, v], ...]], ...)`
+gives the robustness where it changes, `[[t, rob], ...]`, exact for piecewise-constant
+signals (each sample's value holds until the signal's next sample), as `rvmon check --dense`.
 Not here (yet): `pastify()` (rtamt's rewriting of bounded-future formulas for `update`; the
 engine's own online mode, `rvmon.Monitor`, decides them with the horizon's delay instead),
-and the dense-time class (use `rvmon check SPEC.stl TRACE.csv --dense`).
+and the dense class's online `update` (rtamt's gives inconsistent values when fed a sample at
+a time: ../shared/peers/README.md §2.1).
 """
 
 import re
@@ -28,13 +32,15 @@ import numpy as np
 
 from . import Monitor, SpecError, _raise, _rvmon, robustness
 
-__all__ = ["StlDiscreteTimeSpecification"]
+__all__ = ["StlDiscreteTimeSpecification", "StlDenseTimeSpecification"]
 
 UNITS_NS = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 
 
 class StlDiscreteTimeSpecification:
     """rtamt's `StlDiscreteTimeSpecification`, computed by rvmon (see the module's doc)."""
+
+    dense = False
 
     def __init__(self, semantics=None, language=None, *args, **kwargs):
         self.name = "STL Specification"
@@ -145,3 +151,63 @@ def _number(v):
 def _plain(time):
     """The times as rtamt hands them back (Python numbers, as given)."""
     return time.tolist() if isinstance(time, np.ndarray) else list(time)
+
+
+class StlDenseTimeSpecification(StlDiscreteTimeSpecification):
+    """rtamt's `StlDenseTimeSpecification`, computed by rvmon (see the module's doc)."""
+
+    dense = True
+
+    def set_sampling_period(self, period, unit="s", tolerance=0.1):
+        self.sampling_tolerance = tolerance  # (dense time has no sampling period)
+
+    def parse(self):
+        """Parses `spec` for dense time; raises rvmon.SpecError where it is wrong."""
+        text = self._text()
+        try:
+            signals = _rvmon.stl_signals(self.name, text, None, True)
+        except _rvmon.Failure as f:
+            _raise(f)
+        self._formula = (text, signals)
+
+    def evaluate(self, *signals):
+        """The robustness where it changes, `[[time, robustness], ...]`, of signals given
+        as rtamt takes them: `['x', [[t, v], ...]], ['y', [[t, v], ...]]`."""
+        text, _ = self._parsed()
+        names, series = [], []
+        for item in signals:
+            name, samples = item
+            names.append(str(name))
+            series.append([(t, float(v)) for t, v in samples])
+        # Every signal holds its value until its next sample: all of them are read at every
+        # time any of them has a sample, from the first time all of them have one.
+        start = max((s[0][0] for s in series if s), default=None)
+        times = sorted({t for s in series for t, _ in s if start is not None and t >= start})
+        shown = {}
+        for t in times:
+            shown.setdefault(_ns(t), t)
+        columns = []
+        for s in series:
+            col, k, value = [], 0, None
+            for t in times:
+                while k < len(s) and s[k][0] <= t:
+                    value = s[k][1]
+                    k += 1
+                col.append(value)
+            columns.append(col)
+        ns = [_ns(t) for t in times]
+        try:
+            segments = _rvmon.dense_segments(self.name, text, names, columns, ns)
+        except _rvmon.Failure as f:
+            _raise(f)
+        return [[shown.get(t, t / 1e9), v] for t, v in segments]
+
+    def update(self, *args, **kwargs):
+        raise SpecError(
+            "the dense-time class's update() is not offered (rtamt's is inconsistent when fed "
+            "a sample at a time); use evaluate() on the signals so far, or rvmon.Monitor"
+        )
+
+
+def _ns(t):
+    return int(round(t * 1e9))

@@ -75,7 +75,12 @@ def both(text, period=None):
 
 
 def same(a, b):
-    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+    """Equal to the last bit: signed zeros apart, NaN equal to NaN."""
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return a == b and math.copysign(1, a) == math.copysign(1, b)
+    return a == b
 
 
 @needs_rtamt
@@ -146,3 +151,75 @@ def test_evaluate_takes_numpy_arrays():
     t = np.arange(5.0)
     got = s.evaluate({"time": t, "x": np.array([1, 0.6, 2, 0.7, 3.0])})
     assert [r for _, r in got] == [0.09999999999999998, 0.09999999999999998, 0.19999999999999996, 0.19999999999999996, 2.5]
+
+
+def dense_formula(rng, depth):
+    """A random dense-time STL formula over x and y (no `since`: rtamt leaves out its first
+    segment when it is -inf, a quirk crates/rvmon-cli/tests/stl_dense.rs counts)."""
+    if depth == 0 or rng.random() < 0.3:
+        return "(%s %s %s)" % (rng.choice(["x", "y", "x - y"]), rng.choice([">", "<="]), rng.choice(["0", "0.5"]))
+    a = rng.choice([0, 0.5, 1])
+    win = "[%g,%g]" % (a, a + rng.choice([0.5, 1, 1.5]))
+    sub = lambda: dense_formula(rng, depth - 1)
+    return rng.choice(
+        [
+            lambda: "not %s" % sub(),
+            lambda: "(%s and %s)" % (sub(), sub()),
+            lambda: "(%s or %s)" % (sub(), sub()),
+            lambda: "always%s(%s)" % (win, sub()),
+            lambda: "eventually%s(%s)" % (win, sub()),
+            lambda: "historically%s(%s)" % (win, sub()),
+            lambda: "once%s(%s)" % (win, sub()),
+            lambda: "(%s until%s %s)" % (sub(), win, sub()),
+        ]
+    )()
+
+
+def dense_both(text):
+    specs = []
+    for cls in (rtamt.StlDenseTimeSpecification, rvmon.stl.StlDenseTimeSpecification):
+        s = cls()
+        s.declare_var("x", "float")
+        s.declare_var("y", "float")
+        s.spec = text
+        s.parse()
+        specs.append(s)
+    return specs
+
+
+import rvmon.stl  # noqa: E402
+
+
+def changes(points):
+    """rtamt's dense output with the points where the value does not change left out: rtamt
+    sometimes lists one (`[10.75, -0.0], [11.25, -0.0]`); rvmon lists changes only."""
+    out = []
+    for t, v in points:
+        if not out or not same(out[-1][1], v):
+            out.append([t, v])
+    return out
+
+
+@needs_rtamt
+def test_dense_evaluate_equals_rtamt_on_random_formulas():
+    rng = random.Random(9)
+    for case in range(100):
+        text = dense_formula(rng, 2)
+        n = rng.randint(2, 12)
+        times = [0] + sorted(rng.sample([k / 4 for k in range(1, 40)], n - 1))
+        x = [[t, round(rng.uniform(-1, 1), 1)] for t in times]
+        y = [[t, round(rng.uniform(-1, 1), 1)] for t in times]
+        theirs, ours = dense_both(text)
+        want = changes(theirs.evaluate(["x", x], ["y", y]))
+        got = ours.evaluate(["x", x], ["y", y])
+        assert len(got) == len(want), "%s: %s, rtamt %s" % (text, got, want)
+        for (t1, r1), (t2, r2) in zip(got, want):
+            assert abs(t1 - t2) < 1e-9 and same(r1, r2), "%s: %s, rtamt %s" % (text, got, want)
+
+
+@needs_rtamt
+def test_dense_signals_sampled_at_different_times():
+    theirs, ours = dense_both("always[0,1](x > y)")
+    x = [[0, 1.0], [1, 2.0], [2, 3.0], [3.5, 0.0]]
+    y = [[0, 0.5], [1.5, 1.0], [2, 1.0], [3, 2.5]]
+    assert ours.evaluate(["x", x], ["y", y]) == changes(theirs.evaluate(["x", x], ["y", y]))

@@ -78,7 +78,7 @@ mod _rvmon {
     #[pymodule_export]
     use super::online::Monitor;
     #[pymodule_export]
-    use super::signals::{robustness, stl_signals};
+    use super::signals::{dense_segments, robustness, stl_signals};
     #[pymodule_export]
     use super::Failure;
 }

@@ -4,8 +4,9 @@
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use rvmon_core::Error;
+use rvmon_stl::dense::root_signal;
 use rvmon_stl::parse::{parse_in, Clock, PERIOD_NS};
-use rvmon_stl::{Formula, Online};
+use rvmon_stl::{DenseFormula, Formula, Online};
 
 use crate::{failure, guarded, Blame};
 
@@ -89,11 +90,21 @@ fn evaluate(f: &Formula, columns: &[&[f64]], n: usize) -> Vec<f64> {
 }
 
 /// The signals an STL formula reads, in order (`name` names it in errors; bounds over the
-/// sampling period `period_ns`, as [`robustness`]): a parse alone, for rtamt's `parse()`.
+/// sampling period `period_ns`, as [`robustness`], or in dense time): a parse alone, for
+/// rtamt's `parse()`.
 #[pyfunction]
-#[pyo3(signature = (name, text, period_ns=None))]
-pub fn stl_signals(name: String, text: String, period_ns: Option<u64>) -> PyResult<Vec<String>> {
+#[pyo3(signature = (name, text, period_ns=None, dense=false))]
+pub fn stl_signals(
+    name: String,
+    text: String,
+    period_ns: Option<u64>,
+    dense: bool,
+) -> PyResult<Vec<String>> {
     guarded(|| {
+        if dense {
+            let f = DenseFormula::parse(&name, &text).map_err(|e| failure(Blame::Spec, &e, b""))?;
+            return Ok(f.formula().signals.clone());
+        }
         let f = parse_with_period(&name, &text, period_ns)?;
         Ok(f.signals.clone())
     })
@@ -103,4 +114,47 @@ pub fn stl_signals(name: String, text: String, period_ns: Option<u64>) -> PyResu
 fn parse_with_period(name: &str, text: &str, period_ns: Option<u64>) -> PyResult<Formula> {
     let period = period_ns.map_or(PERIOD_NS, u128::from).max(1);
     parse_in(name, text, Clock::Samples(period)).map_err(|e| failure(Blame::Spec, &e, b""))
+}
+
+/// The dense-time robustness of the STL formula `text` (bounds in seconds or with units) as
+/// a piecewise-constant signal: its segments `(start in nanoseconds, value)`, adjacent equal
+/// values merged (past windows go on changing after the last sample, as the last values
+/// leave them: those changes are segments too, as rtamt lists them). The signals `columns`
+/// (named `names`) hold their sample's value from `times[k]` (nanoseconds, strictly
+/// increasing) to the next (rtamt's dense `evaluate`, exact: `rvmon check --dense`).
+#[pyfunction]
+pub fn dense_segments(
+    py: Python<'_>,
+    name: String,
+    text: String,
+    names: Vec<String>,
+    columns: Vec<Vec<f64>>,
+    times: Vec<i64>,
+) -> PyResult<Vec<(i64, f64)>> {
+    guarded(|| {
+        let f = DenseFormula::parse(&name, &text).map_err(|e| failure(Blame::Spec, &e, b""))?;
+        let order =
+            signal_columns(f.formula(), &names).map_err(|e| failure(Blame::Trace, &e, b""))?;
+        if let Some(k) = times.windows(2).position(|w| w[0] >= w[1]) {
+            let e = Error::msg(format!(
+                "sample {}: dense time needs strictly increasing times",
+                k + 1
+            ));
+            return Err(failure(Blame::Trace, &e, b""));
+        }
+        let mut signals = Vec::with_capacity(order.len());
+        for &c in &order {
+            let column = columns.get(c).filter(|col| col.len() == times.len());
+            let Some(column) = column else {
+                let e = Error::msg(format!("`{}`: a value per sample time", names[c]));
+                return Err(failure(Blame::Trace, &e, b""));
+            };
+            signals.push(column.clone());
+        }
+        let segments = py.detach(|| match root_signal(&f, &times, &signals) {
+            Some(s) => s.segments().iter().map(|&(t, v)| (t as i64, v)).collect(),
+            None => Vec::new(),
+        });
+        Ok(segments)
+    })
 }

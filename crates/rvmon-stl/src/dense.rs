@@ -142,6 +142,9 @@ fn node_signal(
 /// total order's min and max, as every window of dense time.
 pub fn pointwise(node: &Node, p: f64, q: f64) -> f64 {
     match *node {
+        // rtamt's dense monitor computes `p < q` and `p <= q` as `-(p - q)`, its discrete
+        // one as `q - p`: the same number but where they are equal, `-0.0` against `0.0`.
+        Node::Cmp(Cmp::Less, ..) => -(p - q),
         Node::Connective(Connective::And, ..) => order::min(p, q),
         Node::Connective(Connective::Or, ..) => order::max(p, q),
         Node::Connective(Connective::Implies, ..) => order::max(-p, q),
