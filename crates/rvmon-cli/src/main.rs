@@ -32,6 +32,9 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Serve the online monitor over HTTP: streams of events in, verdicts out, durable
+    /// across restarts and crashes (see `rvmon serve --help`).
+    Serve(Box<rvmon_serve::ServeArgs>),
     /// Generate benchmark workloads.
     Gen(gen_cmd::GenArgs),
 }
@@ -87,6 +90,7 @@ fn run() -> ExitCode {
             )
         }),
         Command::Gen(args) => gen_cmd::run(&args, &mut std::io::BufWriter::new(stdout.lock())),
+        Command::Serve(args) => rvmon_serve::run(&args, &mut std::io::stderr()),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

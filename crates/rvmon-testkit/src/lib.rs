@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub mod gen;
+pub mod http;
 pub mod stl;
 
 /// What a suite may lack, and the environment variable that makes the lack a failure.

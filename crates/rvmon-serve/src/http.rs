@@ -1,0 +1,168 @@
+//! The HTTP routes (axum): JSON answers, errors as `{"error": "..."}` with their status.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::stream::{read_verdicts, Refusal};
+use crate::Registry;
+
+type Shared = State<Arc<Registry>>;
+
+pub(crate) fn router(registry: Arc<Registry>, max_body: usize) -> Router {
+    Router::new()
+        .route(
+            "/v1/health",
+            get(|| async { json(StatusCode::OK, "{\"ok\":true}".into()) }),
+        )
+        .route("/v1/streams/{name}", get(status))
+        .route("/v1/streams/{name}/events", post(events))
+        .route("/v1/streams/{name}/close", post(close))
+        .route("/v1/streams/{name}/verdicts", get(verdicts))
+        .route("/metrics", get(metrics))
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(registry)
+}
+
+fn json(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+fn error(status: u16, message: &str) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let body = format!("{{\"error\":{}}}\n", serde_json::Value::from(message));
+    json(status, body)
+}
+
+fn refused(r: &Refusal) -> Response {
+    error(r.status, &r.message)
+}
+
+fn bad_name(name: &str) -> Option<Response> {
+    (!Registry::valid_name(name)).then(|| {
+        error(
+            400,
+            &format!("`{name}`: a stream's name is 1 to 64 letters, digits, `_`, `-` or `.`"),
+        )
+    })
+}
+
+async fn status(State(r): Shared, Path(name): Path<String>) -> Response {
+    if let Some(bad) = bad_name(&name) {
+        return bad;
+    }
+    match r.on_stream(&name, false, |s| s.status()).await {
+        Ok(s) => json(StatusCode::OK, s.json()),
+        Err(e) => refused(&e),
+    }
+}
+
+/// `POST /v1/streams/{name}/events[?from=K]`: a batch of MonPoly log lines.
+async fn events(
+    State(r): Shared,
+    Path(name): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Some(bad) = bad_name(&name) {
+        return bad;
+    }
+    let kind = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("text/plain");
+    if !kind.starts_with("text/plain") {
+        return error(
+            415,
+            &format!("content type `{kind}`: this version takes MonPoly log lines (text/plain)"),
+        );
+    }
+    let from = match query.get("from").map(|f| f.parse::<u64>()) {
+        None => None,
+        Some(Ok(k)) => Some(k),
+        Some(Err(_)) => return error(400, "from: expected a time point number (0, 1, …)"),
+    };
+    let answer = r
+        .on_stream(&name, true, move |s| s.append(&body, from))
+        .await
+        .and_then(|inner| inner);
+    match answer {
+        Ok(offset) => {
+            r.batches.fetch_add(1, Ordering::Relaxed);
+            json(StatusCode::OK, format!("{{\"offset\":{offset}}}"))
+        }
+        Err(e) => {
+            r.refused.fetch_add(1, Ordering::Relaxed);
+            refused(&e)
+        }
+    }
+}
+
+async fn close(State(r): Shared, Path(name): Path<String>) -> Response {
+    if let Some(bad) = bad_name(&name) {
+        return bad;
+    }
+    let answer = r
+        .on_stream(&name, false, |s| s.close().map(|()| s.status()))
+        .await;
+    match answer {
+        Ok(Ok(s)) => json(StatusCode::OK, s.json()),
+        Ok(Err(e)) => error(500, &e.to_string()),
+        Err(e) => refused(&e),
+    }
+}
+
+/// `GET /v1/streams/{name}/verdicts[?after=SEQ]`: JSON Lines.
+async fn verdicts(
+    State(r): Shared,
+    Path(name): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    if let Some(bad) = bad_name(&name) {
+        return bad;
+    }
+    if !r.exists(&name) {
+        return error(404, &format!("no stream `{name}`"));
+    }
+    let after = match query.get("after").map(|a| a.parse::<u64>()) {
+        None => 0,
+        Some(Ok(a)) => a,
+        Some(Err(_)) => return error(400, "after: expected a verdict number (its `seq`)"),
+    };
+    let path = r.stream_dir(&name).join("verdicts.jsonl");
+    match tokio::task::spawn_blocking(move || read_verdicts(&path, after)).await {
+        Ok(Ok(lines)) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/x-ndjson")],
+            lines,
+        )
+            .into_response(),
+        Ok(Err(e)) => error(500, &e.to_string()),
+        Err(e) => error(500, &e.to_string()),
+    }
+}
+
+async fn metrics(State(r): Shared) -> Response {
+    let streams = r.streams.lock().expect("no panic holds it").len();
+    let text = format!(
+        "# HELP rvmon_streams Streams open.\n# TYPE rvmon_streams gauge\nrvmon_streams {streams}\n\
+         # HELP rvmon_batches_total Batches accepted.\n# TYPE rvmon_batches_total counter\nrvmon_batches_total {}\n\
+         # HELP rvmon_refused_total Requests refused.\n# TYPE rvmon_refused_total counter\nrvmon_refused_total {}\n",
+        r.batches.load(Ordering::Relaxed),
+        r.refused.load(Ordering::Relaxed),
+    );
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        text,
+    )
+        .into_response()
+}

@@ -1,0 +1,418 @@
+//! One stream: its monitor, fed the stream's batches in order, and its two durable logs. The
+//! write-ahead log holds every accepted batch; the verdict log every verdict, numbered. A
+//! batch is acknowledged once both are on disk. On start, the stream replays its write-ahead
+//! log into a new monitor: the verdicts come out again, in the same order, and those the
+//! verdict log already has are not written twice (the ones a crash kept from it are).
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use rvmon::cascade::{self, Lang};
+use rvmon::sink::{FormatSink, Output};
+use rvmon_core::{Error, Interner, Monitor, Sink, TimePoint, Value};
+use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
+
+use crate::wal::{Record, Wal};
+
+/// The specification every stream monitors.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub name: String,
+    pub text: String,
+    pub lang: Option<String>,
+    pub sig: Option<Signature>,
+}
+
+impl Spec {
+    /// The monitor of a new stream (its strings in `interner`).
+    pub fn monitor(&self, interner: &mut Interner) -> Result<Box<dyn Monitor>, Error> {
+        let (lang, lang_name) = Lang::of(&self.name, self.lang.as_deref());
+        match lang {
+            Lang::Formula | Lang::Rvm => {
+                let lang = (lang, lang_name.as_deref());
+                let text = self.text.clone();
+                let sig = self.sig.clone();
+                Ok(cascade::build(&self.name, text, lang, sig, interner, false)?.1)
+            }
+            Lang::Lola | Lang::Stl => Err(Error::msg(format!(
+                "{}: rvmon serve monitors temporal formulas (.mtl, .mfotl, .ltl) and \
+                 parametric properties (.rvm) over MonPoly log lines; stream and signal \
+                 specifications are not served yet",
+                self.name
+            ))),
+        }
+    }
+}
+
+/// Why a batch was not taken, with the HTTP status it answers.
+#[derive(Debug)]
+pub struct Refusal {
+    pub status: u16,
+    pub message: String,
+}
+
+fn refuse(status: u16, message: impl Into<String>) -> Refusal {
+    Refusal {
+        status,
+        message: message.into(),
+    }
+}
+
+impl From<Error> for Refusal {
+    fn from(e: Error) -> Refusal {
+        refuse(500, e.to_string())
+    }
+}
+
+/// A stream's counters, as `GET /v1/streams/{name}` gives them.
+#[derive(Clone, Copy, Debug)]
+pub struct Status {
+    /// Time points accepted.
+    pub offset: u64,
+    /// Verdicts written (the last one's `seq`).
+    pub verdicts: u64,
+    pub closed: bool,
+}
+
+impl Status {
+    pub fn json(&self) -> String {
+        format!(
+            "{{\"offset\":{},\"verdicts\":{},\"closed\":{}}}",
+            self.offset, self.verdicts, self.closed
+        )
+    }
+}
+
+/// A stream, owned by its worker thread.
+pub struct Stream {
+    spec: Spec,
+    monitor: Box<dyn Monitor>,
+    interner: Interner,
+    wal: Wal,
+    verdicts: VerdictLog,
+    offset: u64,
+    last_ts: Option<i64>,
+    closed: bool,
+}
+
+impl Stream {
+    /// Opens the stream kept in `dir` (made if new): its monitor, after the replay of its
+    /// write-ahead log.
+    pub fn open(dir: &Path, spec: &Spec) -> Result<Stream, Error> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::file(&dir.display().to_string(), &e))?;
+        let mut interner = Interner::new();
+        let monitor = spec.monitor(&mut interner)?;
+        let (wal, records) = Wal::open(&dir.join("events.wal"))?;
+        let verdicts = VerdictLog::open(&dir.join("verdicts.jsonl"))?;
+        let mut stream = Stream {
+            spec: spec.clone(),
+            monitor,
+            interner,
+            wal,
+            verdicts,
+            offset: 0,
+            last_ts: None,
+            closed: false,
+        };
+        for record in records {
+            match record {
+                Record::Batch { skip, body } => {
+                    let batch = stream.parse(&body)?;
+                    stream.feed(&batch, skip as usize)?;
+                }
+                Record::Close => stream.finish()?,
+            }
+        }
+        stream.verdicts.sync()?;
+        Ok(stream)
+    }
+
+    pub fn status(&self) -> Status {
+        Status {
+            offset: self.offset,
+            verdicts: self.verdicts.next_seq - 1,
+            closed: self.closed,
+        }
+    }
+
+    /// Takes a batch (MonPoly log lines) whose first time point is the stream's `from`-th
+    /// (appended after the last if `None`): durable, then monitored. The stream's offset
+    /// after it, or why it was refused (and then nothing changed).
+    pub fn append(&mut self, body: &[u8], from: Option<u64>) -> Result<u64, Refusal> {
+        if self.closed {
+            return Err(refuse(
+                409,
+                "the stream is closed: it takes no more time points",
+            ));
+        }
+        let batch = self.parse(body).map_err(|e| refuse(400, e.to_string()))?;
+        let first = from.unwrap_or(self.offset);
+        if first > self.offset {
+            return Err(refuse(
+                409,
+                format!(
+                    "from={first}: the stream has {} time points, so a batch from {first} \
+                     would leave a gap",
+                    self.offset
+                ),
+            ));
+        }
+        let skip = ((self.offset - first) as usize).min(batch.points.len());
+        if skip == batch.points.len() {
+            return Ok(self.offset);
+        }
+        if let (Some(last), Some(tp)) = (self.last_ts, batch.points.get(skip)) {
+            if tp.ts < last {
+                return Err(refuse(
+                    409,
+                    format!(
+                        "time point {} at @{}: earlier than the stream's last, @{last} \
+                         (timestamps must not decrease)",
+                        self.offset, tp.ts
+                    ),
+                ));
+            }
+        }
+        self.wal.append(&Record::Batch {
+            skip: skip as u64,
+            body: body.to_vec(),
+        })?;
+        self.feed(&batch, skip)?;
+        self.verdicts.sync()?;
+        Ok(self.offset)
+    }
+
+    /// Ends the stream: its last verdicts, durable.
+    pub fn close(&mut self) -> Result<(), Error> {
+        if self.closed {
+            return Ok(());
+        }
+        self.wal.append(&Record::Close)?;
+        self.finish()?;
+        self.verdicts.sync()
+    }
+
+    /// The batch's time points, read as the command line reads a MonPoly log.
+    fn parse(&self, body: &[u8]) -> Result<Batch, Error> {
+        let options = TraceOptions {
+            sig: self.spec.sig.clone(),
+            time_field: None,
+        };
+        let input = Box::new(std::io::Cursor::new(body));
+        let mut reader = open_reader(TraceFormat::Monpoly, input, "<batch>", options)?;
+        let mut points = Vec::new();
+        let mut tp = TimePoint::default();
+        while reader.next_time_point(&mut tp)? {
+            points.push(tp.clone());
+        }
+        let strings = reader.interner().clone();
+        Ok(Batch { points, strings })
+    }
+
+    /// Monitors the batch's time points from the `skip`-th, numbered after the stream's.
+    fn feed(&mut self, batch: &Batch, skip: usize) -> Result<(), Error> {
+        let mut points = Vec::with_capacity(batch.points.len() - skip);
+        for (k, tp) in batch.points[skip..].iter().enumerate() {
+            let mut p = TimePoint {
+                index: self.offset + k as u64,
+                ts: tp.ts,
+                ..TimePoint::default()
+            };
+            let mut args = Vec::new();
+            for e in &tp.events {
+                let name = self.interner.intern_name(batch.strings.resolve(e.name));
+                args.clear();
+                for v in tp.args_of(e) {
+                    args.push(match *v {
+                        Value::Str(s) => Value::Str(self.interner.intern(batch.strings.resolve(s))),
+                        other => other,
+                    });
+                }
+                p.push_event(name, &args);
+            }
+            points.push(p);
+        }
+        let mut out = Vec::new();
+        {
+            let mut sink = FormatSink::new(&mut out, Output::Jsonl);
+            self.monitor.feed(&points, &mut self.interner, &mut sink)?;
+            sink.end_batch()?;
+        }
+        self.verdicts.take(&out)?;
+        if let Some(last) = points.last() {
+            self.last_ts = Some(last.ts);
+        }
+        self.offset += points.len() as u64;
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), Error> {
+        let mut out = Vec::new();
+        {
+            let mut sink = FormatSink::new(&mut out, Output::Jsonl);
+            self.monitor.finish(&mut self.interner, &mut sink)?;
+            sink.end_batch()?;
+        }
+        self.verdicts.take(&out)?;
+        self.closed = true;
+        Ok(())
+    }
+}
+
+/// A batch's time points, with the strings they were read into.
+struct Batch {
+    points: Vec<TimePoint>,
+    strings: Interner,
+}
+
+/// The verdict log: a JSON object a line, numbered from 1 (`"seq"`). `written` lines are on
+/// file; a verdict made again by a replay, with a number already there, is not written twice.
+struct VerdictLog {
+    file: File,
+    path: String,
+    written: u64,
+    next_seq: u64,
+    dirty: bool,
+}
+
+impl VerdictLog {
+    fn open(path: &PathBuf) -> Result<VerdictLog, Error> {
+        let name = path.display().to_string();
+        let io = |e: std::io::Error| Error::msg(format!("{name}: {e}"));
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io)?;
+        // (A line cut short by a crash was never acknowledged: it goes, and comes again.)
+        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if whole < bytes.len() {
+            file.set_len(whole as u64).map_err(io)?;
+        }
+        let written = bytes[..whole].iter().filter(|&&b| b == b'\n').count() as u64;
+        Ok(VerdictLog {
+            file,
+            path: name,
+            written,
+            next_seq: 1,
+            dirty: false,
+        })
+    }
+
+    /// Numbers the verdicts `jsonl` (the sink's lines) and writes those not on file yet.
+    fn take(&mut self, jsonl: &[u8]) -> Result<(), Error> {
+        let mut out = Vec::new();
+        for line in jsonl.split(|&b| b == b'\n').filter(|l| l.starts_with(b"{")) {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            if seq <= self.written {
+                continue;
+            }
+            out.extend_from_slice(format!("{{\"seq\":{seq},").as_bytes());
+            out.extend_from_slice(&line[1..]);
+            out.push(b'\n');
+            self.written = seq;
+        }
+        if !out.is_empty() {
+            self.file
+                .write_all(&out)
+                .map_err(|e| Error::msg(format!("{}: {e}", self.path)))?;
+            self.dirty = true;
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), Error> {
+        if std::mem::take(&mut self.dirty) {
+            self.file
+                .sync_data()
+                .map_err(|e| Error::msg(format!("{}: {e}", self.path)))?;
+        }
+        Ok(())
+    }
+}
+
+/// The verdicts of the log at `path` numbered after `after`, as JSON Lines (whole lines only:
+/// a line being written is left for the next read).
+pub fn read_verdicts(path: &Path, after: u64) -> Result<Vec<u8>, Error> {
+    let mut bytes = Vec::new();
+    match File::open(path) {
+        Ok(mut f) => {
+            f.read_to_end(&mut bytes)
+                .map_err(|e| Error::file(&path.display().to_string(), &e))?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::file(&path.display().to_string(), &e)),
+    }
+    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut out = Vec::new();
+    for (k, line) in bytes[..whole].split_inclusive(|&b| b == b'\n').enumerate() {
+        if k as u64 + 1 > after {
+            out.extend_from_slice(line);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Spec {
+        Spec {
+            name: "p.mtl".into(),
+            text: "request() IMPLIES EVENTUALLY[0,5] grant()".into(),
+            lang: None,
+            sig: None,
+        }
+    }
+
+    fn fresh(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rvmon-stream-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn batches_are_monitored_and_replayed_without_duplicates() {
+        let dir = fresh("replay");
+        let mut s = Stream::open(&dir, &spec()).unwrap();
+        assert_eq!(
+            s.append(b"@0 request()\n@2 grant()\n@3 request()\n", None)
+                .unwrap(),
+            3
+        );
+        assert_eq!(s.append(b"@9 heartbeat()\n", None).unwrap(), 4);
+        // A resend of time points it has: nothing changes.
+        assert_eq!(
+            s.append(b"@3 request()\n@9 heartbeat()\n", Some(2))
+                .unwrap(),
+            4
+        );
+        let bad = s.append(b"@10 request(\n", None).unwrap_err();
+        assert_eq!(bad.status, 400, "{}", bad.message);
+        assert!(bad.message.contains("<batch>:1:"), "{}", bad.message);
+        assert_eq!(s.append(b"@12 p()\n", Some(7)).unwrap_err().status, 409);
+        assert_eq!(s.append(b"@1 p()\n", None).unwrap_err().status, 409);
+        let before = std::fs::read_to_string(dir.join("verdicts.jsonl")).unwrap();
+        assert_eq!(
+            before,
+            "{\"seq\":1,\"tp\":2,\"ts\":3,\"verdict\":\"violation\"}\n"
+        );
+        drop(s);
+        // A replay makes the same verdicts and writes none twice.
+        let mut s = Stream::open(&dir, &spec()).unwrap();
+        assert_eq!(s.status().offset, 4);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("verdicts.jsonl")).unwrap(),
+            before
+        );
+        s.close().unwrap();
+        assert!(s.status().closed);
+        assert_eq!(s.append(b"@20 p()\n", None).unwrap_err().status, 409);
+    }
+}

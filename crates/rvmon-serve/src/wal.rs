@@ -1,0 +1,161 @@
+//! A stream's write-ahead log: its accepted batches, each one record, appended and fsynced
+//! before the batch is acknowledged. A record is its length, a checksum, its kind and its
+//! bytes; a record cut short or damaged (the process killed while writing it, before it was
+//! acknowledged) ends the log, and is cut off when the log is opened again.
+
+use std::fs::{File, OpenOptions};
+use std::hash::Hasher;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use rustc_hash::FxHasher;
+use rvmon_core::Error;
+
+/// What a record holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Record {
+    /// A batch of time points (the request's body), of which the first `skip` were already
+    /// in the stream (a client resending after a crash).
+    Batch { skip: u64, body: Vec<u8> },
+    /// The end of the stream.
+    Close,
+}
+
+const BATCH: u8 = 1;
+const CLOSE: u8 = 2;
+
+/// The log, open for appending.
+pub struct Wal {
+    file: File,
+    path: String,
+}
+
+fn checksum(kind: u8, payload: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write_u8(kind);
+    h.write(payload);
+    h.write_usize(payload.len());
+    h.finish()
+}
+
+fn io(path: &str, e: std::io::Error) -> Error {
+    Error::msg(format!("{path}: {e}"))
+}
+
+impl Wal {
+    /// Opens (or creates) the log at `path`: its records, in order, and the log positioned
+    /// after the last whole one.
+    pub fn open(path: &Path) -> Result<(Wal, Vec<Record>), Error> {
+        let name = path.display().to_string();
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|e| io(&name, e))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(|e| io(&name, e))?;
+        let (records, whole) = parse(&bytes);
+        if whole < bytes.len() {
+            // A record cut short: it was never acknowledged.
+            file.set_len(whole as u64).map_err(|e| io(&name, e))?;
+            file.sync_all().map_err(|e| io(&name, e))?;
+        }
+        file.seek(SeekFrom::End(0)).map_err(|e| io(&name, e))?;
+        Ok((Wal { file, path: name }, records))
+    }
+
+    /// Appends `record` and waits until it is on disk.
+    pub fn append(&mut self, record: &Record) -> Result<(), Error> {
+        let (kind, payload): (u8, Vec<u8>) = match record {
+            Record::Batch { skip, body } => {
+                let mut p = skip.to_le_bytes().to_vec();
+                p.extend_from_slice(body);
+                (BATCH, p)
+            }
+            Record::Close => (CLOSE, Vec::new()),
+        };
+        let mut bytes = Vec::with_capacity(17 + payload.len());
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&checksum(kind, &payload).to_le_bytes());
+        bytes.push(kind);
+        bytes.extend_from_slice(&payload);
+        self.file
+            .write_all(&bytes)
+            .and_then(|()| self.file.sync_data())
+            .map_err(|e| io(&self.path, e))
+    }
+}
+
+/// The whole records at the start of `bytes`, and how many bytes they take.
+fn parse(bytes: &[u8]) -> (Vec<Record>, usize) {
+    let mut records = Vec::new();
+    let mut at = 0;
+    loop {
+        let Some(head) = bytes.get(at..at + 17) else {
+            return (records, at);
+        };
+        let len = u64::from_le_bytes(head[..8].try_into().expect("8 bytes"));
+        let sum = u64::from_le_bytes(head[8..16].try_into().expect("8 bytes"));
+        let kind = head[16];
+        let Some(payload) = usize::try_from(len)
+            .ok()
+            .and_then(|len| bytes.get(at + 17..(at + 17).checked_add(len)?))
+        else {
+            return (records, at);
+        };
+        if checksum(kind, payload) != sum {
+            return (records, at);
+        }
+        let record = match (kind, payload.split_at_checked(8)) {
+            (BATCH, Some((skip, body))) => Record::Batch {
+                skip: u64::from_le_bytes(skip.try_into().expect("8 bytes")),
+                body: body.to_vec(),
+            },
+            (CLOSE, _) => Record::Close,
+            _ => return (records, at),
+        };
+        records.push(record);
+        at += 17 + payload.len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_come_back_and_a_torn_tail_is_cut() {
+        let dir = std::env::temp_dir().join(format!("rvmon-wal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("wal");
+        let _ = std::fs::remove_file(&path);
+        let a = Record::Batch {
+            skip: 2,
+            body: b"@1 p()\n".to_vec(),
+        };
+        {
+            let (mut wal, old) = Wal::open(&path).unwrap();
+            assert!(old.is_empty());
+            wal.append(&a).unwrap();
+            wal.append(&Record::Close).unwrap();
+        }
+        // Half a record more, as if the process died while writing it.
+        let whole = std::fs::metadata(&path).unwrap().len();
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(&[9, 0, 0, 0, 0]).unwrap();
+        drop(f);
+        let (mut wal, old) = Wal::open(&path).unwrap();
+        assert_eq!(old, vec![a.clone(), Record::Close]);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), whole);
+        wal.append(&a).unwrap();
+        drop(wal);
+        let (_, old) = Wal::open(&path).unwrap();
+        assert_eq!(old.len(), 3);
+        // A damaged byte ends the log there.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let n = bytes.len();
+        bytes[n - 3] ^= 1;
+        assert_eq!(parse(&bytes).0.len(), 2);
+    }
+}
