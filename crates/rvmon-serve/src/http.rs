@@ -42,7 +42,13 @@ fn error(status: u16, message: &str) -> Response {
 }
 
 fn refused(r: &Refusal) -> Response {
-    error(r.status, &r.message)
+    let mut response = error(r.status, &r.message);
+    if r.status == 503 {
+        // (Full: the client should come back, not give up.)
+        let headers = response.headers_mut();
+        headers.insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+    }
+    response
 }
 
 fn bad_name(name: &str) -> Option<Response> {

@@ -1,8 +1,10 @@
-//! One stream: its monitor, fed the stream's batches in order, and its two durable logs. The
+//! One stream: its monitor, fed the stream's batches in order, and its two logs. The
 //! write-ahead log holds every accepted batch; the verdict log every verdict, numbered. A
-//! batch is acknowledged once both are on disk. On start, the stream replays its write-ahead
-//! log into a new monitor: the verdicts come out again, in the same order, and those the
-//! verdict log already has are not written twice (the ones a crash kept from it are).
+//! batch is acknowledged once it is on disk in the write-ahead log and its verdicts are in
+//! the verdict log (written, not waited for: they follow from the batches). On start, the
+//! stream replays its write-ahead log into a new monitor: the verdicts come out again, in the
+//! same order and with the same numbers, and those the verdict log already has are not
+//! written twice (the ones a crash kept from it are).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -10,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use rvmon::cascade::{self, Lang};
 use rvmon::sink::{FormatSink, Output};
-use rvmon_core::{Error, Interner, Monitor, Sink, TimePoint, Value};
+use rvmon_core::{Error, Interner, Monitor, Sink, TimePoint};
 use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
 
 use crate::wal::{Record, Wal};
@@ -118,8 +120,8 @@ impl Stream {
         for record in records {
             match record {
                 Record::Batch { skip, body } => {
-                    let batch = stream.parse(&body)?;
-                    stream.feed(&batch, skip as usize)?;
+                    let mut batch = stream.parse(&body)?;
+                    stream.feed(&mut batch, skip as usize)?;
                 }
                 Record::Close => stream.finish()?,
             }
@@ -146,7 +148,7 @@ impl Stream {
                 "the stream is closed: it takes no more time points",
             ));
         }
-        let batch = self.parse(body).map_err(|e| refuse(400, e.to_string()))?;
+        let mut batch = self.parse(body).map_err(|e| refuse(400, e.to_string()))?;
         let first = from.unwrap_or(self.offset);
         if first > self.offset {
             return Err(refuse(
@@ -158,11 +160,11 @@ impl Stream {
                 ),
             ));
         }
-        let skip = ((self.offset - first) as usize).min(batch.points.len());
-        if skip == batch.points.len() {
+        let skip = ((self.offset - first) as usize).min(batch.len());
+        if skip == batch.len() {
             return Ok(self.offset);
         }
-        if let (Some(last), Some(tp)) = (self.last_ts, batch.points.get(skip)) {
+        if let (Some(last), Some(tp)) = (self.last_ts, batch.get(skip)) {
             if tp.ts < last {
                 return Err(refuse(
                     409,
@@ -178,8 +180,7 @@ impl Stream {
             skip: skip as u64,
             body: body.to_vec(),
         })?;
-        self.feed(&batch, skip)?;
-        self.verdicts.sync()?;
+        self.feed(&mut batch, skip)?;
         Ok(self.offset)
     }
 
@@ -193,50 +194,40 @@ impl Stream {
         self.verdicts.sync()
     }
 
-    /// The batch's time points, read as the command line reads a MonPoly log.
-    fn parse(&self, body: &[u8]) -> Result<Batch, Error> {
+    /// The batch's time points, read as the command line reads a MonPoly log, their strings
+    /// in the stream's interner (a refused batch may leave a few there: unused, harmless).
+    fn parse(&mut self, body: &[u8]) -> Result<Vec<TimePoint>, Error> {
         let options = TraceOptions {
             sig: self.spec.sig.clone(),
             time_field: None,
         };
         let input = Box::new(std::io::Cursor::new(body));
         let mut reader = open_reader(TraceFormat::Monpoly, input, "<batch>", options)?;
+        // (The reader reads into the stream's interner, lent for the batch.)
+        std::mem::swap(reader.interner_mut(), &mut self.interner);
         let mut points = Vec::new();
         let mut tp = TimePoint::default();
-        while reader.next_time_point(&mut tp)? {
-            points.push(tp.clone());
-        }
-        let strings = reader.interner().clone();
-        Ok(Batch { points, strings })
+        let read = loop {
+            match reader.next_time_point(&mut tp) {
+                Ok(true) => points.push(tp.clone()),
+                Ok(false) => break Ok(points),
+                Err(e) => break Err(e),
+            }
+        };
+        std::mem::swap(reader.interner_mut(), &mut self.interner);
+        read
     }
 
     /// Monitors the batch's time points from the `skip`-th, numbered after the stream's.
-    fn feed(&mut self, batch: &Batch, skip: usize) -> Result<(), Error> {
-        let mut points = Vec::with_capacity(batch.points.len() - skip);
-        for (k, tp) in batch.points[skip..].iter().enumerate() {
-            let mut p = TimePoint {
-                index: self.offset + k as u64,
-                ts: tp.ts,
-                ..TimePoint::default()
-            };
-            let mut args = Vec::new();
-            for e in &tp.events {
-                let name = self.interner.intern_name(batch.strings.resolve(e.name));
-                args.clear();
-                for v in tp.args_of(e) {
-                    args.push(match *v {
-                        Value::Str(s) => Value::Str(self.interner.intern(batch.strings.resolve(s))),
-                        other => other,
-                    });
-                }
-                p.push_event(name, &args);
-            }
-            points.push(p);
+    fn feed(&mut self, batch: &mut [TimePoint], skip: usize) -> Result<(), Error> {
+        let points = &mut batch[skip..];
+        for (k, tp) in points.iter_mut().enumerate() {
+            tp.index = self.offset + k as u64;
         }
         let mut out = Vec::new();
         {
             let mut sink = FormatSink::new(&mut out, Output::Jsonl);
-            self.monitor.feed(&points, &mut self.interner, &mut sink)?;
+            self.monitor.feed(points, &mut self.interner, &mut sink)?;
             sink.end_batch()?;
         }
         self.verdicts.take(&out)?;
@@ -258,12 +249,6 @@ impl Stream {
         self.closed = true;
         Ok(())
     }
-}
-
-/// A batch's time points, with the strings they were read into.
-struct Batch {
-    points: Vec<TimePoint>,
-    strings: Interner,
 }
 
 /// The verdict log: a JSON object a line, numbered from 1 (`"seq"`). `written` lines are on
@@ -290,10 +275,20 @@ impl VerdictLog {
         file.read_to_end(&mut bytes).map_err(io)?;
         // (A line cut short by a crash was never acknowledged: it goes, and comes again.)
         let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if whole < bytes.len() {
-            file.set_len(whole as u64).map_err(io)?;
+        // Whole lines numbered 1, 2, 3, … in order; anything else from the first line that is
+        // not (what a machine crash may leave where the last writes were) goes too.
+        let mut written = 0u64;
+        let mut kept = 0;
+        for line in bytes[..whole].split_inclusive(|&b| b == b'\n') {
+            if !line.starts_with(format!("{{\"seq\":{},", written + 1).as_bytes()) {
+                break;
+            }
+            written += 1;
+            kept += line.len();
         }
-        let written = bytes[..whole].iter().filter(|&&b| b == b'\n').count() as u64;
+        if kept < bytes.len() {
+            file.set_len(kept as u64).map_err(io)?;
+        }
         Ok(VerdictLog {
             file,
             path: name,
