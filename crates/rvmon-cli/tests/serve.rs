@@ -1,7 +1,7 @@
 //! `rvmon serve`, the online service, as its users see it over loopback HTTP.
 //!
-//! * Durability: for a propositional formula, a first-order formula and parametric
-//!   properties, the server is killed with SIGKILL twice mid-stream (once while a POST is in
+//! * Durability: for a propositional formula, a first-order formula, parametric properties
+//!   (MonPoly log lines) and a stream specification (JSON Lines), the server is killed with SIGKILL twice mid-stream (once while a POST is in
 //!   flight, once between two), restarted from its state directory each time, and the client
 //!   resends from the server's offset. The verdicts served are exactly those of offline
 //!   `rvmon check` on the same log: none lost, none twice, numbered 1, 2, 3, …
@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 
-use rvmon_testkit::http::{json_u64, request, send};
+use rvmon_testkit::http::{json_u64, request_as, send_as};
 
 const RVMON: &str = env!("CARGO_BIN_EXE_rvmon");
 
@@ -105,9 +105,27 @@ fn next(rng: &mut u64) -> u64 {
     *rng >> 33
 }
 
+fn content_type(points: &[String]) -> &'static str {
+    if points.first().is_some_and(|p| p.starts_with('{')) {
+        "application/x-ndjson"
+    } else {
+        "text/plain"
+    }
+}
+
+fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    body: &[u8],
+) -> std::io::Result<rvmon_testkit::http::Response> {
+    request_as(addr, method, path, "text/plain", body)
+}
+
 /// Offline `rvmon check --output jsonl` on the whole log.
 fn offline(spec: &str, sig: Option<&str>, points: &[String], dir: &Path) -> Vec<String> {
-    let path = dir.join("whole.log");
+    let json = points.first().is_some_and(|p| p.starts_with('{'));
+    let path = dir.join(if json { "whole.jsonl" } else { "whole.log" });
     std::fs::write(&path, points.concat()).unwrap();
     let mut cmd = Command::new(RVMON);
     cmd.args(["check", spec])
@@ -135,10 +153,11 @@ fn through_crashes(spec: &str, sig: Option<&str>, points: &[String], state: &Pat
     let mut at = 0;
     while at < n {
         let body = points[at..(at + BATCH).min(n)].concat();
+        let kind = content_type(points);
         let path = format!("/v1/streams/s/events?from={at}");
         if at >= n / 3 && !killed_in_post {
             // The request written, the answer not awaited: the batch may or may not be in.
-            let _in_flight = send(&server.addr, "POST", &path, body.as_bytes()).unwrap();
+            let _in_flight = send_as(&server.addr, "POST", &path, kind, body.as_bytes()).unwrap();
             server.kill();
             server = Server::start(spec, sig, state);
             killed_in_post = true;
@@ -152,7 +171,7 @@ fn through_crashes(spec: &str, sig: Option<&str>, points: &[String], state: &Pat
             at = server.offset("s") as usize;
             continue;
         }
-        let r = request(&server.addr, "POST", &path, body.as_bytes()).unwrap();
+        let r = request_as(&server.addr, "POST", &path, kind, body.as_bytes()).unwrap();
         assert_eq!(r.status, 200, "{}", r.body);
         at = json_u64(&r.body, "offset").unwrap() as usize;
     }
@@ -236,6 +255,35 @@ fn parametric_verdicts_survive_kill_9() {
         }
     });
     case("parametric", &example("rvm/acks.rvm"), None, points);
+}
+
+#[test]
+fn stream_specification_verdicts_survive_kill_9() {
+    let points: Vec<String> = {
+        let mut rng = 4u64;
+        let mut t = 0u64;
+        (0..150)
+            .map(|_| {
+                t += 1 + next(&mut rng) % 3;
+                let time = t as f64 / 2.0;
+                match next(&mut rng) % 4 {
+                    0 | 1 => format!(
+                        "{{\"time\":{time},\"temp\":{}}}\n",
+                        20 + next(&mut rng) % 90
+                    ),
+                    2 => format!(
+                        "{{\"time\":{time},\"pressure\":{}.5}}\n",
+                        next(&mut rng) % 4
+                    ),
+                    _ => {
+                        let mode = ["idle", "cruise"][(next(&mut rng) % 2) as usize];
+                        format!("{{\"time\":{time},\"mode\":\"{mode}\"}}\n")
+                    }
+                }
+            })
+            .collect()
+    };
+    case("stream", &example("lola/engine.lola"), None, points);
 }
 
 #[test]

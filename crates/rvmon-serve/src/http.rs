@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
-use crate::stream::{read_verdicts, Refusal};
+use crate::stream::{read_verdicts, Format, Refusal};
 use crate::Registry;
 
 type Shared = State<Arc<Registry>>;
@@ -85,19 +85,33 @@ async fn events(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("text/plain");
-    if !kind.starts_with("text/plain") {
+    let format = if kind.starts_with("text/plain") {
+        Format::Monpoly
+    } else if [
+        "application/x-ndjson",
+        "application/jsonl",
+        "application/json-lines",
+    ]
+    .iter()
+    .any(|t| kind.starts_with(t))
+    {
+        Format::Jsonl
+    } else {
         return error(
             415,
-            &format!("content type `{kind}`: this version takes MonPoly log lines (text/plain)"),
+            &format!(
+                "content type `{kind}`: expected MonPoly log lines (text/plain) or JSON Lines \
+                 (application/x-ndjson)"
+            ),
         );
-    }
+    };
     let from = match query.get("from").map(|f| f.parse::<u64>()) {
         None => None,
         Some(Ok(k)) => Some(k),
         Some(Err(_)) => return error(400, "from: expected a time point number (0, 1, …)"),
     };
     let answer = r
-        .on_stream(&name, true, move |s| s.append(&body, from))
+        .on_stream(&name, true, move |s| s.append(format, &body, from))
         .await
         .and_then(|inner| inner);
     match answer {

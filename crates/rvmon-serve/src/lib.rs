@@ -17,6 +17,7 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use rvmon_core::{Error, Interner};
 
+mod engine;
 mod http;
 pub mod stream;
 pub mod wal;
@@ -27,7 +28,9 @@ use stream::{Refusal, Spec, Stream};
 #[derive(clap::Args, Debug, Clone)]
 pub struct ServeArgs {
     /// The specification every stream is monitored against: a temporal formula (`.mtl`,
-    /// `.mfotl`, `.ltl`) or parametric properties (`.rvm`).
+    /// `.mfotl`, `.ltl`), parametric properties (`.rvm`), whose events come as MonPoly log
+    /// lines or JSON Lines, or a stream specification (`.lola`) or STL formula (`.stl`),
+    /// whose events come as JSON Lines (an object a time point, a value per input).
     pub spec: String,
     /// A MonPoly signature file (first-order formulas).
     #[arg(long)]
@@ -185,7 +188,7 @@ pub fn run(args: &ServeArgs, err: &mut dyn std::io::Write) -> Result<i32, Error>
         sig: rvmon::read_signature(args.sig.as_deref())?,
     };
     // (The spec is checked before anything is served.)
-    spec.monitor(&mut Interner::new())?;
+    spec.engine(&mut Interner::new())?;
     let dir = PathBuf::from(&args.state_dir);
     claim_state_dir(&dir, &spec)?;
     let registry = Arc::new(Registry {

@@ -10,42 +10,12 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use rvmon::cascade::{self, Lang};
 use rvmon::sink::{FormatSink, Output};
-use rvmon_core::{Error, Interner, Monitor, Sink, TimePoint};
-use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
+use rvmon_core::{Error, Interner, Sink};
 
+use crate::engine::{Batch, Engine};
+pub use crate::engine::{Format, Spec};
 use crate::wal::{Record, Wal};
-
-/// The specification every stream monitors.
-#[derive(Clone, Debug)]
-pub struct Spec {
-    pub name: String,
-    pub text: String,
-    pub lang: Option<String>,
-    pub sig: Option<Signature>,
-}
-
-impl Spec {
-    /// The monitor of a new stream (its strings in `interner`).
-    pub fn monitor(&self, interner: &mut Interner) -> Result<Box<dyn Monitor>, Error> {
-        let (lang, lang_name) = Lang::of(&self.name, self.lang.as_deref());
-        match lang {
-            Lang::Formula | Lang::Rvm => {
-                let lang = (lang, lang_name.as_deref());
-                let text = self.text.clone();
-                let sig = self.sig.clone();
-                Ok(cascade::build(&self.name, text, lang, sig, interner, false)?.1)
-            }
-            Lang::Lola | Lang::Stl => Err(Error::msg(format!(
-                "{}: rvmon serve monitors temporal formulas (.mtl, .mfotl, .ltl) and \
-                 parametric properties (.rvm) over MonPoly log lines; stream and signal \
-                 specifications are not served yet",
-                self.name
-            ))),
-        }
-    }
-}
 
 /// Why a batch was not taken, with the HTTP status it answers.
 #[derive(Debug)]
@@ -89,7 +59,7 @@ impl Status {
 /// A stream, owned by its worker thread.
 pub struct Stream {
     spec: Spec,
-    monitor: Box<dyn Monitor>,
+    engine: Engine,
     interner: Interner,
     wal: Wal,
     verdicts: VerdictLog,
@@ -104,12 +74,12 @@ impl Stream {
     pub fn open(dir: &Path, spec: &Spec) -> Result<Stream, Error> {
         std::fs::create_dir_all(dir).map_err(|e| Error::file(&dir.display().to_string(), &e))?;
         let mut interner = Interner::new();
-        let monitor = spec.monitor(&mut interner)?;
+        let engine = spec.engine(&mut interner)?;
         let (wal, records) = Wal::open(&dir.join("events.wal"))?;
         let verdicts = VerdictLog::open(&dir.join("verdicts.jsonl"))?;
         let mut stream = Stream {
             spec: spec.clone(),
-            monitor,
+            engine,
             interner,
             wal,
             verdicts,
@@ -119,8 +89,9 @@ impl Stream {
         };
         for record in records {
             match record {
-                Record::Batch { skip, body } => {
-                    let mut batch = stream.parse(&body)?;
+                Record::Batch { skip, format, body } => {
+                    let first = stream.offset - skip;
+                    let mut batch = stream.parse(format, &body, first)?;
                     stream.feed(&mut batch, skip as usize)?;
                 }
                 Record::Close => stream.finish()?,
@@ -138,18 +109,25 @@ impl Stream {
         }
     }
 
-    /// Takes a batch (MonPoly log lines) whose first time point is the stream's `from`-th
+    /// Takes a batch (`body`, in `format`) whose first time point is the stream's `from`-th
     /// (appended after the last if `None`): durable, then monitored. The stream's offset
     /// after it, or why it was refused (and then nothing changed).
-    pub fn append(&mut self, body: &[u8], from: Option<u64>) -> Result<u64, Refusal> {
+    pub fn append(
+        &mut self,
+        format: Format,
+        body: &[u8],
+        from: Option<u64>,
+    ) -> Result<u64, Refusal> {
         if self.closed {
             return Err(refuse(
                 409,
                 "the stream is closed: it takes no more time points",
             ));
         }
-        let mut batch = self.parse(body).map_err(|e| refuse(400, e.to_string()))?;
         let first = from.unwrap_or(self.offset);
+        let mut batch = self
+            .parse(format, body, first)
+            .map_err(|e| refuse(400, e.to_string()))?;
         if first > self.offset {
             return Err(refuse(
                 409,
@@ -164,20 +142,21 @@ impl Stream {
         if skip == batch.len() {
             return Ok(self.offset);
         }
-        if let (Some(last), Some(tp)) = (self.last_ts, batch.get(skip)) {
-            if tp.ts < last {
+        if let (Some(last), Some(ts)) = (self.last_ts, batch.ts(skip)) {
+            if ts < last {
                 return Err(refuse(
                     409,
                     format!(
-                        "time point {} at @{}: earlier than the stream's last, @{last} \
+                        "time point {}: its time is earlier than the stream's last one \
                          (timestamps must not decrease)",
-                        self.offset, tp.ts
+                        self.offset
                     ),
                 ));
             }
         }
         self.wal.append(&Record::Batch {
             skip: skip as u64,
+            format,
             body: body.to_vec(),
         })?;
         self.feed(&mut batch, skip)?;
@@ -194,47 +173,27 @@ impl Stream {
         self.verdicts.sync()
     }
 
-    /// The batch's time points, read as the command line reads a MonPoly log, their strings
-    /// in the stream's interner (a refused batch may leave a few there: unused, harmless).
-    fn parse(&mut self, body: &[u8]) -> Result<Vec<TimePoint>, Error> {
-        let options = TraceOptions {
-            sig: self.spec.sig.clone(),
-            time_field: None,
-        };
-        let input = Box::new(std::io::Cursor::new(body));
-        let mut reader = open_reader(TraceFormat::Monpoly, input, "<batch>", options)?;
-        // (The reader reads into the stream's interner, lent for the batch.)
-        std::mem::swap(reader.interner_mut(), &mut self.interner);
-        let mut points = Vec::new();
-        let mut tp = TimePoint::default();
-        let read = loop {
-            match reader.next_time_point(&mut tp) {
-                Ok(true) => points.push(tp.clone()),
-                Ok(false) => break Ok(points),
-                Err(e) => break Err(e),
-            }
-        };
-        std::mem::swap(reader.interner_mut(), &mut self.interner);
-        read
+    /// The batch's time points, read as the command line reads a trace, their strings in
+    /// the stream's interner.
+    fn parse(&mut self, format: Format, body: &[u8], first: u64) -> Result<Batch, Error> {
+        self.engine
+            .parse(&self.spec, format, body, &mut self.interner, first)
     }
 
     /// Monitors the batch's time points from the `skip`-th, numbered after the stream's.
-    fn feed(&mut self, batch: &mut [TimePoint], skip: usize) -> Result<(), Error> {
-        let points = &mut batch[skip..];
-        for (k, tp) in points.iter_mut().enumerate() {
-            tp.index = self.offset + k as u64;
-        }
+    fn feed(&mut self, batch: &mut Batch, skip: usize) -> Result<(), Error> {
         let mut out = Vec::new();
         {
             let mut sink = FormatSink::new(&mut out, Output::Jsonl);
-            self.monitor.feed(points, &mut self.interner, &mut sink)?;
+            self.engine
+                .feed(batch, skip, self.offset, &mut self.interner, &mut sink)?;
             sink.end_batch()?;
         }
         self.verdicts.take(&out)?;
-        if let Some(last) = points.last() {
-            self.last_ts = Some(last.ts);
+        if let Some(ts) = batch.ts(batch.len() - 1) {
+            self.last_ts = Some(ts);
         }
-        self.offset += points.len() as u64;
+        self.offset += (batch.len() - skip) as u64;
         Ok(())
     }
 
@@ -242,7 +201,7 @@ impl Stream {
         let mut out = Vec::new();
         {
             let mut sink = FormatSink::new(&mut out, Output::Jsonl);
-            self.monitor.finish(&mut self.interner, &mut sink)?;
+            self.engine.finish(&mut self.interner, &mut sink)?;
             sink.end_batch()?;
         }
         self.verdicts.take(&out)?;
@@ -357,6 +316,8 @@ pub fn read_verdicts(path: &Path, after: u64) -> Result<Vec<u8>, Error> {
 mod tests {
     use super::*;
 
+    const M: Format = Format::Monpoly;
+
     fn spec() -> Spec {
         Spec {
             name: "p.mtl".into(),
@@ -377,22 +338,22 @@ mod tests {
         let dir = fresh("replay");
         let mut s = Stream::open(&dir, &spec()).unwrap();
         assert_eq!(
-            s.append(b"@0 request()\n@2 grant()\n@3 request()\n", None)
+            s.append(M, b"@0 request()\n@2 grant()\n@3 request()\n", None)
                 .unwrap(),
             3
         );
-        assert_eq!(s.append(b"@9 heartbeat()\n", None).unwrap(), 4);
+        assert_eq!(s.append(M, b"@9 heartbeat()\n", None).unwrap(), 4);
         // A resend of time points it has: nothing changes.
         assert_eq!(
-            s.append(b"@3 request()\n@9 heartbeat()\n", Some(2))
+            s.append(M, b"@3 request()\n@9 heartbeat()\n", Some(2))
                 .unwrap(),
             4
         );
-        let bad = s.append(b"@10 request(\n", None).unwrap_err();
+        let bad = s.append(M, b"@10 request(\n", None).unwrap_err();
         assert_eq!(bad.status, 400, "{}", bad.message);
         assert!(bad.message.contains("<batch>:1:"), "{}", bad.message);
-        assert_eq!(s.append(b"@12 p()\n", Some(7)).unwrap_err().status, 409);
-        assert_eq!(s.append(b"@1 p()\n", None).unwrap_err().status, 409);
+        assert_eq!(s.append(M, b"@12 p()\n", Some(7)).unwrap_err().status, 409);
+        assert_eq!(s.append(M, b"@1 p()\n", None).unwrap_err().status, 409);
         let before = std::fs::read_to_string(dir.join("verdicts.jsonl")).unwrap();
         assert_eq!(
             before,
@@ -408,6 +369,6 @@ mod tests {
         );
         s.close().unwrap();
         assert!(s.status().closed);
-        assert_eq!(s.append(b"@20 p()\n", None).unwrap_err().status, 409);
+        assert_eq!(s.append(M, b"@20 p()\n", None).unwrap_err().status, 409);
     }
 }

@@ -16,18 +16,26 @@ use std::path::Path;
 use rustc_hash::FxHasher;
 use rvmon_core::Error;
 
+use crate::engine::Format;
+
 /// What a record holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Record {
-    /// A batch of time points (the request's body), of which the first `skip` were already
-    /// in the stream (a client resending after a crash).
-    Batch { skip: u64, body: Vec<u8> },
+    /// A batch of time points (the request's body, in `format`), of which the first `skip`
+    /// were already in the stream (a client resending after a crash).
+    Batch {
+        skip: u64,
+        format: Format,
+        body: Vec<u8>,
+    },
     /// The end of the stream.
     Close,
 }
 
+/// Record kinds: a batch of MonPoly lines, the end, a batch of JSON Lines.
 const BATCH: u8 = 1;
 const CLOSE: u8 = 2;
+const BATCH_JSONL: u8 = 3;
 
 /// The log, open for writing after its last record.
 pub struct Wal {
@@ -96,10 +104,14 @@ impl Wal {
     /// Appends `record` and waits until it is on disk.
     pub fn append(&mut self, record: &Record) -> Result<(), Error> {
         let (kind, payload): (u8, Vec<u8>) = match record {
-            Record::Batch { skip, body } => {
+            Record::Batch { skip, format, body } => {
                 let mut p = skip.to_le_bytes().to_vec();
                 p.extend_from_slice(body);
-                (BATCH, p)
+                let kind = match format {
+                    Format::Monpoly => BATCH,
+                    Format::Jsonl => BATCH_JSONL,
+                };
+                (kind, p)
             }
             Record::Close => (CLOSE, Vec::new()),
         };
@@ -145,8 +157,13 @@ fn parse(bytes: &[u8]) -> (Vec<Record>, usize) {
             return (records, at);
         }
         let record = match (kind, payload.split_at_checked(8)) {
-            (BATCH, Some((skip, body))) => Record::Batch {
+            (BATCH | BATCH_JSONL, Some((skip, body))) => Record::Batch {
                 skip: u64::from_le_bytes(skip.try_into().expect("8 bytes")),
+                format: if kind == BATCH {
+                    Format::Monpoly
+                } else {
+                    Format::Jsonl
+                },
                 body: body.to_vec(),
             },
             (CLOSE, _) => Record::Close,
@@ -169,6 +186,7 @@ mod tests {
         let _ = std::fs::remove_file(&path);
         let a = Record::Batch {
             skip: 2,
+            format: Format::Monpoly,
             body: b"@1 p()\n".to_vec(),
         };
         {

@@ -12,10 +12,16 @@ pub struct Response {
     pub body: String,
 }
 
-/// Sends `method path` with `body` (as `text/plain`) to `addr` (`127.0.0.1:port`) and reads
-/// the whole response.
-pub fn request(addr: &str, method: &str, path: &str, body: &[u8]) -> std::io::Result<Response> {
-    let mut s = send(addr, method, path, body)?;
+/// Sends `method path` with `body` (of content type `kind`) to `addr` (`127.0.0.1:port`)
+/// and reads the whole response.
+pub fn request_as(
+    addr: &str,
+    method: &str,
+    path: &str,
+    kind: &str,
+    body: &[u8],
+) -> std::io::Result<Response> {
+    let mut s = send_as(addr, method, path, kind, body)?;
     let mut bytes = Vec::new();
     s.read_to_end(&mut bytes)?;
     let text = String::from_utf8_lossy(&bytes);
@@ -33,12 +39,18 @@ pub fn request(addr: &str, method: &str, path: &str, body: &[u8]) -> std::io::Re
 
 /// Writes the request and returns the connection without reading the answer (a test that
 /// kills the server while a request is in flight).
-pub fn send(addr: &str, method: &str, path: &str, body: &[u8]) -> std::io::Result<TcpStream> {
+pub fn send_as(
+    addr: &str,
+    method: &str,
+    path: &str,
+    kind: &str,
+    body: &[u8],
+) -> std::io::Result<TcpStream> {
     let mut s = TcpStream::connect(addr)?;
     s.set_read_timeout(Some(Duration::from_secs(20)))?;
     s.set_write_timeout(Some(Duration::from_secs(20)))?;
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: text/plain\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {kind}\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
