@@ -43,10 +43,19 @@ struct Server {
 impl Server {
     fn start(spec: &str, sig: Option<&str>, state: &Path) -> Server {
         let mut cmd = Command::new(RVMON);
-        cmd.args(["serve", spec, "--listen", "127.0.0.1:0", "--state-dir"])
-            .arg(state)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+        // (Snapshots every 20 time points: the crashes fall between and around them.)
+        cmd.args([
+            "serve",
+            spec,
+            "--listen",
+            "127.0.0.1:0",
+            "--snapshot-every",
+            "20",
+        ])
+        .arg("--state-dir")
+        .arg(state)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
         if let Some(s) = sig {
             cmd.args(["--sig", s]);
         }

@@ -181,6 +181,21 @@ impl Engine {
         }
     }
 
+    /// The engine's state ([`Monitor::snapshot`]); an error for an engine that has none.
+    pub fn snapshot(&self) -> Result<Vec<u8>, Error> {
+        match self {
+            Engine::Points(m) => m.snapshot(),
+            Engine::Events { monitor, .. } => monitor.snapshot(),
+        }
+    }
+
+    pub fn restore(&mut self, state: &[u8]) -> Result<(), Error> {
+        match self {
+            Engine::Points(m) => m.restore(state),
+            Engine::Events { monitor, .. } => monitor.restore(state),
+        }
+    }
+
     pub fn finish(&mut self, interner: &mut Interner, sink: &mut dyn Sink) -> Result<(), Error> {
         match self {
             Engine::Points(m) => m.finish(interner, sink),

@@ -19,6 +19,7 @@ use rvmon_core::{Error, Interner};
 
 mod engine;
 mod http;
+mod snapshot;
 pub mod stream;
 pub mod wal;
 
@@ -53,6 +54,11 @@ pub struct ServeArgs {
     /// beyond them is refused (503).
     #[arg(long, default_value_t = 64)]
     pub max_streams: usize,
+    /// Save each stream's monitor every this many time points and start its write-ahead log
+    /// afresh, so that a restart replays only what came since (0: never; a parametric
+    /// specification, whose engine cannot save its state yet, always replays the whole log).
+    #[arg(long, default_value_t = 100_000)]
+    pub snapshot_every: u64,
 }
 
 /// A job for a stream's thread.
@@ -61,6 +67,7 @@ type Job = Box<dyn FnOnce(&mut Stream) + Send>;
 /// The streams, and what the service counts.
 pub(crate) struct Registry {
     spec: Spec,
+    snapshot_every: Option<u64>,
     dir: PathBuf,
     pub(crate) streams: Mutex<HashMap<String, mpsc::Sender<Job>>>,
     max_streams: usize,
@@ -131,21 +138,31 @@ impl Registry {
                 message: format!("the service keeps at most {} streams", self.max_streams),
             });
         }
-        let sender =
-            start_stream(self.stream_dir(name), self.spec.clone(), name).map_err(Refusal::from)?;
+        let sender = start_stream(
+            self.stream_dir(name),
+            self.spec.clone(),
+            self.snapshot_every,
+            name,
+        )
+        .map_err(Refusal::from)?;
         streams.insert(name.to_string(), sender.clone());
         Ok(sender)
     }
 }
 
 /// Starts the thread of the stream kept in `dir` (its replay done before this returns).
-fn start_stream(dir: PathBuf, spec: Spec, name: &str) -> Result<mpsc::Sender<Job>, Error> {
+fn start_stream(
+    dir: PathBuf,
+    spec: Spec,
+    snapshot_every: Option<u64>,
+    name: &str,
+) -> Result<mpsc::Sender<Job>, Error> {
     let (jobs, inbox) = mpsc::channel::<Job>();
     let (opened_tx, opened) = mpsc::channel();
     std::thread::Builder::new()
         .name(format!("stream-{name}"))
         .spawn(move || {
-            let mut stream = match Stream::open(&dir, &spec) {
+            let mut stream = match Stream::open(&dir, &spec, snapshot_every) {
                 Ok(s) => {
                     let _ = opened_tx.send(Ok(()));
                     s
@@ -193,6 +210,7 @@ pub fn run(args: &ServeArgs, err: &mut dyn std::io::Write) -> Result<i32, Error>
     claim_state_dir(&dir, &spec)?;
     let registry = Arc::new(Registry {
         spec,
+        snapshot_every: Some(args.snapshot_every).filter(|&n| n > 0),
         dir: dir.clone(),
         streams: Mutex::new(HashMap::new()),
         max_streams: args.max_streams,

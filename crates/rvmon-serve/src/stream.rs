@@ -15,6 +15,7 @@ use rvmon_core::{Error, Interner, Sink};
 
 use crate::engine::{Batch, Engine};
 pub use crate::engine::{Format, Spec};
+use crate::snapshot;
 use crate::wal::{Record, Wal};
 
 /// Why a batch was not taken, with the HTTP status it answers.
@@ -59,33 +60,58 @@ impl Status {
 /// A stream, owned by its worker thread.
 pub struct Stream {
     spec: Spec,
+    dir: PathBuf,
     engine: Engine,
     interner: Interner,
     wal: Wal,
+    /// The write-ahead log's generation (see [`crate::snapshot`]).
+    generation: u64,
     verdicts: VerdictLog,
     offset: u64,
     last_ts: Option<i64>,
     closed: bool,
+    /// A snapshot after this many time points (`None`: never; also when the engine cannot
+    /// take one, and then a restart replays the whole log).
+    snapshot_every: Option<u64>,
+    since_snapshot: u64,
 }
 
 impl Stream {
-    /// Opens the stream kept in `dir` (made if new): its monitor, after the replay of its
-    /// write-ahead log.
-    pub fn open(dir: &Path, spec: &Spec) -> Result<Stream, Error> {
+    /// Opens the stream kept in `dir` (made if new): its monitor, from its snapshot if it has
+    /// one, after the replay of the write-ahead log written since. A snapshot is taken every
+    /// `snapshot_every` time points.
+    pub fn open(dir: &Path, spec: &Spec, snapshot_every: Option<u64>) -> Result<Stream, Error> {
         std::fs::create_dir_all(dir).map_err(|e| Error::file(&dir.display().to_string(), &e))?;
-        let mut interner = Interner::new();
-        let engine = spec.engine(&mut interner)?;
-        let (wal, records) = Wal::open(&dir.join("events.wal"))?;
-        let verdicts = VerdictLog::open(&dir.join("verdicts.jsonl"))?;
+        let saved = snapshot::load(dir)?;
+        let mut interner = match &saved {
+            Some(s) => Interner::restore(&s.strings),
+            None => Interner::new(),
+        };
+        // (Built with the saved strings, the spec's constants get the ids the state uses.)
+        let mut engine = spec.engine(&mut interner)?;
+        let generation = saved.as_ref().map_or(0, |s| s.generation);
+        snapshot::remove_old_logs(dir, generation);
+        let (wal, records) = Wal::open(&snapshot::wal_path(dir, generation))?;
+        let mut verdicts = VerdictLog::open(&dir.join("verdicts.jsonl"))?;
+        let (mut offset, mut last_ts, mut closed) = (0, None, false);
+        if let Some(s) = saved {
+            engine.restore(&s.engine)?;
+            (offset, last_ts, closed) = (s.offset, s.last_ts, s.closed);
+            verdicts.next_seq = s.next_seq;
+        }
         let mut stream = Stream {
             spec: spec.clone(),
+            dir: dir.to_path_buf(),
             engine,
             interner,
             wal,
+            generation,
             verdicts,
-            offset: 0,
-            last_ts: None,
-            closed: false,
+            offset,
+            last_ts,
+            closed,
+            snapshot_every,
+            since_snapshot: 0,
         };
         for record in records {
             match record {
@@ -99,6 +125,49 @@ impl Stream {
         }
         stream.verdicts.sync()?;
         Ok(stream)
+    }
+
+    /// Takes a snapshot if `snapshot_every` time points came since the last one. A failure
+    /// is said and changes nothing: the write-ahead log still has every batch.
+    fn maybe_snapshot(&mut self) {
+        let Some(every) = self.snapshot_every else {
+            return;
+        };
+        if self.since_snapshot < every {
+            return;
+        }
+        if let Err(e) = self.snapshot() {
+            eprintln!(
+                "rvmon: {}: no snapshot ({e}); a restart replays the whole log",
+                self.dir.display()
+            );
+            self.snapshot_every = None;
+        }
+    }
+
+    /// Saves the stream's state and starts a new write-ahead log (see [`crate::snapshot`]).
+    fn snapshot(&mut self) -> Result<(), Error> {
+        let engine = self.engine.snapshot()?;
+        // (The verdicts are in the page cache; the snapshot's numbers must not get ahead of
+        // the file on disk.)
+        self.verdicts.sync()?;
+        let next = self.generation + 1;
+        let saved = snapshot::Snapshot {
+            generation: next,
+            offset: self.offset,
+            last_ts: self.last_ts,
+            closed: self.closed,
+            next_seq: self.verdicts.next_seq,
+            strings: self.interner.save(),
+            engine,
+        };
+        snapshot::save(&self.dir, &saved)?;
+        let (wal, _) = Wal::open(&snapshot::wal_path(&self.dir, next))?;
+        self.wal = wal;
+        self.generation = next;
+        snapshot::remove_old_logs(&self.dir, next);
+        self.since_snapshot = 0;
+        Ok(())
     }
 
     pub fn status(&self) -> Status {
@@ -160,6 +229,8 @@ impl Stream {
             body: body.to_vec(),
         })?;
         self.feed(&mut batch, skip)?;
+        self.since_snapshot += (batch.len() - skip) as u64;
+        self.maybe_snapshot();
         Ok(self.offset)
     }
 
@@ -336,7 +407,7 @@ mod tests {
     #[test]
     fn batches_are_monitored_and_replayed_without_duplicates() {
         let dir = fresh("replay");
-        let mut s = Stream::open(&dir, &spec()).unwrap();
+        let mut s = Stream::open(&dir, &spec(), None).unwrap();
         assert_eq!(
             s.append(M, b"@0 request()\n@2 grant()\n@3 request()\n", None)
                 .unwrap(),
@@ -361,7 +432,7 @@ mod tests {
         );
         drop(s);
         // A replay makes the same verdicts and writes none twice.
-        let mut s = Stream::open(&dir, &spec()).unwrap();
+        let mut s = Stream::open(&dir, &spec(), None).unwrap();
         assert_eq!(s.status().offset, 4);
         assert_eq!(
             std::fs::read_to_string(dir.join("verdicts.jsonl")).unwrap(),
@@ -370,5 +441,44 @@ mod tests {
         s.close().unwrap();
         assert!(s.status().closed);
         assert_eq!(s.append(M, b"@20 p()\n", None).unwrap_err().status, 409);
+    }
+
+    #[test]
+    fn snapshots_start_a_new_log_and_change_no_verdict() {
+        let batches: Vec<String> = (0..12)
+            .map(|k| format!("@{} request()\n@{} heartbeat()\n", 10 * k, 10 * k + 7))
+            .collect();
+        let plain = fresh("plain");
+        let snapped = fresh("snapped");
+        let mut a = Stream::open(&plain, &spec(), None).unwrap();
+        let mut b = Stream::open(&snapped, &spec(), Some(4)).unwrap();
+        for (k, batch) in batches.iter().enumerate() {
+            a.append(M, batch.as_bytes(), None).unwrap();
+            b.append(M, batch.as_bytes(), None).unwrap();
+            if k == 6 {
+                // A restart in the middle: from the snapshot and the log since.
+                drop(b);
+                b = Stream::open(&snapped, &spec(), Some(4)).unwrap();
+                assert_eq!(b.status().offset, 14);
+            }
+        }
+        assert!(snapped.join("snapshot").exists());
+        let logs: Vec<_> = std::fs::read_dir(&snapped)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".wal"))
+            .collect();
+        assert_eq!(logs.len(), 1, "the old logs are gone: {logs:?}");
+        assert_ne!(logs[0], "events.0.wal");
+        a.close().unwrap();
+        b.close().unwrap();
+        let read = |d: &Path| std::fs::read_to_string(d.join("verdicts.jsonl")).unwrap();
+        assert_eq!(read(&snapped), read(&plain));
+        assert_eq!(read(&plain).lines().count(), 12);
+        drop(b);
+        let b = Stream::open(&snapped, &spec(), Some(4)).unwrap();
+        assert_eq!(b.status().offset, 24);
+        assert!(b.status().closed);
     }
 }
