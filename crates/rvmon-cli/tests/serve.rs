@@ -335,6 +335,54 @@ fn garbled_batches_and_gaps_are_refused_and_change_nothing() {
     );
 }
 
+/// Server-sent events: a reader connected before the batches gets every verdict as it is
+/// made, numbered (`id`), the same as `GET …/verdicts`, and the events end with the stream.
+#[test]
+fn live_verdicts_come_as_server_sent_events() {
+    use std::io::Read;
+    let dir = fresh_dir("sse");
+    let server = Server::start(&example("requests/policy.mtl"), None, &dir);
+    let post =
+        |path: &str, body: &str| request(&server.addr, "POST", path, body.as_bytes()).unwrap();
+    assert_eq!(post("/v1/streams/s/events", "@0 heartbeat()\n").status, 200);
+    let mut live = send_as(
+        &server.addr,
+        "GET",
+        "/v1/streams/s/verdicts/stream",
+        "text/plain",
+        b"",
+    )
+    .unwrap();
+    let points = log(120, 5, |r| {
+        ["request()", "grant()", "heartbeat()"][(next(r) % 3) as usize].to_string()
+    });
+    for chunk in points.chunks(10) {
+        let body: String = chunk.iter().map(|p| p.replace("@", "@1")).collect();
+        assert_eq!(post("/v1/streams/s/events", &body).status, 200);
+    }
+    assert_eq!(post("/v1/streams/s/close", "").status, 200);
+    let mut text = String::new();
+    live.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    let ids: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .map(str::to_string)
+        .collect();
+    let data: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .collect();
+    let served = request(&server.addr, "GET", "/v1/streams/s/verdicts", b"")
+        .unwrap()
+        .body;
+    let served: Vec<&str> = served.lines().collect();
+    assert!(served.len() >= 5, "{served:?}");
+    assert_eq!(data, served);
+    let want: Vec<String> = (1..=served.len()).map(|k| k.to_string()).collect();
+    assert_eq!(ids, want);
+}
+
 #[test]
 fn only_loopback_is_served() {
     let dir = fresh_dir("loopback");

@@ -1,12 +1,14 @@
 //! The HTTP routes (axum): JSON answers, errors as `{"error": "..."}` with their status.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -26,6 +28,7 @@ pub(crate) fn router(registry: Arc<Registry>, max_body: usize) -> Router {
         .route("/v1/streams/{name}/events", post(events))
         .route("/v1/streams/{name}/close", post(close))
         .route("/v1/streams/{name}/verdicts", get(verdicts))
+        .route("/v1/streams/{name}/verdicts/stream", get(live))
         .route("/metrics", get(metrics))
         .layer(DefaultBodyLimit::max(max_body))
         .with_state(registry)
@@ -184,5 +187,73 @@ async fn metrics(State(r): Shared) -> Response {
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         text,
     )
+        .into_response()
+}
+
+/// `GET /v1/streams/{name}/verdicts/stream[?after=SEQ]`: server-sent events, live. Each
+/// verdict is an event whose `id` is its `seq` (so a client that reconnects with
+/// `Last-Event-ID` misses none) and whose data is its JSON line; it ends when the stream
+/// is closed and every verdict is sent.
+async fn live(
+    State(r): Shared,
+    Path(name): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(bad) = bad_name(&name) {
+        return bad;
+    }
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let after = match query
+        .get("after")
+        .cloned()
+        .or(resume)
+        .map(|a| a.parse::<u64>())
+    {
+        None => 0,
+        Some(Ok(a)) => a,
+        Some(Err(_)) => return error(400, "after: expected a verdict number (its `seq`)"),
+    };
+    let handle = match r.handle(&name, false) {
+        Ok(h) => h,
+        Err(e) => return refused(&e),
+    };
+    let path = r.stream_dir(&name).join("verdicts.jsonl");
+    let state = (VecDeque::new(), after, handle.verdicts, path);
+    let events =
+        futures_util::stream::unfold(state, |(mut queue, mut after, mut rx, path)| async move {
+            loop {
+                if let Some((seq, line)) = queue.pop_front() {
+                    let event = Event::default().id(format!("{seq}")).data(line);
+                    return Some((Ok::<_, Infallible>(event), (queue, after, rx, path)));
+                }
+                let (newest, closed) = *rx.borrow_and_update();
+                if newest > after {
+                    let p = path.clone();
+                    let from = after;
+                    let lines = tokio::task::spawn_blocking(move || read_verdicts(&p, from))
+                        .await
+                        .ok()?
+                        .ok()?;
+                    for line in String::from_utf8_lossy(&lines).lines() {
+                        after += 1;
+                        queue.push_back((after, line.to_string()));
+                    }
+                    if !queue.is_empty() {
+                        continue;
+                    }
+                }
+                if closed && newest <= after {
+                    return None;
+                }
+                // (The stream's thread gone: the service is stopping.)
+                rx.changed().await.ok()?;
+            }
+        });
+    Sse::new(events)
+        .keep_alive(KeepAlive::default())
         .into_response()
 }

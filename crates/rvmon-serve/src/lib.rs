@@ -64,12 +64,20 @@ pub struct ServeArgs {
 /// A job for a stream's thread.
 type Job = Box<dyn FnOnce(&mut Stream) + Send>;
 
+/// What the service holds of a running stream: its thread's inbox, and the number of its
+/// last verdict and whether it is closed, as they change (what live readers wait on).
+#[derive(Clone)]
+pub(crate) struct Handle {
+    jobs: mpsc::Sender<Job>,
+    pub(crate) verdicts: tokio::sync::watch::Receiver<(u64, bool)>,
+}
+
 /// The streams, and what the service counts.
 pub(crate) struct Registry {
     spec: Spec,
     snapshot_every: Option<u64>,
     dir: PathBuf,
-    pub(crate) streams: Mutex<HashMap<String, mpsc::Sender<Job>>>,
+    pub(crate) streams: Mutex<HashMap<String, Handle>>,
     max_streams: usize,
     pub(crate) batches: AtomicU64,
     pub(crate) refused: AtomicU64,
@@ -108,7 +116,7 @@ impl Registry {
         create: bool,
         job: impl FnOnce(&mut Stream) -> T + Send + 'static,
     ) -> Result<T, Refusal> {
-        let sender = self.sender(name, create)?;
+        let handle = self.handle(name, create)?;
         let (tx, rx) = tokio::sync::oneshot::channel();
         let job: Job = Box::new(move |s| {
             let _ = tx.send(job(s));
@@ -117,11 +125,13 @@ impl Registry {
             status: 500,
             message: format!("the stream `{name}` stopped (see the service's log)"),
         };
-        sender.send(job).map_err(|_| gone())?;
+        handle.jobs.send(job).map_err(|_| gone())?;
         rx.await.map_err(|_| gone())
     }
 
-    fn sender(&self, name: &str, create: bool) -> Result<mpsc::Sender<Job>, Refusal> {
+    /// The running stream `name` (started if it is kept but not running, or made if new and
+    /// `create`).
+    pub(crate) fn handle(&self, name: &str, create: bool) -> Result<Handle, Refusal> {
         let mut streams = self.streams.lock().expect("no panic holds it");
         if let Some(s) = streams.get(name) {
             return Ok(s.clone());
@@ -138,15 +148,15 @@ impl Registry {
                 message: format!("the service keeps at most {} streams", self.max_streams),
             });
         }
-        let sender = start_stream(
+        let handle = start_stream(
             self.stream_dir(name),
             self.spec.clone(),
             self.snapshot_every,
             name,
         )
         .map_err(Refusal::from)?;
-        streams.insert(name.to_string(), sender.clone());
-        Ok(sender)
+        streams.insert(name.to_string(), handle.clone());
+        Ok(handle)
     }
 }
 
@@ -156,16 +166,17 @@ fn start_stream(
     spec: Spec,
     snapshot_every: Option<u64>,
     name: &str,
-) -> Result<mpsc::Sender<Job>, Error> {
+) -> Result<Handle, Error> {
     let (jobs, inbox) = mpsc::channel::<Job>();
     let (opened_tx, opened) = mpsc::channel();
+    let (notify, verdicts) = tokio::sync::watch::channel((0, false));
     std::thread::Builder::new()
         .name(format!("stream-{name}"))
         .spawn(move || {
             let mut stream = match Stream::open(&dir, &spec, snapshot_every) {
                 Ok(s) => {
                     let _ = opened_tx.send(Ok(()));
-                    s
+                    s.notifying(notify)
                 }
                 Err(e) => {
                     let _ = opened_tx.send(Err(e));
@@ -180,7 +191,7 @@ fn start_stream(
     opened
         .recv()
         .map_err(|_| Error::msg(format!("the stream `{name}` failed to open")))??;
-    Ok(jobs)
+    Ok(Handle { jobs, verdicts })
 }
 
 /// Runs the service until the process is stopped. Errors before it serves (a bad spec, an
@@ -274,7 +285,7 @@ fn resume_streams(registry: &Registry, dir: &Path) -> Result<usize, Error> {
         let name = entry.file_name().to_string_lossy().into_owned();
         if Registry::valid_name(&name) && entry.path().is_dir() {
             registry
-                .sender(&name, false)
+                .handle(&name, false)
                 .map_err(|r| Error::msg(format!("stream `{name}`: {}", r.message)))?;
             n += 1;
         }

@@ -74,6 +74,8 @@ pub struct Stream {
     /// take one, and then a restart replays the whole log).
     snapshot_every: Option<u64>,
     since_snapshot: u64,
+    /// Told the number of the last verdict whenever there are new ones.
+    notify: Option<tokio::sync::watch::Sender<(u64, bool)>>,
 }
 
 impl Stream {
@@ -112,6 +114,7 @@ impl Stream {
             closed,
             snapshot_every,
             since_snapshot: 0,
+            notify: None,
         };
         for record in records {
             match record {
@@ -125,6 +128,20 @@ impl Stream {
         }
         stream.verdicts.sync()?;
         Ok(stream)
+    }
+
+    /// The stream, telling `notify` the number of its last verdict and whether it is closed
+    /// whenever they change.
+    pub fn notifying(mut self, notify: tokio::sync::watch::Sender<(u64, bool)>) -> Stream {
+        self.notify = Some(notify);
+        self.tell();
+        self
+    }
+
+    fn tell(&self) {
+        if let Some(n) = &self.notify {
+            n.send_replace((self.verdicts.next_seq - 1, self.closed));
+        }
     }
 
     /// Takes a snapshot if `snapshot_every` time points came since the last one. A failure
@@ -261,6 +278,7 @@ impl Stream {
             sink.end_batch()?;
         }
         self.verdicts.take(&out)?;
+        self.tell();
         if let Some(ts) = batch.ts(batch.len() - 1) {
             self.last_ts = Some(ts);
         }
@@ -277,6 +295,7 @@ impl Stream {
         }
         self.verdicts.take(&out)?;
         self.closed = true;
+        self.tell();
         Ok(())
     }
 }
