@@ -12,6 +12,8 @@ use rvmon_cli::monpoly_cmd::{self, MonpolyArgs};
 use rvmon_core::TimePoint;
 use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
 
+use rvmon_serve::stream::{Format, Spec, Stream};
+
 use crate::mutate::Grammar;
 
 /// A fuzz target.
@@ -698,6 +700,16 @@ pub static TARGETS: &[Target] = &[
         made: Some(saved_state),
         short_cases: 600,
     },
+    Target {
+        name: "serve_batch",
+        run: serve_batch,
+        seeds: LOG_SEEDS,
+        examples: &["log", "jsonl"],
+        tokens: LOG_TOKENS,
+        nests: &[("(", ")"), ("{", "}")],
+        made: None,
+        short_cases: 1500,
+    },
 ];
 
 /// The target called `name`.
@@ -929,4 +941,47 @@ fn monpoly_state(bytes: &[u8]) -> bool {
 /// directory (so it is not a static seed).
 pub fn saved_state() -> Vec<u8> {
     SCRATCH.with(|s| std::fs::read(s.path("state")).expect("the saved state"))
+}
+
+thread_local! {
+    /// `rvmon serve`'s streams for [`serve_batch`], one per engine kind, kept for the thread's
+    /// cases (a batch taken changes them, as a service's stream goes on).
+    static SERVED: std::cell::RefCell<(Stream, Stream)> = std::cell::RefCell::new(served_streams());
+}
+
+fn served_streams() -> (Stream, Stream) {
+    let dir = std::env::temp_dir().join(format!(
+        "rvmon-fuzz-serve-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let spec = |name: &str, text: &str, sig: Option<Signature>| Spec {
+        name: name.into(),
+        text: text.into(),
+        lang: None,
+        sig,
+    };
+    // (First-order, typed by the signature the log targets use.)
+    let formula = spec(
+        "p.mfotl",
+        "auth(c, t) IMPLIES (EVENTUALLY[0,5] alive(c)) AND ONCE[1,3] name(c, \"x\")",
+        Signature::parse("s", SIG).ok(),
+    );
+    let points = Stream::open(&dir.join("points"), &formula, Some(50)).expect("a stream opens");
+    let events = Stream::open(&dir.join("events"), &spec("s.lola", LOLA, None), Some(50))
+        .expect("a stream opens");
+    (points, events)
+}
+
+/// A request body to `rvmon serve`, as MonPoly lines and as JSON Lines, to a formula's
+/// stream and to a stream specification's: refused whole or taken, never a panic.
+fn serve_batch(bytes: &[u8]) -> bool {
+    SERVED.with(|served| {
+        let (points, events) = &mut *served.borrow_mut();
+        let a = points.append(Format::Monpoly, bytes, None).is_ok();
+        let b = points.append(Format::Jsonl, bytes, None).is_ok();
+        let c = events.append(Format::Jsonl, bytes, None).is_ok();
+        a || b || c
+    })
 }

@@ -68,6 +68,7 @@ targets!(
     rvm,
     monpoly_args,
     monpoly_state,
+    serve_batch,
 );
 
 #[test]
