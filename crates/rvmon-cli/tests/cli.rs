@@ -1940,6 +1940,42 @@ fn monpoly_log_without_extension_is_recognised() {
     assert!(r.stderr.contains("use --format"), "{}", r.stderr);
 }
 
+/// A MonPoly log under another format's extension was read as that format (CSV: its lines
+/// events no formula names) and gave no violation, status 0: a silent wrong answer. Now it is
+/// an error saying what the file looks like, unless `--format` insists.
+#[test]
+fn monpoly_log_under_another_extension_is_refused() {
+    let spec = file("wrongext", "f.mtl", "request IMPLIES EVENTUALLY[0,5] grant");
+    let text = "# requests\n@0 request()\n@10 grant()\n";
+    for name in ["trace.csv", "trace.jsonl", "trace.json", "trace.xml"] {
+        let log = file("wrongext", name, text);
+        let r = run(&["check", spec.to_str().unwrap(), log.to_str().unwrap()]);
+        assert_eq!(r.status, 2, "{name}: {}", r.stderr);
+        assert!(r.stderr.contains("as a MonPoly log's"), "{}", r.stderr);
+        let r = run(&[
+            "check",
+            spec.to_str().unwrap(),
+            log.to_str().unwrap(),
+            "--format",
+            "monpoly",
+        ]);
+        assert_eq!(
+            r.stdout, "violation: time point 0 @0\n",
+            "{name}: {}",
+            r.stderr
+        );
+    }
+    let rvm = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/rvm/acks.rvm");
+    let log = file(
+        "wrongext",
+        "acks.csv",
+        "@1 send(1)\n@2 ack(1)\n@3 send(1)\n",
+    );
+    let r = run(&["check", rvm, log.to_str().unwrap()]);
+    assert_eq!(r.status, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("as a MonPoly log's"), "{}", r.stderr);
+}
+
 /// `rvmon args` (through `sh -c` when `shell` is given: a command line ending in the
 /// arguments), which must end by itself within `secs` seconds; never killed by a signal.
 fn run_within(args: &[&str], shell: Option<&str>, secs: u64) -> Run {

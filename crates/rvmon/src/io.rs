@@ -55,6 +55,16 @@ pub fn trace_format(
         (Some(f), _) => Ok(f),
         (None, Some(p)) => {
             if let Some(f) = rvmon_trace::TraceFormat::from_path(std::path::Path::new(p)) {
+                // A MonPoly log under another format's extension would be read as that format:
+                // its lines as events no formula names, and no verdict, silently.
+                if f != rvmon_trace::TraceFormat::Monpoly && starts_like_a_monpoly_log(p) {
+                    let name = format!("{f:?}").to_lowercase();
+                    return Err(Error::msg(format!(
+                        "{p}: its extension says {name}, but its first line starts with `@`, \
+                         as a MonPoly log's: name it .log, or say --format monpoly (or \
+                         --format {name} to read it as {name} all the same)"
+                    )));
+                }
                 return Ok(f);
             }
             match std::fs::metadata(p) {
@@ -71,16 +81,18 @@ pub fn trace_format(
     }
 }
 
-/// Whether the first non-blank line of the file at `path` starts with `@` (read: at most 64 KiB).
+/// Whether the first line of the file at `path` that is neither blank nor a `#` comment
+/// starts with `@` (read: at most 64 KiB).
 fn starts_like_a_monpoly_log(path: &str) -> bool {
     use std::io::Read;
     let mut head = Vec::new();
     let read = std::fs::File::open(path).and_then(|f| f.take(64 * 1024).read_to_end(&mut head));
     read.is_ok()
         && head
-            .iter()
-            .find(|b| !b.is_ascii_whitespace())
-            .is_some_and(|&b| b == b'@')
+            .split(|&b| b == b'\n')
+            .map(|l| l.trim_ascii())
+            .find(|l| !l.is_empty() && !l.starts_with(b"#"))
+            .is_some_and(|l| l.starts_with(b"@"))
 }
 
 /// The signature of `--sig`, if given.
