@@ -53,6 +53,29 @@ pub struct Monitor {
     finished: bool,
     /// STL: every sample's robustness is a decision, not only the violations.
     every_sample: bool,
+    /// For an engine that cannot save its state (the parametric one), the time points fed
+    /// so far: `save` keeps them and `load` feeds them again (exact, and as large as the
+    /// trace so far).
+    history: Option<Vec<SavedPoint>>,
+}
+
+/// A time point as `save` keeps it: index, timestamp, and each event's name and arguments.
+type SavedPoint = (u64, i64, Vec<(rvmon_core::Sym, Vec<Value>)>);
+
+/// What `save` keeps of the engine: its snapshot, or the time points to feed again.
+#[derive(serde::Serialize, serde::Deserialize)]
+enum SavedEngine {
+    Snapshot(Vec<u8>),
+    Replay(Vec<SavedPoint>),
+}
+
+/// A sink that keeps nothing (a replay's decisions were given when first made).
+struct Discard;
+
+impl Sink for Discard {
+    fn emit(&mut self, _: &rvmon_core::Decision<'_>, _: &Interner) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 fn spec_error(e: &Error) -> PyErr {
@@ -100,6 +123,11 @@ impl Monitor {
                 (chosen.to_string(), Engine::Points { monitor, sig })
             }
         };
+        // (An engine without snapshots says so on a fresh one, cheaply.)
+        let history = match &engine {
+            Engine::Points { monitor, .. } if monitor.snapshot().is_err() => Some(Vec::new()),
+            _ => None,
+        };
         Ok(Monitor {
             spec,
             engine,
@@ -108,6 +136,7 @@ impl Monitor {
             strategy,
             finished: false,
             every_sample: false,
+            history,
         })
     }
 
@@ -192,6 +221,10 @@ impl Monitor {
                 _ => unreachable!("the input is made for its engine"),
             });
             self.index += 1;
+            if let (Some(history), Fed::Point(tp)) = (&mut self.history, &input) {
+                let events = tp.events.iter().map(|e| (e.name, tp.args_of(e).to_vec()));
+                history.push((tp.index, tp.ts, events.collect()));
+            }
             match out {
                 Ok(out) => Ok(PyBytes::new(py, &out)),
                 Err((e, out)) => Err(trace_error(&e, &out)),
@@ -231,11 +264,19 @@ impl Monitor {
     /// The monitor's state, with its specification: `Monitor.load` resumes from it.
     fn save<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         guarded(|| {
-            let state = match &self.engine {
-                Engine::Points { monitor, .. } => monitor.snapshot(),
-                Engine::Events { monitor, .. } => monitor.snapshot(),
-            }
-            .map_err(|e| failure(Blame::Internal, &e, b""))?;
+            let state = match (&self.engine, &self.history) {
+                (_, Some(points)) => SavedEngine::Replay(points.clone()),
+                (Engine::Points { monitor, .. }, None) => SavedEngine::Snapshot(
+                    monitor
+                        .snapshot()
+                        .map_err(|e| failure(Blame::Internal, &e, b""))?,
+                ),
+                (Engine::Events { monitor, .. }, None) => SavedEngine::Snapshot(
+                    monitor
+                        .snapshot()
+                        .map_err(|e| failure(Blame::Internal, &e, b""))?,
+                ),
+            };
             let saved = (
                 SAVED_VERSION,
                 &self.spec,
@@ -256,7 +297,7 @@ impl Monitor {
                 Spec,
                 rvmon_core::SavedStrings,
                 (u64, bool, bool),
-                Vec<u8>,
+                SavedEngine,
             );
             let bad =
                 || Error::msg("not a monitor state saved by this version of rvmon (Monitor.save)");
@@ -267,9 +308,28 @@ impl Monitor {
             }
             let interner = Interner::restore(&strings);
             let mut m = Monitor::build(spec, interner).map_err(|e| spec_error(&e))?;
-            match &mut m.engine {
-                Engine::Points { monitor, .. } => monitor.restore(&engine),
-                Engine::Events { monitor, .. } => monitor.restore(&engine),
+            match (&mut m.engine, engine) {
+                (Engine::Points { monitor, .. }, SavedEngine::Snapshot(s)) => monitor.restore(&s),
+                (Engine::Events { monitor, .. }, SavedEngine::Snapshot(s)) => monitor.restore(&s),
+                (Engine::Points { monitor, .. }, SavedEngine::Replay(points)) => {
+                    for (index, ts, events) in &points {
+                        let mut tp = TimePoint {
+                            index: *index,
+                            ts: *ts,
+                            ..TimePoint::default()
+                        };
+                        for (name, args) in events {
+                            tp.push_event(*name, args);
+                        }
+                        let one = std::slice::from_ref(&tp);
+                        monitor
+                            .feed(one, &mut m.interner, &mut Discard)
+                            .map_err(|e| spec_error(&e))?;
+                    }
+                    m.history = Some(points);
+                    Ok(())
+                }
+                (Engine::Events { .. }, SavedEngine::Replay(_)) => Err(bad()),
             }
             .map_err(|e| spec_error(&e))?;
             (m.index, m.finished, m.every_sample) = (index, finished, every_sample);
