@@ -1976,6 +1976,34 @@ fn monpoly_log_under_another_extension_is_refused() {
     assert!(r.stderr.contains("as a MonPoly log's"), "{}", r.stderr);
 }
 
+/// A trace none of whose events the formula names gave 0 violations without a word (a
+/// misspelt or differently cased name); now a warning says so, and the status is unchanged.
+#[test]
+fn a_trace_without_the_formulas_events_is_warned_about() {
+    let spec = file(
+        "names",
+        "f.mtl",
+        "request() IMPLIES EVENTUALLY[0,5] grant()",
+    );
+    let log = file("names", "t.log", "@0 Request()\n@10 Grant()\n");
+    let r = run(&["check", spec.to_str().unwrap(), log.to_str().unwrap()]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("are the names spelt alike"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("it names: grant, request; the trace has: Grant, Request"),
+        "{}",
+        r.stderr
+    );
+    let log = file("names", "ok.log", "@0 other()\n@10 request()\n");
+    let r = run(&["check", spec.to_str().unwrap(), log.to_str().unwrap()]);
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
+}
+
 /// `rvmon args` (through `sh -c` when `shell` is given: a command line ending in the
 /// arguments), which must end by itself within `secs` seconds; never killed by a signal.
 fn run_within(args: &[&str], shell: Option<&str>, secs: u64) -> Run {

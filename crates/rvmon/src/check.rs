@@ -259,6 +259,9 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let online = trace_path.is_none();
     let mut reader = open(args, trace_path, format, spec.sig.clone(), err)?;
     let mut plan = cascade::formula_monitor(&spec, reader.interner_mut(), !online)?;
+    if let (Some(path), false) = (trace_path, args.explain) {
+        warn_if_no_event_is_named(args, path, format, &spec, err)?;
+    }
     if args.explain {
         write!(out, "{}", plan.explain(&spec))?;
         return Ok(0);
@@ -278,6 +281,64 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     crate::release(plan.monitor);
     run::summary(sink.counts, stats, err)?;
     Ok(if sink.counts.violations > 0 { 1 } else { 0 })
+}
+
+/// How many time points [`warn_if_no_event_is_named`] looks at.
+const NAMES_SAMPLE: usize = 1000;
+
+/// Says on `err` when the trace file's first time points have events, none of which the
+/// formula names (a misspelt or differently cased name would otherwise give no violation,
+/// silently). Only the start of the file is read, again, with a reader of its own; what it
+/// cannot read is left for the run to report.
+fn warn_if_no_event_is_named(
+    args: &CheckArgs,
+    path: &str,
+    format: TraceFormat,
+    spec: &FormulaSpec,
+    err: &mut dyn Write,
+) -> Result<(), Error> {
+    let named = rvmon_slice::predicates(&spec.formula);
+    if named.is_empty() {
+        return Ok(());
+    }
+    let Ok(mut reader) = open(
+        args,
+        Some(path),
+        format,
+        spec.sig.clone(),
+        &mut std::io::sink(),
+    ) else {
+        return Ok(());
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut tp = rvmon_core::TimePoint::default();
+    for _ in 0..NAMES_SAMPLE {
+        match reader.next_time_point(&mut tp) {
+            Ok(true) => {}
+            _ => break,
+        }
+        for e in &tp.events {
+            let name = reader.interner().resolve(e.name);
+            if named.iter().any(|n| n == name) {
+                return Ok(());
+            }
+            if seen.len() < 8 {
+                seen.insert(name.to_string());
+            }
+        }
+    }
+    if !seen.is_empty() {
+        let seen: Vec<String> = seen.into_iter().collect();
+        writeln!(
+            err,
+            "rvmon: warning: none of the events of the first {NAMES_SAMPLE} time points of \
+             {path} is one the formula names (it names: {}; the trace has: {}): are the names \
+             spelt alike?",
+            named.join(", "),
+            seen.join(", ")
+        )?;
+    }
+    Ok(())
 }
 
 /// A run asked to be sliced: the sliced run's status, or `None` when the formula runs as a
