@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
-use crate::stream::{read_verdicts, Format, Refusal};
+use crate::stream::{read_verdicts, read_verdicts_from, Format, Refusal};
 use crate::Registry;
 
 type Shared = State<Arc<Registry>>;
@@ -222,22 +222,27 @@ async fn live(
         Err(e) => return refused(&e),
     };
     let path = r.stream_dir(&name).join("verdicts.jsonl");
-    let state = (VecDeque::new(), after, handle.verdicts, path);
-    let events =
-        futures_util::stream::unfold(state, |(mut queue, mut after, mut rx, path)| async move {
+    // (`at`: where the last verdict sent ends in the file, once known: each wake-up reads only
+    // what was added since.)
+    let state = (VecDeque::new(), after, None::<u64>, handle.verdicts, path);
+    let events = futures_util::stream::unfold(
+        state,
+        |(mut queue, mut after, mut at, mut rx, path)| async move {
             loop {
                 if let Some((seq, line)) = queue.pop_front() {
                     let event = Event::default().id(format!("{seq}")).data(line);
-                    return Some((Ok::<_, Infallible>(event), (queue, after, rx, path)));
+                    return Some((Ok::<_, Infallible>(event), (queue, after, at, rx, path)));
                 }
                 let (newest, closed) = *rx.borrow_and_update();
                 if newest > after {
                     let p = path.clone();
-                    let from = after;
-                    let lines = tokio::task::spawn_blocking(move || read_verdicts(&p, from))
-                        .await
-                        .ok()?
-                        .ok()?;
+                    let (from, place) = (after, at);
+                    let (lines, end) =
+                        tokio::task::spawn_blocking(move || read_verdicts_from(&p, from, place))
+                            .await
+                            .ok()?
+                            .ok()?;
+                    at = Some(end);
                     for line in String::from_utf8_lossy(&lines).lines() {
                         after += 1;
                         queue.push_back((after, line.to_string()));
@@ -252,7 +257,8 @@ async fn live(
                 // (The stream's thread gone: the service is stopping.)
                 rx.changed().await.ok()?;
             }
-        });
+        },
+    );
     Sse::new(events)
         .keep_alive(KeepAlive::default())
         .into_response()

@@ -383,23 +383,43 @@ impl VerdictLog {
 /// The verdicts of the log at `path` numbered after `after`, as JSON Lines (whole lines only:
 /// a line being written is left for the next read).
 pub fn read_verdicts(path: &Path, after: u64) -> Result<Vec<u8>, Error> {
+    Ok(read_verdicts_from(path, after, None)?.0)
+}
+
+/// [`read_verdicts`], and where the lines returned end in the file. `at` is where the verdict
+/// numbered `after` ends, when known (a live reader's place): then only what follows it is
+/// read, not the file from its start.
+pub fn read_verdicts_from(
+    path: &Path,
+    after: u64,
+    at: Option<u64>,
+) -> Result<(Vec<u8>, u64), Error> {
+    use std::io::{Seek, SeekFrom};
+    let name = || path.display().to_string();
     let mut bytes = Vec::new();
+    let start = at.unwrap_or(0);
     match File::open(path) {
         Ok(mut f) => {
-            f.read_to_end(&mut bytes)
-                .map_err(|e| Error::file(&path.display().to_string(), &e))?;
+            f.seek(SeekFrom::Start(start))
+                .and_then(|_| f.read_to_end(&mut bytes))
+                .map_err(|e| Error::file(&name(), &e))?;
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::file(&path.display().to_string(), &e)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), start)),
+        Err(e) => return Err(Error::file(&name(), &e)),
     }
     let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let end = start + whole as u64;
+    if at.is_some() {
+        bytes.truncate(whole);
+        return Ok((bytes, end));
+    }
     let mut out = Vec::new();
     for (k, line) in bytes[..whole].split_inclusive(|&b| b == b'\n').enumerate() {
         if k as u64 + 1 > after {
             out.extend_from_slice(line);
         }
     }
-    Ok(out)
+    Ok((out, end))
 }
 
 #[cfg(test)]
@@ -499,5 +519,22 @@ mod tests {
         let b = Stream::open(&snapped, &spec(), Some(4)).unwrap();
         assert_eq!(b.status().offset, 24);
         assert!(b.status().closed);
+    }
+
+    #[test]
+    fn verdicts_are_read_after_a_number_or_from_a_place() {
+        let dir = fresh("read");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("v.jsonl");
+        std::fs::write(&path, "{\"seq\":1}\n{\"seq\":2}\n{\"seq\":3}\n{\"seq\":4").unwrap();
+        let (lines, end) = read_verdicts_from(&path, 1, None).unwrap();
+        assert_eq!(lines, b"{\"seq\":2}\n{\"seq\":3}\n");
+        assert_eq!(read_verdicts(&path, 0).unwrap().len() as u64, end);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("}\n{\"seq\":5}\n");
+        std::fs::write(&path, text).unwrap();
+        let (lines, _) = read_verdicts_from(&path, 3, Some(end)).unwrap();
+        assert_eq!(lines, b"{\"seq\":4}\n{\"seq\":5}\n");
+        assert_eq!(read_verdicts(&dir.join("none"), 0).unwrap(), b"");
     }
 }
