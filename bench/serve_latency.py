@@ -15,14 +15,13 @@ Prints p50, p99 and the largest, and the rate achieved.
 import http.client
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SPEC = os.path.join(ROOT, "examples", "requests", "policy.mtl")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_load import start_server  # noqa: E402  (one way to start the server)
 
 
 def main():
@@ -33,12 +32,8 @@ def main():
     seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 10.0
     batch = int(sys.argv[4]) if len(sys.argv) > 4 else 100
     tmp = tempfile.mkdtemp(prefix="rvmon-serve-latency-")
-    server = subprocess.Popen(
-        [rvmon, "serve", SPEC, "--listen", "127.0.0.1:0", "--state-dir", os.path.join(tmp, "state")],
-        stderr=subprocess.PIPE, text=True)
+    server, host, port = start_server(rvmon, os.path.join(tmp, "state"))
     try:
-        host, port = server.stderr.readline().split("http://")[1].split()[0].split(":")
-        port = int(port)
         post = http.client.HTTPConnection(host, port, timeout=30)
         # The stream exists once a first batch is in; then the reader connects.
         post.request("POST", "/v1/streams/l/events", b"@0 heartbeat()\n", {"Content-Type": "text/plain"})

@@ -74,15 +74,20 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def serve(rvmon, lines, n, batch, state):
-    """One run of the service on a fresh state directory: (seconds, verdict lines)."""
+def start_server(rvmon, state):
+    """`rvmon serve SPEC` on a port of 127.0.0.1 the system picks: (process, host, port)."""
     server = subprocess.Popen(
         [rvmon, "serve", SPEC, "--listen", "127.0.0.1:0", "--state-dir", state],
         stderr=subprocess.PIPE, text=True)
+    host, port = server.stderr.readline().split("http://")[1].split()[0].split(":")
+    return server, host, int(port)
+
+
+def serve(rvmon, lines, n, batch, state):
+    """One run of the service on a fresh state directory: (seconds, verdict lines)."""
+    server, host, port = start_server(rvmon, state)
     try:
-        first = server.stderr.readline()
-        host, port = first.split("http://")[1].split()[0].split(":")
-        conn = http.client.HTTPConnection(host, int(port), timeout=60)
+        conn = http.client.HTTPConnection(host, port, timeout=60)
         bodies = ["".join(lines[i:i + batch]).encode() for i in range(0, n, batch)]
         t0 = time.perf_counter()
         at = 0

@@ -90,12 +90,17 @@ def _spec_source(spec, lang):
                 return path, f.read()
         except (OSError, UnicodeDecodeError) as e:
             raise SpecError("%s: cannot read: %s" % (path, e), path) from None
+    _needs_lang(spec, lang)
+    return "<spec>", spec
+
+
+def _needs_lang(spec, lang):
+    """Refuses a specification given as text without its language."""
     if lang is None:
         raise SpecError(
             "%r is not a file; to give a specification's text, say its language with lang= "
             "(one of %s)" % (spec if len(spec) < 60 else spec[:57] + "...", ", ".join(LANGS))
         )
-    return "<spec>", spec
 
 
 def _check_lang(lang):
@@ -135,8 +140,8 @@ def check(spec, trace, sig=None, *, lang=None, **options):
             names.append((path, shown))
             return path
 
-        if not _is_path(spec) and lang is None:
-            _spec_source(spec, lang)  # raises: text needs its language
+        if not _is_path(spec):
+            _needs_lang(spec, lang)
         spec_path = as_file(spec, "spec." + (lang or "txt"), "<spec>")
         trace_path = as_file(trace, "trace" + _trace_suffix(trace, options.get("format")), "<trace>")
         sig_path = None if sig is None else as_file(sig, "spec.sig", "<sig>")

@@ -3,12 +3,11 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
-use rvmon::cascade::{self, Lang};
+use rvmon::cascade::{any_monitor, AnyMonitor};
 use rvmon::sink::{FormatSink, Output};
 use rvmon_core::event::{Event, Val, ValType};
-use rvmon_core::{decode_state, encode_state, Error, Interner, MemoryLimit, Sink, TimePoint};
+use rvmon_core::{decode_state, encode_state, Error, Interner, Sink, TimePoint};
 use rvmon_core::{Signature, Type, Value};
-use rvmon_stl::parse::PERIOD_NS;
 
 use crate::{failure, guarded, Blame};
 
@@ -24,20 +23,6 @@ struct Spec {
     period_ns: Option<u64>,
 }
 
-/// The engines by what they are fed.
-enum Engine {
-    /// Temporal formulas and parametric properties: time points of events with data.
-    Points {
-        monitor: Box<dyn rvmon_core::Monitor>,
-        sig: Option<Signature>,
-    },
-    /// Stream specifications and STL formulas: an event holds a value per input.
-    Events {
-        monitor: Box<dyn rvmon_core::Monitor<Event>>,
-        inputs: Vec<(String, ValType)>,
-    },
-}
-
 /// Bumped whenever what `save` writes changes.
 const SAVED_VERSION: u32 = 1;
 
@@ -45,7 +30,9 @@ const SAVED_VERSION: u32 = 1;
 #[pyclass(unsendable, module = "rvmon._rvmon")]
 pub struct Monitor {
     spec: Spec,
-    engine: Engine,
+    engine: AnyMonitor,
+    /// The signature that types a formula's event arguments.
+    sig: Option<Signature>,
     interner: Interner,
     /// Time points fed so far.
     index: u64,
@@ -88,49 +75,28 @@ fn trace_error(e: &Error, output: &[u8]) -> PyErr {
 
 impl Monitor {
     fn build(spec: Spec, mut interner: Interner) -> Result<Monitor, Error> {
-        let (lang, lang_name) = Lang::of(&spec.name, spec.lang.as_deref());
         let sig = match &spec.sig {
             Some((name, text)) => Some(Signature::parse(name, text)?),
             None => None,
         };
-        let (strategy, engine) = match lang {
-            Lang::Stl => {
-                let period = spec.period_ns.map_or(PERIOD_NS, u128::from);
-                let m = cascade::stl_monitor_sampled(&spec.name, &spec.text, period)?;
-                let inputs = m.inputs();
-                let strategy = rvmon_core::Monitor::<Event>::describe(&m).strategy;
-                let monitor = Box::new(m);
-                (strategy, Engine::Events { monitor, inputs })
-            }
-            Lang::Lola => {
-                let m =
-                    cascade::stream_monitor(&spec.name, &spec.text, MemoryLimit::DEFAULT, false)?;
-                let inputs = m.inputs().to_vec();
-                let strategy = rvmon_core::Monitor::<Event>::describe(&m).strategy;
-                (
-                    strategy,
-                    Engine::Events {
-                        monitor: Box::new(m),
-                        inputs,
-                    },
-                )
-            }
-            Lang::Formula | Lang::Rvm => {
-                let lang = (lang, lang_name.as_deref());
-                let text = spec.text.clone();
-                let (chosen, monitor) =
-                    cascade::build(&spec.name, text, lang, sig.clone(), &mut interner, false)?;
-                (chosen.to_string(), Engine::Points { monitor, sig })
-            }
-        };
+        let (lang, period) = (spec.lang.as_deref(), spec.period_ns.map(u128::from));
+        let (strategy, engine) = any_monitor(
+            &spec.name,
+            &spec.text,
+            lang,
+            sig.clone(),
+            &mut interner,
+            period,
+        )?;
         // (An engine without snapshots says so on a fresh one, cheaply.)
         let history = match &engine {
-            Engine::Points { monitor, .. } if monitor.snapshot().is_err() => Some(Vec::new()),
+            AnyMonitor::Points(monitor) if monitor.snapshot().is_err() => Some(Vec::new()),
             _ => None,
         };
         Ok(Monitor {
             spec,
             engine,
+            sig,
             interner,
             index: 0,
             strategy,
@@ -143,7 +109,7 @@ impl Monitor {
     /// Runs `step` with a sink writing JSON Lines; returns what it wrote.
     fn with_sink(
         &mut self,
-        step: impl FnOnce(&mut Engine, &mut Interner, &mut dyn Sink) -> Result<(), Error>,
+        step: impl FnOnce(&mut AnyMonitor, &mut Interner, &mut dyn Sink) -> Result<(), Error>,
     ) -> Result<Vec<u8>, (Error, Vec<u8>)> {
         let mut out = Vec::new();
         let r = {
@@ -202,20 +168,21 @@ impl Monitor {
             }
             let index = self.index;
             let input = match &self.engine {
-                Engine::Points { sig, .. } => {
+                AnyMonitor::Points(_) => {
                     let ts = integer_time(timestamp, index)?;
-                    let tp = time_point(index, ts, &events, sig.as_ref(), &mut self.interner)?;
+                    let sig = self.sig.as_ref();
+                    let tp = time_point(index, ts, &events, sig, &mut self.interner)?;
                     Fed::Point(tp)
                 }
-                Engine::Events { inputs, .. } => {
+                AnyMonitor::Events { inputs, .. } => {
                     Fed::Event(event(index, timestamp, &events, inputs)?)
                 }
             };
             let out = self.with_sink(|engine, interner, sink| match (engine, &input) {
-                (Engine::Points { monitor, .. }, Fed::Point(tp)) => {
+                (AnyMonitor::Points(monitor), Fed::Point(tp)) => {
                     monitor.feed(std::slice::from_ref(tp), interner, sink)
                 }
-                (Engine::Events { monitor, .. }, Fed::Event(ev)) => {
+                (AnyMonitor::Events { monitor, .. }, Fed::Event(ev)) => {
                     monitor.feed(std::slice::from_ref(ev), interner, sink)
                 }
                 _ => unreachable!("the input is made for its engine"),
@@ -238,10 +205,7 @@ impl Monitor {
             if std::mem::replace(&mut self.finished, true) {
                 return Ok(PyBytes::new(py, b""));
             }
-            let out = self.with_sink(|engine, interner, sink| match engine {
-                Engine::Points { monitor, .. } => monitor.finish(interner, sink),
-                Engine::Events { monitor, .. } => monitor.finish(interner, sink),
-            });
+            let out = self.with_sink(|engine, interner, sink| engine.finish(interner, sink));
             match out {
                 Ok(out) => Ok(PyBytes::new(py, &out)),
                 Err((e, out)) => Err(trace_error(&e, &out)),
@@ -251,10 +215,7 @@ impl Monitor {
 
     /// The plan: the engine the front door chose, and what its memory holds.
     fn explain(&self) -> String {
-        let d = match &self.engine {
-            Engine::Points { monitor, .. } => monitor.describe(),
-            Engine::Events { monitor, .. } => monitor.describe(),
-        };
+        let d = self.engine.describe();
         format!(
             "spec: {}\nengine: {}\nstrategy: {}\nmemory: {}\n",
             self.spec.name, self.strategy, d.strategy, d.memory
@@ -266,12 +227,12 @@ impl Monitor {
         guarded(|| {
             let state = match (&self.engine, &self.history) {
                 (_, Some(points)) => SavedEngine::Replay(points.clone()),
-                (Engine::Points { monitor, .. }, None) => SavedEngine::Snapshot(
+                (AnyMonitor::Points(monitor), None) => SavedEngine::Snapshot(
                     monitor
                         .snapshot()
                         .map_err(|e| failure(Blame::Internal, &e, b""))?,
                 ),
-                (Engine::Events { monitor, .. }, None) => SavedEngine::Snapshot(
+                (AnyMonitor::Events { monitor, .. }, None) => SavedEngine::Snapshot(
                     monitor
                         .snapshot()
                         .map_err(|e| failure(Blame::Internal, &e, b""))?,
@@ -309,9 +270,8 @@ impl Monitor {
             let interner = Interner::restore(&strings);
             let mut m = Monitor::build(spec, interner).map_err(|e| spec_error(&e))?;
             match (&mut m.engine, engine) {
-                (Engine::Points { monitor, .. }, SavedEngine::Snapshot(s)) => monitor.restore(&s),
-                (Engine::Events { monitor, .. }, SavedEngine::Snapshot(s)) => monitor.restore(&s),
-                (Engine::Points { monitor, .. }, SavedEngine::Replay(points)) => {
+                (engine, SavedEngine::Snapshot(s)) => engine.restore(&s),
+                (AnyMonitor::Points(monitor), SavedEngine::Replay(points)) => {
                     for (index, ts, events) in &points {
                         let mut tp = TimePoint {
                             index: *index,
@@ -329,7 +289,7 @@ impl Monitor {
                     m.history = Some(points);
                     Ok(())
                 }
-                (Engine::Events { .. }, SavedEngine::Replay(_)) => Err(bad()),
+                (AnyMonitor::Events { .. }, SavedEngine::Replay(_)) => Err(bad()),
             }
             .map_err(|e| spec_error(&e))?;
             (m.index, m.finished, m.every_sample) = (index, finished, every_sample);

@@ -2,9 +2,9 @@
 //! data (temporal formulas, parametric properties), or events holding a value per input
 //! (stream specifications, STL formulas); and how a request's body becomes them.
 
-use rvmon::cascade::{self, Lang};
-use rvmon_core::event::{Event, EventSource, ValType};
-use rvmon_core::{Error, Interner, MemoryLimit, Monitor, Sink, TimePoint};
+use rvmon::cascade::{any_monitor, AnyMonitor};
+use rvmon_core::event::{Event, EventSource};
+use rvmon_core::{Error, Interner, Sink, TimePoint};
 use rvmon_trace::events::JsonlEvents;
 use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
 
@@ -26,14 +26,8 @@ pub enum Format {
     Jsonl,
 }
 
-/// A stream's monitor.
-pub enum Engine {
-    Points(Box<dyn Monitor>),
-    Events {
-        monitor: Box<dyn Monitor<Event>>,
-        inputs: Vec<(String, ValType)>,
-    },
-}
+/// A stream's monitor: the front door's, by what it is fed.
+pub struct Engine(pub AnyMonitor);
 
 /// A batch, read for its engine.
 pub enum Batch {
@@ -61,31 +55,9 @@ impl Batch {
 impl Spec {
     /// The monitor of a new stream (its strings in `interner`).
     pub fn engine(&self, interner: &mut Interner) -> Result<Engine, Error> {
-        let (lang, lang_name) = Lang::of(&self.name, self.lang.as_deref());
-        Ok(match lang {
-            Lang::Formula | Lang::Rvm => {
-                let lang = (lang, lang_name.as_deref());
-                let (text, sig) = (self.text.clone(), self.sig.clone());
-                Engine::Points(cascade::build(&self.name, text, lang, sig, interner, false)?.1)
-            }
-            Lang::Lola => {
-                let m =
-                    cascade::stream_monitor(&self.name, &self.text, MemoryLimit::DEFAULT, false)?;
-                let inputs = m.inputs().to_vec();
-                Engine::Events {
-                    monitor: Box::new(m),
-                    inputs,
-                }
-            }
-            Lang::Stl => {
-                let m = cascade::stl_monitor(&self.name, &self.text)?;
-                let inputs = m.inputs();
-                Engine::Events {
-                    monitor: Box::new(m),
-                    inputs,
-                }
-            }
-        })
+        let (lang, sig) = (self.lang.as_deref(), self.sig.clone());
+        let (_, m) = any_monitor(&self.name, &self.text, lang, sig, interner, None)?;
+        Ok(Engine(m))
     }
 }
 
@@ -102,8 +74,8 @@ impl Engine {
         first: u64,
     ) -> Result<Batch, Error> {
         let input = Box::new(std::io::Cursor::new(body));
-        match self {
-            Engine::Points(_) => {
+        match &self.0 {
+            AnyMonitor::Points(_) => {
                 let options = TraceOptions {
                     sig: spec.sig.clone(),
                     time_field: None,
@@ -120,7 +92,8 @@ impl Engine {
                 let mut tp = TimePoint::default();
                 let read = loop {
                     match reader.next_time_point(&mut tp) {
-                        Ok(true) => points.push(tp.clone()),
+                        // (Moved out, not copied: the reader refills a new one.)
+                        Ok(true) => points.push(std::mem::take(&mut tp)),
                         Ok(false) => break Ok(()),
                         Err(e) => break Err(e),
                     }
@@ -134,7 +107,7 @@ impl Engine {
                 }
                 Ok(Batch::Points(points))
             }
-            Engine::Events { inputs, .. } => {
+            AnyMonitor::Events { inputs, .. } => {
                 if format != Format::Jsonl {
                     return Err(Error::msg(
                         "a stream or signal specification takes events as JSON Lines \
@@ -145,7 +118,7 @@ impl Engine {
                 let mut events = Vec::new();
                 let mut ev = Event::default();
                 while source.next_event(&mut ev)? {
-                    events.push(ev.clone());
+                    events.push(std::mem::take(&mut ev));
                 }
                 if source.positions_as_times() {
                     for (k, ev) in events.iter_mut().enumerate() {
@@ -166,40 +139,31 @@ impl Engine {
         interner: &mut Interner,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
-        match (self, batch) {
-            (Engine::Points(m), Batch::Points(points)) => {
+        match (&mut self.0, batch) {
+            (AnyMonitor::Points(m), Batch::Points(points)) => {
                 let points = &mut points[skip..];
                 for (k, tp) in points.iter_mut().enumerate() {
                     tp.index = offset + k as u64;
                 }
                 m.feed(points, interner, sink)
             }
-            (Engine::Events { monitor, .. }, Batch::Events(events)) => {
+            (AnyMonitor::Events { monitor, .. }, Batch::Events(events)) => {
                 monitor.feed(&events[skip..], interner, sink)
             }
             _ => Err(Error::msg("a batch read for another engine")),
         }
     }
 
-    /// The engine's state ([`Monitor::snapshot`]); an error for an engine that has none.
+    /// The engine's state; an error for an engine that has none.
     pub fn snapshot(&self) -> Result<Vec<u8>, Error> {
-        match self {
-            Engine::Points(m) => m.snapshot(),
-            Engine::Events { monitor, .. } => monitor.snapshot(),
-        }
+        self.0.snapshot()
     }
 
     pub fn restore(&mut self, state: &[u8]) -> Result<(), Error> {
-        match self {
-            Engine::Points(m) => m.restore(state),
-            Engine::Events { monitor, .. } => monitor.restore(state),
-        }
+        self.0.restore(state)
     }
 
     pub fn finish(&mut self, interner: &mut Interner, sink: &mut dyn Sink) -> Result<(), Error> {
-        match self {
-            Engine::Points(m) => m.finish(interner, sink),
-            Engine::Events { monitor, .. } => monitor.finish(interner, sink),
-        }
+        self.0.finish(interner, sink)
     }
 }

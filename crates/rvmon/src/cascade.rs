@@ -440,3 +440,93 @@ pub fn stream_monitor(
     let program = rvmon_stream::analyze_within(name, text, &spec, memory)?;
     Ok(StreamMonitor::new(program, values))
 }
+
+/// A monitor of a specification in any language the front door reads, by what it is fed.
+pub enum AnyMonitor {
+    /// Temporal formulas and parametric properties: time points of events with data.
+    Points(Box<dyn Monitor>),
+    /// Stream specifications and STL formulas: events holding a value per input.
+    Events {
+        /// The monitor.
+        monitor: Box<dyn Monitor<rvmon_core::event::Event>>,
+        /// The inputs, with their types: an event's values, in this order.
+        inputs: Vec<(String, rvmon_core::event::ValType)>,
+    },
+}
+
+/// The monitor of `text` (named `name`, in the language `lang` names or else its extension),
+/// typed by `sig` if first-order, its strings in `interner`; an STL formula's bounds over the
+/// sampling period `period_ns` (see [`stl_monitor_sampled`]; `None`: rtamt's default, 1 s).
+/// With the strategy, in a line.
+/// For the online uses (the Python module, the service): built as for a live input.
+pub fn any_monitor(
+    name: &str,
+    text: &str,
+    lang: Option<&str>,
+    sig: Option<Signature>,
+    interner: &mut Interner,
+    period_ns: Option<u128>,
+) -> Result<(String, AnyMonitor), Error> {
+    use rvmon_core::event::Event;
+    let (which, lang_name) = Lang::of(name, lang);
+    Ok(match which {
+        Lang::Formula | Lang::Rvm => {
+            let lang = (which, lang_name.as_deref());
+            let (chosen, m) = build(name, text.to_string(), lang, sig, interner, false)?;
+            (chosen.to_string(), AnyMonitor::Points(m))
+        }
+        Lang::Lola => {
+            let m = stream_monitor(name, text, MemoryLimit::DEFAULT, false)?;
+            let inputs = m.inputs().to_vec();
+            let strategy = Monitor::<Event>::describe(&m).strategy;
+            let monitor = Box::new(m);
+            (strategy, AnyMonitor::Events { monitor, inputs })
+        }
+        Lang::Stl => {
+            let period = period_ns.unwrap_or(rvmon_stl::parse::PERIOD_NS);
+            let m = stl_monitor_sampled(name, text, period)?;
+            let inputs = m.inputs();
+            let strategy = Monitor::<Event>::describe(&m).strategy;
+            let monitor = Box::new(m);
+            (strategy, AnyMonitor::Events { monitor, inputs })
+        }
+    })
+}
+
+impl AnyMonitor {
+    /// The engine's state ([`Monitor::snapshot`]).
+    pub fn snapshot(&self) -> Result<Vec<u8>, Error> {
+        match self {
+            AnyMonitor::Points(m) => m.snapshot(),
+            AnyMonitor::Events { monitor, .. } => monitor.snapshot(),
+        }
+    }
+
+    /// Takes a state [`AnyMonitor::snapshot`] saved ([`Monitor::restore`]).
+    pub fn restore(&mut self, state: &[u8]) -> Result<(), Error> {
+        match self {
+            AnyMonitor::Points(m) => m.restore(state),
+            AnyMonitor::Events { monitor, .. } => monitor.restore(state),
+        }
+    }
+
+    /// The end of the input ([`Monitor::finish`]).
+    pub fn finish(
+        &mut self,
+        interner: &mut Interner,
+        sink: &mut dyn rvmon_core::Sink,
+    ) -> Result<(), Error> {
+        match self {
+            AnyMonitor::Points(m) => m.finish(interner, sink),
+            AnyMonitor::Events { monitor, .. } => monitor.finish(interner, sink),
+        }
+    }
+
+    /// Its strategy and memory ([`Monitor::describe`]).
+    pub fn describe(&self) -> rvmon_core::Description {
+        match self {
+            AnyMonitor::Points(m) => m.describe(),
+            AnyMonitor::Events { monitor, .. } => monitor.describe(),
+        }
+    }
+}
