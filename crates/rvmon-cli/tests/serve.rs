@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 
-use rvmon_testkit::http::{json_u64, request_as, send_as};
+use rvmon_testkit::http::{json_u64, request_as, request_with, send_as};
 
 const RVMON: &str = env!("CARGO_BIN_EXE_rvmon");
 
@@ -42,6 +42,11 @@ struct Server {
 
 impl Server {
     fn start(spec: &str, sig: Option<&str>, state: &Path) -> Server {
+        Server::start_with(spec, sig, state, &[])
+    }
+
+    /// A server with more options (`--enforce`, `--token-file F`, …).
+    fn start_with(spec: &str, sig: Option<&str>, state: &Path, more: &[&str]) -> Server {
         let mut cmd = Command::new(RVMON);
         // (Snapshots every 20 time points: the crashes fall between and around them.)
         cmd.args([
@@ -59,6 +64,7 @@ impl Server {
         if let Some(s) = sig {
             cmd.args(["--sig", s]);
         }
+        cmd.args(more);
         let mut child = cmd.spawn().expect("rvmon serve starts");
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
@@ -399,4 +405,281 @@ fn only_loopback_is_served() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("loopback"));
+}
+
+/// `rvmon serve` with its options, expected to refuse them: its message.
+fn refused_options(spec: &str, more: &[&str]) -> String {
+    let dir = fresh_dir("options");
+    let out = Command::new(RVMON)
+        .args(["serve", spec, "--listen", "127.0.0.1:0", "--state-dir"])
+        .arg(&dir)
+        .args(more)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{more:?}: {out:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn options_the_specification_cannot_honour_are_refused() {
+    let future = example("requests/policy.mtl");
+    assert!(refused_options(&future, &["--enforce"]).contains("decides some verdicts only after"));
+    let rvm = example("rvm/acks.rvm");
+    assert!(refused_options(&rvm, &["--enforce"]).contains("put the monitor back"));
+    let dir = fresh_dir("past");
+    let past = dir.join("past.mtl");
+    std::fs::write(&past, "grant() IMPLIES ONCE[0,5] request()").unwrap();
+    let past = past.to_string_lossy();
+    let both = refused_options(&past, &["--enforce", "--max-lateness", "3"]);
+    assert!(both.contains("exclude each other"), "{both}");
+    assert!(refused_options(&past, &["--max-lateness", "0.5"]).contains("a whole number"));
+    assert!(refused_options(&past, &["--drop", "grant"]).contains("--enforce"));
+    let tokens = dir.join("tokens.ini");
+    std::fs::write(&tokens, "[Tokens]\nocu = short\n").unwrap();
+    let bad = refused_options(&past, &["--token-file", &tokens.to_string_lossy()]);
+    assert!(bad.contains("tokens.ini:2:7: the token of `ocu`"), "{bad}");
+}
+
+/// Paper 20's Safe Trigger as a past-time formula: the paintball gun fires only if, since
+/// the turret last reported its tilt, the tilt was safe (above -0.45).
+const SAFE_TRIGGER: &str = "trigger() IMPLIES (NOT (EXISTS p. tilt(p) AND p <= -0.45) SINCE \
+                            (EXISTS p. tilt(p) AND p > -0.45))";
+
+fn safe_trigger(dir: &Path) -> (String, String) {
+    let spec = dir.join("safe_trigger.mfotl");
+    let sig = dir.join("robot.sig");
+    std::fs::write(&spec, SAFE_TRIGGER).unwrap();
+    std::fs::write(&sig, "trigger()\ntilt(float)\nmove(float)\n").unwrap();
+    let s = |p: PathBuf| p.to_string_lossy().into_owned();
+    (s(spec), s(sig))
+}
+
+#[test]
+fn enforcement_stops_an_unsafe_trigger_before_it_enters_the_stream() {
+    let dir = fresh_dir("enforce");
+    let (spec, sig) = safe_trigger(&dir);
+    let server = Server::start_with(&spec, Some(&sig), &dir.join("state"), &["--enforce"]);
+    let post = |body: &str| {
+        request(
+            &server.addr,
+            "POST",
+            "/v1/streams/robot/events",
+            body.as_bytes(),
+        )
+    };
+    assert_eq!(post("@1 tilt(-0.1)\n@2 trigger()\n").unwrap().status, 200);
+    let r = post("@3 tilt(-0.6) move(1.5)\n@4 trigger()\n").unwrap();
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(
+        r.body
+            .contains("\"verdict\":{\"tp\":3,\"ts\":4,\"verdict\":\"violation\""),
+        "{}",
+        r.body
+    );
+    assert_eq!(server.offset("robot"), 2, "the refused batch is not in");
+    // Without the trigger, the batch is taken; the gun is unsafe until the tilt is back.
+    assert_eq!(post("@3 tilt(-0.6) move(1.5)\n").unwrap().status, 200);
+    assert_eq!(post("@5 trigger()\n").unwrap().status, 409);
+    assert_eq!(post("@6 tilt(0.2)\n@7 trigger()\n").unwrap().status, 200);
+    let v = request(&server.addr, "GET", "/v1/streams/robot/verdicts", b"").unwrap();
+    assert_eq!(v.body, "", "no violation entered the stream");
+    drop(server);
+    // Dropping the trigger instead (ROSRV's `return;`): the rest of the batch goes in.
+    let server = Server::start_with(
+        &spec,
+        Some(&sig),
+        &dir.join("state-drop"),
+        &["--enforce", "--drop", "trigger"],
+    );
+    let r = request(
+        &server.addr,
+        "POST",
+        "/v1/streams/robot/events",
+        b"@1 tilt(-0.6)\n@2 trigger() move(0.5)\n@3 tilt(0.1)\n@4 trigger()\n",
+    )
+    .unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.body,
+        "{\"offset\":4,\"dropped\":[{\"tp\":1,\"events\":[\"trigger\"]}]}"
+    );
+}
+
+const LANDSHARK: &str = "[Tokens]
+ocu = ocu-0123456789abcdef
+radar = radar-0123456789abcdef
+
+[Groups]
+certikos = radar
+
+[Events]
+default = localhost certikos
+trigger = ocu
+
+[Commands]
+status = localhost certikos ocu
+verdicts = localhost certikos
+close = localhost
+default = *
+";
+
+#[test]
+fn clients_are_known_by_their_tokens_and_do_what_the_policy_allows() {
+    let dir = fresh_dir("tokens");
+    let (spec, sig) = safe_trigger(&dir);
+    let tokens = dir.join("landshark.ini");
+    std::fs::write(&tokens, LANDSHARK).unwrap();
+    let tokens = tokens.to_string_lossy();
+    let server = Server::start_with(
+        &spec,
+        Some(&sig),
+        &dir.join("state"),
+        &["--token-file", &tokens],
+    );
+    let ask = |method: &str, path: &str, token: Option<&str>, body: &str| {
+        let auth = token.map(|t| format!("Authorization: Bearer {t}"));
+        let headers: Vec<&str> = auth.iter().map(String::as_str).collect();
+        request_with(
+            &server.addr,
+            method,
+            path,
+            "text/plain",
+            &headers,
+            body.as_bytes(),
+        )
+        .unwrap()
+    };
+    let events = "/v1/streams/robot/events";
+    let (ocu, radar) = (Some("ocu-0123456789abcdef"), Some("radar-0123456789abcdef"));
+    assert_eq!(ask("GET", "/v1/health", None, "").status, 200);
+    // The trigger is ocu's alone; the tilt is the robot's own (localhost) or certikos'.
+    assert_eq!(ask("POST", events, radar, "@1 tilt(0.1)\n").status, 200);
+    let r = ask("POST", events, radar, "@2 trigger()\n");
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(
+        r.body.contains("client `radar` may not send `trigger`"),
+        "{}",
+        r.body
+    );
+    assert_eq!(ask("POST", events, None, "@2 trigger()\n").status, 403);
+    assert_eq!(ask("POST", events, ocu, "@2 trigger()\n").status, 200);
+    assert_eq!(ask("POST", events, ocu, "@3 tilt(0.2)\n").status, 403);
+    // Unknown tokens are refused, with the scheme to use.
+    let r = ask(
+        "GET",
+        "/v1/streams/robot",
+        Some("guess-0123456789abcdef"),
+        "",
+    );
+    assert_eq!(r.status, 401, "{}", r.body);
+    // Full, limited and local access.
+    assert_eq!(ask("GET", "/v1/streams/robot", ocu, "").status, 200);
+    assert_eq!(
+        ask("GET", "/v1/streams/robot/verdicts", ocu, "").status,
+        403
+    );
+    assert_eq!(
+        ask("GET", "/v1/streams/robot/verdicts", radar, "").status,
+        200
+    );
+    assert_eq!(
+        ask("POST", "/v1/streams/robot/close", radar, "").status,
+        403
+    );
+    assert_eq!(ask("POST", "/v1/streams/robot/close", None, "").status, 200);
+}
+
+#[test]
+fn out_of_order_sources_survive_kill_9_and_match_the_sorted_log() {
+    // Two sources, each in time order, their batches interleaved out of order.
+    let spec = example("requests/policy.mtl");
+    let dir = fresh_dir("late");
+    let mut rng = 11u64;
+    let mut per_source: Vec<Vec<String>> = vec![Vec::new(), Vec::new()];
+    for (k, points) in per_source.iter_mut().enumerate() {
+        let mut ts = k as u64;
+        for _ in 0..90 {
+            ts += next(&mut rng) % 4;
+            let e = ["request()", "grant()", "heartbeat()"][(next(&mut rng) % 3) as usize];
+            points.push(format!("@{ts} {e}\n"));
+        }
+    }
+    let mut sorted: Vec<(u64, usize, String)> = Vec::new();
+    // (The order they come in: a's batch k, then b's; ties stay in that order.)
+    for k in (0..90).step_by(6) {
+        for points in &per_source {
+            for p in &points[k..k + 6] {
+                let ts = p[1..p.find(' ').unwrap()].parse().unwrap();
+                sorted.push((ts, sorted.len(), p.clone()));
+            }
+        }
+    }
+    // The lateness the interleaving needs: how far behind the newest time a point comes.
+    let mut newest = 0;
+    let mut lateness = 0;
+    for (ts, _, _) in &sorted {
+        newest = newest.max(*ts);
+        lateness = lateness.max(newest - ts);
+    }
+    assert!(lateness > 0 && lateness < newest / 4, "{lateness} {newest}");
+    sorted.sort();
+    let sorted: Vec<String> = sorted.into_iter().map(|(_, _, p)| p).collect();
+    let want = offline(&spec, None, &sorted, &dir);
+    assert!(want.len() >= 5, "{want:?}");
+    let state = dir.join("state");
+    let lateness = lateness.to_string();
+    let more = ["--max-lateness", &lateness];
+    let mut server = Server::start_with(&spec, None, &state, &more);
+    let mut sent = [0usize, 0];
+    let mut killed = false;
+    while sent.iter().any(|&s| s < 90) {
+        for (k, name) in ["a", "b"].into_iter().enumerate() {
+            if sent[k] >= 90 {
+                continue;
+            }
+            let body = per_source[k][sent[k]..sent[k] + 6].concat();
+            let path = format!("/v1/streams/s/events?source={name}&from={}", sent[k]);
+            if sent[1] >= 42 && !killed {
+                let _in_flight =
+                    send_as(&server.addr, "POST", &path, "text/plain", body.as_bytes());
+                server.kill();
+                server = Server::start_with(&spec, None, &state, &more);
+                killed = true;
+                let r = request(&server.addr, "GET", "/v1/streams/s", b"").unwrap();
+                let waiting = json_u64(&r.body, "pending").unwrap();
+                assert!(
+                    waiting > 0 && waiting < 30,
+                    "time points wait, a few: {}",
+                    r.body
+                );
+                // Each source resends from where the service has it.
+                let r = request(&server.addr, "GET", "/v1/streams/s", b"").unwrap();
+                let sources = &r.body[r.body.find("\"sources\"").unwrap()..];
+                sent = [
+                    json_u64(sources, "a").unwrap() as usize,
+                    json_u64(sources, "b").unwrap() as usize,
+                ];
+                break;
+            }
+            let r = request(&server.addr, "POST", &path, body.as_bytes()).unwrap();
+            assert_eq!(r.status, 200, "{}", r.body);
+            sent[k] = json_u64(&r.body, "source_offset").unwrap() as usize;
+        }
+    }
+    assert_eq!(
+        request(&server.addr, "POST", "/v1/streams/s/close", b"")
+            .unwrap()
+            .status,
+        200
+    );
+    let r = request(&server.addr, "GET", "/v1/streams/s/verdicts", b"").unwrap();
+    let got: Vec<String> = r
+        .body
+        .lines()
+        .map(|l| format!("{{{}", l.split_once(',').unwrap().1))
+        .collect();
+    assert_eq!(
+        got, want,
+        "out of order through kill -9, against offline check of the sorted log"
+    );
 }

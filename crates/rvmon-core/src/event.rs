@@ -84,7 +84,7 @@ impl fmt::Display for Val {
 }
 
 /// One event: its time in nanoseconds and a value (or none) per input stream.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Event {
     pub time: i64,
     pub values: Vec<Option<Val>>,

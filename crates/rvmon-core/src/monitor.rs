@@ -159,6 +159,14 @@ pub trait Monitor<In = TimePoint> {
         0
     }
 
+    /// Whether every decision about a time point is emitted while that time point is fed,
+    /// and none later: past-time formulas, parametric properties, stream specifications
+    /// without future offsets, signal formulas without future operators. Enforcement needs
+    /// it: it refuses a time point before the time point enters the stream.
+    fn decides_at_once(&self) -> bool {
+        false
+    }
+
     /// Warnings gathered while monitoring (conventions applied to values, say), once each.
     fn take_warnings(&mut self) -> Vec<String> {
         Vec::new()

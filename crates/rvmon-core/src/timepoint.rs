@@ -78,7 +78,7 @@ impl Value {
 }
 
 /// One event of a time point, as a view into the time point's flat argument storage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EventRef {
     pub name: Sym,
     pub args_start: u32,
@@ -90,7 +90,7 @@ pub struct EventRef {
 ///
 /// Arguments of all events live in one `Vec` so that a reader can refill a `TimePoint` without
 /// allocating per event: readers reuse one `TimePoint` for the whole trace.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TimePoint {
     pub index: u64,
     pub ts: Timestamp,

@@ -92,6 +92,10 @@ pub fn emit_answer(
 }
 
 impl rvmon_core::Monitor for FoMonitor {
+    fn decides_at_once(&self) -> bool {
+        !self.engine.plan().has_future()
+    }
+
     fn feed(
         &mut self,
         batch: &[TimePoint],

@@ -12,7 +12,7 @@ use rvmon_cli::monpoly_cmd::{self, MonpolyArgs};
 use rvmon_core::TimePoint;
 use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
 
-use rvmon_serve::stream::{Format, Spec, Stream};
+use rvmon_serve::stream::{Enforce, Format, Options, Post, Spec, Stream};
 
 use crate::mutate::Grammar;
 
@@ -946,10 +946,10 @@ pub fn saved_state() -> Vec<u8> {
 thread_local! {
     /// `rvmon serve`'s streams for [`serve_batch`], one per engine kind, kept for the thread's
     /// cases (a batch taken changes them, as a service's stream goes on).
-    static SERVED: std::cell::RefCell<(Stream, Stream)> = std::cell::RefCell::new(served_streams());
+    static SERVED: std::cell::RefCell<[Stream; 4]> = std::cell::RefCell::new(served_streams());
 }
 
-fn served_streams() -> (Stream, Stream) {
+fn served_streams() -> [Stream; 4] {
     let dir = std::env::temp_dir().join(format!(
         "rvmon-fuzz-serve-{}-{:?}",
         std::process::id(),
@@ -968,20 +968,49 @@ fn served_streams() -> (Stream, Stream) {
         "auth(c, t) IMPLIES (EVENTUALLY[0,5] alive(c)) AND ONCE[1,3] name(c, \"x\")",
         Signature::parse("s", SIG).ok(),
     );
-    let points = Stream::open(&dir.join("points"), &formula, Some(50)).expect("a stream opens");
-    let events = Stream::open(&dir.join("events"), &spec("s.lola", LOLA, None), Some(50))
+    let options = Options {
+        snapshot_every: Some(50),
+        ..Options::default()
+    };
+    let points = Stream::open(&dir.join("points"), &formula, &options).expect("a stream opens");
+    let events = Stream::open(&dir.join("events"), &spec("s.lola", LOLA, None), &options)
         .expect("a stream opens");
-    (points, events)
+    // Out of order within a lateness bound; and enforcing a past-time formula.
+    let late = Options {
+        max_lateness: 5.0,
+        ..options.clone()
+    };
+    let late = Stream::open(&dir.join("late"), &formula, &late).expect("a stream opens");
+    let enforcing = Options {
+        enforce: Some(Enforce {
+            drop: vec!["auth".into()],
+        }),
+        ..options
+    };
+    let past = spec(
+        "past.mfotl",
+        "auth(c, t) IMPLIES ONCE[1,3] name(c, \"x\")",
+        Signature::parse("s", SIG).ok(),
+    );
+    let enforcing = Stream::open(&dir.join("enforce"), &past, &enforcing).expect("a stream opens");
+    [points, events, late, enforcing]
 }
 
 /// A request body to `rvmon serve`, as MonPoly lines and as JSON Lines, to a formula's
-/// stream and to a stream specification's: refused whole or taken, never a panic.
+/// stream and to a stream specification's, to a stream that takes time points out of order
+/// and to one that enforces a past-time formula: refused whole or taken, never a panic.
 fn serve_batch(bytes: &[u8]) -> bool {
     SERVED.with(|served| {
-        let (points, events) = &mut *served.borrow_mut();
-        let a = points.append(Format::Monpoly, bytes, None).is_ok();
-        let b = points.append(Format::Jsonl, bytes, None).is_ok();
-        let c = events.append(Format::Jsonl, bytes, None).is_ok();
-        a || b || c
+        let [points, events, late, enforcing] = &mut *served.borrow_mut();
+        let a = points.append(Post::new(Format::Monpoly, bytes)).is_ok();
+        let b = points.append(Post::new(Format::Jsonl, bytes)).is_ok();
+        let c = events.append(Post::new(Format::Jsonl, bytes)).is_ok();
+        let source = Post {
+            source: Some("s1"),
+            ..Post::new(Format::Monpoly, bytes)
+        };
+        let d = late.append(source).is_ok();
+        let e = enforcing.append(Post::new(Format::Monpoly, bytes)).is_ok();
+        a || b || c || d || e
     })
 }

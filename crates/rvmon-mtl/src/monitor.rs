@@ -48,6 +48,10 @@ impl MtlMonitor {
 }
 
 impl rvmon_core::Monitor for MtlMonitor {
+    fn decides_at_once(&self) -> bool {
+        self.engine.program().is_past_only()
+    }
+
     fn feed(
         &mut self,
         batch: &[TimePoint],

@@ -191,6 +191,11 @@ fn by_field(fields: &[Sym], tp: &TimePoint, e: &EventRef, out: &mut Vec<Value>) 
 }
 
 impl rvmon_core::Monitor for PropertiesMonitor {
+    /// A parametric property decides at the event that enters a verdict state.
+    fn decides_at_once(&self) -> bool {
+        true
+    }
+
     fn feed(
         &mut self,
         batch: &[TimePoint],

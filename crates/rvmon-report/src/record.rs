@@ -426,6 +426,9 @@ impl<In: Recorded> Monitor<In> for Reported<'_, In> {
     fn batch_size(&self) -> usize {
         self.inner.batch_size()
     }
+    fn decides_at_once(&self) -> bool {
+        self.inner.decides_at_once()
+    }
     fn may_skip(&self, tp: &In) -> bool {
         let skip = self.inner.may_skip(tp);
         self.skipped.set(self.skipped.get() + u64::from(skip));

@@ -29,7 +29,9 @@ pub enum Format {
 /// A stream's monitor: the front door's, by what it is fed.
 pub struct Engine(pub AnyMonitor);
 
-/// A batch, read for its engine.
+/// A batch, read for its engine; also the time points accepted but not monitored yet (see
+/// [`crate::stream`]'s lateness), kept in time order.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum Batch {
     Points(Vec<TimePoint>),
     Events(Vec<Event>),
@@ -49,6 +51,94 @@ impl Batch {
             Batch::Points(p) => p.get(k).map(|t| t.ts),
             Batch::Events(e) => e.get(k).map(|e| e.time),
         }
+    }
+
+    /// An empty batch of the same kind.
+    pub fn empty_like(&self) -> Batch {
+        match self {
+            Batch::Points(_) => Batch::Points(Vec::new()),
+            Batch::Events(_) => Batch::Events(Vec::new()),
+        }
+    }
+
+    /// Adds `other`'s time points from the `skip`-th, keeping the time order: by time, then
+    /// in the order they came (a stable sort; already sorted runs cost one pass).
+    pub fn merge(&mut self, other: Batch, skip: usize) {
+        fn merge<T>(a: &mut Vec<T>, b: Vec<T>, skip: usize, time: fn(&T) -> i64) {
+            let sorted = a
+                .last()
+                .zip(b.get(skip))
+                .is_none_or(|(x, y)| time(x) <= time(y));
+            a.extend(b.into_iter().skip(skip));
+            if !sorted {
+                a.sort_by_key(time);
+            }
+        }
+        match (self, other) {
+            (Batch::Points(a), Batch::Points(b)) => merge(a, b, skip, |t| t.ts),
+            (Batch::Events(a), Batch::Events(b)) => merge(a, b, skip, |e| e.time),
+            _ => unreachable!("one stream's batches are all read for its engine"),
+        }
+    }
+
+    /// Takes out the first time points, those whose time is at most `until`, in order.
+    pub fn take_through(&mut self, until: i64) -> Batch {
+        fn take<T>(a: &mut Vec<T>, until: i64, time: fn(&T) -> i64) -> Vec<T> {
+            let n = a.partition_point(|x| time(x) <= until);
+            if n == a.len() {
+                return std::mem::take(a);
+            }
+            a.drain(..n).collect()
+        }
+        match self {
+            Batch::Points(p) => Batch::Points(take(p, until, |t| t.ts)),
+            Batch::Events(e) => Batch::Events(take(e, until, |e| e.time)),
+        }
+    }
+
+    /// The names of the events of the time points from the `skip`-th, each with its
+    /// time point's place in the batch: predicates for time points; for events, the inputs
+    /// that have a value.
+    pub fn names<'a>(
+        &'a self,
+        skip: usize,
+        inputs: &'a [String],
+        interner: &'a Interner,
+    ) -> Box<dyn Iterator<Item = (usize, &'a str)> + 'a> {
+        match self {
+            Batch::Points(p) => {
+                Box::new(p.iter().enumerate().skip(skip).flat_map(move |(k, tp)| {
+                    tp.events.iter().map(move |e| (k, interner.resolve(e.name)))
+                }))
+            }
+            Batch::Events(e) => {
+                Box::new(e.iter().enumerate().skip(skip).flat_map(move |(k, ev)| {
+                    ev.values
+                        .iter()
+                        .zip(inputs)
+                        .filter(|(v, _)| v.is_some())
+                        .map(move |(_, name)| (k, name.as_str()))
+                }))
+            }
+        }
+    }
+
+    /// Removes the events named in `names` from the `k`-th time point; the names removed.
+    pub fn drop_events(&mut self, k: usize, names: &[String], interner: &Interner) -> Vec<String> {
+        let Batch::Points(points) = self else {
+            return Vec::new();
+        };
+        let tp = &mut points[k];
+        let mut dropped: Vec<String> = Vec::new();
+        tp.events.retain(|e| {
+            let name = interner.resolve(e.name);
+            let drop = names.iter().any(|n| n == name);
+            if drop && !dropped.iter().any(|d| d == name) {
+                dropped.push(name.to_string());
+            }
+            !drop
+        });
+        dropped
     }
 }
 
@@ -130,28 +220,63 @@ impl Engine {
         }
     }
 
-    /// Monitors the batch's time points from the `skip`-th, numbered from `offset`.
+    /// Monitors the batch's time points in `range`, numbered from `first`.
     pub fn feed(
         &mut self,
         batch: &mut Batch,
-        skip: usize,
-        offset: u64,
+        range: std::ops::Range<usize>,
+        first: u64,
         interner: &mut Interner,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
         match (&mut self.0, batch) {
             (AnyMonitor::Points(m), Batch::Points(points)) => {
-                let points = &mut points[skip..];
+                let points = &mut points[range];
                 for (k, tp) in points.iter_mut().enumerate() {
-                    tp.index = offset + k as u64;
+                    tp.index = first + k as u64;
                 }
                 m.feed(points, interner, sink)
             }
             (AnyMonitor::Events { monitor, .. }, Batch::Events(events)) => {
-                monitor.feed(&events[skip..], interner, sink)
+                monitor.feed(&events[range], interner, sink)
             }
             _ => Err(Error::msg("a batch read for another engine")),
         }
+    }
+
+    /// The names of the inputs of an engine fed events (none for time points).
+    pub fn input_names(&self) -> Vec<String> {
+        match &self.0 {
+            AnyMonitor::Points(_) => Vec::new(),
+            AnyMonitor::Events { inputs, .. } => inputs.iter().map(|i| i.0.clone()).collect(),
+        }
+    }
+
+    /// `--max-lateness` (in the trace's time unit) in the unit of this engine's batches'
+    /// times: time stamps for time points, which are integers; nanoseconds for events,
+    /// whose times are seconds.
+    pub fn lateness(&self, given: f64) -> Result<i64, Error> {
+        let bad = |what: &str| Error::msg(format!("--max-lateness {given}: expected {what}"));
+        if !given.is_finite() || given < 0.0 {
+            return Err(bad("a number of time units, 0 or more"));
+        }
+        match self.0 {
+            AnyMonitor::Points(_) if given.fract() != 0.0 => Err(bad(
+                "a whole number: the time stamps of time points are integers",
+            )),
+            AnyMonitor::Points(_) => Ok(given.min(i64::MAX as f64) as i64),
+            AnyMonitor::Events { .. } => Ok((given * 1e9).round().min(i64::MAX as f64) as i64),
+        }
+    }
+
+    /// Whether it decides each time point as it is fed (what `--enforce` needs).
+    pub fn decides_at_once(&self) -> bool {
+        self.0.decides_at_once()
+    }
+
+    /// Whether it is fed time points (events with names), not a value per input.
+    pub fn takes_points(&self) -> bool {
+        matches!(self.0, AnyMonitor::Points(_))
     }
 
     /// The engine's state; an error for an engine that has none.

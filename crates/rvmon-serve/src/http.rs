@@ -2,18 +2,20 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::Extension;
 use axum::Router;
 
-use crate::stream::{read_verdicts, read_verdicts_from, Format, Refusal};
+use crate::stream::{read_verdicts, read_verdicts_from, Format, Post, Refusal};
 use crate::Registry;
 
 type Shared = State<Arc<Registry>>;
@@ -31,7 +33,78 @@ pub(crate) fn router(registry: Arc<Registry>, max_body: usize) -> Router {
         .route("/v1/streams/{name}/verdicts/stream", get(live))
         .route("/metrics", get(metrics))
         .layer(DefaultBodyLimit::max(max_body))
+        .layer(axum::middleware::from_fn_with_state(
+            registry.clone(),
+            guard,
+        ))
         .with_state(registry)
+}
+
+/// Who sent a request (`--token-file`), once the guard let it through; `None` without a
+/// token file.
+#[derive(Clone)]
+struct Client(Option<String>);
+
+/// The request a path is, among the policy's commands (`None`: health, which needs nothing).
+fn command_of(path: &str) -> Option<&'static str> {
+    if path == "/v1/health" {
+        return None;
+    }
+    if path == "/metrics" {
+        return Some("metrics");
+    }
+    let rest = path.strip_prefix("/v1/streams/").unwrap_or("");
+    Some(match rest.split_once('/').map(|(_, r)| r) {
+        None => "status",
+        Some("events") => "events",
+        Some("close") => "close",
+        // (Unknown paths: asked as the least of the commands, then not found.)
+        _ => "verdicts",
+    })
+}
+
+/// Lets a request through if the policy (`--token-file`) allows its client to make it:
+/// 401 when who is asking is unknown, 403 when not allowed.
+async fn guard(
+    State(r): Shared,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let Some(policy) = &r.policy else {
+        request.extensions_mut().insert(Client(None));
+        return next.run(request).await;
+    };
+    let Some(command) = command_of(request.uri().path()) else {
+        return next.run(request).await;
+    };
+    let loopback = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .is_some_and(|c| c.0.ip().is_loopback());
+    let bearer = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.strip_prefix("Bearer ").unwrap_or("").trim());
+    let client = policy
+        .identify(bearer, loopback)
+        .and_then(|c| policy.may(&c, command).map(|()| c));
+    match client {
+        Ok(c) => {
+            request.extensions_mut().insert(Client(Some(c)));
+            next.run(request).await
+        }
+        Err(denied) => {
+            let mut response = error(denied.status, &denied.message);
+            if denied.status == 401 {
+                let challenge = header::HeaderValue::from_static("Bearer");
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, challenge);
+            }
+            response
+        }
+    }
 }
 
 fn json(status: StatusCode, body: String) -> Response {
@@ -45,7 +118,15 @@ fn error(status: u16, message: &str) -> Response {
 }
 
 fn refused(r: &Refusal) -> Response {
-    let mut response = error(r.status, &r.message);
+    let mut response = match &r.verdict {
+        // (An enforcement refusal carries the verdict it is for.)
+        Some(v) => {
+            let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::CONFLICT);
+            let message = serde_json::Value::from(r.message.as_str());
+            json(status, format!("{{\"error\":{message},\"verdict\":{v}}}\n"))
+        }
+        None => error(r.status, &r.message),
+    };
     if r.status == 503 {
         // (Full: the client should come back, not give up.)
         let headers = response.headers_mut();
@@ -73,11 +154,13 @@ async fn status(State(r): Shared, Path(name): Path<String>) -> Response {
     }
 }
 
-/// `POST /v1/streams/{name}/events[?from=K]`: a batch of MonPoly log lines.
+/// `POST /v1/streams/{name}/events[?from=K][&source=S]`: a batch of MonPoly log lines or
+/// JSON Lines.
 async fn events(
     State(r): Shared,
     Path(name): Path<String>,
     Query(query): Query<HashMap<String, String>>,
+    Extension(client): Extension<Client>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -113,14 +196,27 @@ async fn events(
         Some(Ok(k)) => Some(k),
         Some(Err(_)) => return error(400, "from: expected a time point number (0, 1, …)"),
     };
+    let source = query.get("source").cloned();
+    if let Some(bad) = source.as_deref().and_then(bad_name) {
+        return bad;
+    }
+    let policy = r.policy.clone();
     let answer = r
-        .on_stream(&name, true, move |s| s.append(format, &body, from))
+        .on_stream(&name, true, move |s| {
+            let client = policy.as_deref().zip(client.0.as_deref());
+            let post = Post {
+                source: source.as_deref(),
+                client,
+                ..Post::new(format, &body).from(from)
+            };
+            s.append(post)
+        })
         .await
         .and_then(|inner| inner);
     match answer {
-        Ok(offset) => {
+        Ok(accepted) => {
             r.batches.fetch_add(1, Ordering::Relaxed);
-            json(StatusCode::OK, format!("{{\"offset\":{offset}}}"))
+            json(StatusCode::OK, accepted.json())
         }
         Err(e) => {
             r.refused.fetch_add(1, Ordering::Relaxed);

@@ -17,13 +17,15 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use rvmon_core::{Error, Interner};
 
+mod access;
 mod engine;
 mod http;
 mod snapshot;
 pub mod stream;
 pub mod wal;
 
-use stream::{Refusal, Spec, Stream};
+use access::Policy;
+use stream::{refuse, Enforce, Options, Refusal, Spec, Stream};
 
 /// `rvmon serve`'s options.
 #[derive(clap::Args, Debug, Clone)]
@@ -39,10 +41,40 @@ pub struct ServeArgs {
     /// The spec language when the extension does not say.
     #[arg(long)]
     pub lang: Option<String>,
-    /// The address to listen on: loopback only (another address would need client tokens,
-    /// which this version does not have).
+    /// The address to listen on. Loopback unless --token-file is given: another address
+    /// serves other hosts, whose requests then need a client token.
     #[arg(long, default_value = "127.0.0.1:7878")]
     pub listen: String,
+    /// Client tokens and access control (paper 20's policy file, tokens for hosts): an INI
+    /// file with [Tokens] (client = secret, sent as `Authorization: Bearer <secret>`),
+    /// [Groups], [Events] (event name = the clients that may send it) and [Commands] (events,
+    /// status, close, verdicts, metrics = the clients that may ask). `localhost` is a
+    /// request from loopback without a token; `*` is everyone.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<String>,
+    /// Refuse (409, with the verdict) a batch with a time point whose verdict would be a
+    /// violation (or a stream specification's trigger), before it enters the stream. Needs
+    /// a specification that decides each time point at once: past-time formulas, stream
+    /// specifications without future offsets, signal formulas without future operators.
+    #[arg(long)]
+    pub enforce: bool,
+    /// With --enforce: rather than refuse, take these events out of a time point that would
+    /// be a violation, if that makes it none (paper 20's monitors that drop a message).
+    /// Comma-separated event names; the reply lists what was taken out.
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        requires = "enforce"
+    )]
+    pub drop: Vec<String>,
+    /// Let time points come out of time order, up to this much earlier than the newest so
+    /// far (in the trace's time unit: time stamps, or seconds for JSON Lines events of
+    /// `.lola`/`.stl`); they are monitored in time order once the watermark (the newest time
+    /// minus this) passes them. A time point later than that is refused (409). Each batch is
+    /// in time order; batches from several sources interleave (`?source=NAME`).
+    #[arg(long, value_name = "T", default_value_t = 0.0)]
+    pub max_lateness: f64,
     /// Where the streams' logs are kept; a restart with the same directory resumes every
     /// stream where it was. One directory serves one specification.
     #[arg(long, value_name = "DIR")]
@@ -75,7 +107,9 @@ pub(crate) struct Handle {
 /// The streams, and what the service counts.
 pub(crate) struct Registry {
     spec: Spec,
-    snapshot_every: Option<u64>,
+    options: Options,
+    /// Who may ask what (`--token-file`); `None`: everyone on loopback may ask anything.
+    pub(crate) policy: Option<Arc<Policy>>,
     dir: PathBuf,
     pub(crate) streams: Mutex<HashMap<String, Handle>>,
     max_streams: usize,
@@ -121,9 +155,11 @@ impl Registry {
         let job: Job = Box::new(move |s| {
             let _ = tx.send(job(s));
         });
-        let gone = || Refusal {
-            status: 500,
-            message: format!("the stream `{name}` stopped (see the service's log)"),
+        let gone = || {
+            refuse(
+                500,
+                format!("the stream `{name}` stopped (see the service's log)"),
+            )
         };
         handle.jobs.send(job).map_err(|_| gone())?;
         rx.await.map_err(|_| gone())
@@ -137,21 +173,16 @@ impl Registry {
             return Ok(s.clone());
         }
         if !create && !self.stream_dir(name).is_dir() {
-            return Err(Refusal {
-                status: 404,
-                message: format!("no stream `{name}`"),
-            });
+            return Err(refuse(404, format!("no stream `{name}`")));
         }
         if streams.len() >= self.max_streams {
-            return Err(Refusal {
-                status: 503,
-                message: format!("the service keeps at most {} streams", self.max_streams),
-            });
+            let full = format!("the service keeps at most {} streams", self.max_streams);
+            return Err(refuse(503, full));
         }
         let handle = start_stream(
             self.stream_dir(name),
             self.spec.clone(),
-            self.snapshot_every,
+            self.options.clone(),
             name,
         )
         .map_err(Refusal::from)?;
@@ -161,19 +192,14 @@ impl Registry {
 }
 
 /// Starts the thread of the stream kept in `dir` (its replay done before this returns).
-fn start_stream(
-    dir: PathBuf,
-    spec: Spec,
-    snapshot_every: Option<u64>,
-    name: &str,
-) -> Result<Handle, Error> {
+fn start_stream(dir: PathBuf, spec: Spec, options: Options, name: &str) -> Result<Handle, Error> {
     let (jobs, inbox) = mpsc::channel::<Job>();
     let (opened_tx, opened) = mpsc::channel();
     let (notify, verdicts) = tokio::sync::watch::channel((0, false));
     std::thread::Builder::new()
         .name(format!("stream-{name}"))
         .spawn(move || {
-            let mut stream = match Stream::open(&dir, &spec, snapshot_every) {
+            let mut stream = match Stream::open(&dir, &spec, &options) {
                 Ok(s) => {
                     let _ = opened_tx.send(Ok(()));
                     s.notifying(notify)
@@ -203,25 +229,37 @@ pub fn run(args: &ServeArgs, err: &mut dyn std::io::Write) -> Result<i32, Error>
             args.listen
         ))
     })?;
-    if !addr.ip().is_loopback() {
-        return Err(Error::msg(format!(
-            "--listen {addr}: not a loopback address; serving other hosts needs client tokens \
-             (--token-file), which this version does not have"
-        )));
-    }
+    let policy = match &args.token_file {
+        Some(path) => Some(Arc::new(Policy::parse(path, &rvmon::read_file(path)?)?)),
+        None if !addr.ip().is_loopback() => {
+            return Err(Error::msg(format!(
+                "--listen {addr}: not a loopback address; serving other hosts needs client \
+                 tokens: give a --token-file"
+            )))
+        }
+        None => None,
+    };
     let spec = Spec {
         name: args.spec.clone(),
         text: rvmon::read_file(&args.spec)?,
         lang: args.lang.clone(),
         sig: rvmon::read_signature(args.sig.as_deref())?,
     };
-    // (The spec is checked before anything is served.)
-    spec.engine(&mut Interner::new())?;
+    let options = Options {
+        snapshot_every: Some(args.snapshot_every).filter(|&n| n > 0),
+        max_lateness: args.max_lateness,
+        enforce: args.enforce.then(|| Enforce {
+            drop: args.drop.clone(),
+        }),
+    };
+    // (The spec and the options are checked before anything is served.)
+    check_options(&spec, &options)?;
     let dir = PathBuf::from(&args.state_dir);
     claim_state_dir(&dir, &spec)?;
     let registry = Arc::new(Registry {
         spec,
-        snapshot_every: Some(args.snapshot_every).filter(|&n| n > 0),
+        options,
+        policy,
         dir: dir.clone(),
         streams: Mutex::new(HashMap::new()),
         max_streams: args.max_streams,
@@ -250,11 +288,52 @@ pub fn run(args: &ServeArgs, err: &mut dyn std::io::Write) -> Result<i32, Error>
         )?;
         err.flush()?;
         let app = http::router(registry, args.max_body);
-        axum::serve(listener, app)
-            .await
-            .map_err(|e| Error::msg(format!("the server stopped: {e}")))
+        // (The peer's address tells a loopback client without a token.)
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await
+        .map_err(|e| Error::msg(format!("the server stopped: {e}")))
     })?;
     Ok(0)
+}
+
+/// Refuses options the specification cannot honour: enforcement of a specification whose
+/// verdicts may come after their time point, or whose monitor cannot be put back as it was;
+/// `--drop` without events to drop; enforcement of events that wait for a watermark.
+fn check_options(spec: &Spec, options: &Options) -> Result<(), Error> {
+    let engine = spec.engine(&mut Interner::new())?;
+    engine.lateness(options.max_lateness)?;
+    let Some(enforce) = &options.enforce else {
+        return Ok(());
+    };
+    if !engine.decides_at_once() {
+        return Err(Error::msg(format!(
+            "--enforce: {} decides some verdicts only after later time points (it has future \
+             operators or offsets), so a time point cannot be refused when it comes; enforce \
+             a past-time specification",
+            spec.name
+        )));
+    }
+    if let Err(e) = engine.snapshot() {
+        return Err(Error::msg(format!(
+            "--enforce needs to put the monitor back as it was before a refused batch: {e}"
+        )));
+    }
+    if options.max_lateness > 0.0 {
+        return Err(Error::msg(
+            "--enforce decides each time point as it comes, so it cannot wait for a watermark: \
+             --enforce and --max-lateness exclude each other",
+        ));
+    }
+    if !enforce.drop.is_empty() && !engine.takes_points() {
+        return Err(Error::msg(format!(
+            "--drop takes named events out of a time point; {} is fed a value per input",
+            spec.name
+        )));
+    }
+    Ok(())
 }
 
 /// Records in `dir` which specification it serves, or refuses a directory of another one.

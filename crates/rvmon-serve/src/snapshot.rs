@@ -9,23 +9,62 @@
 
 use std::path::{Path, PathBuf};
 
+use std::collections::BTreeMap;
+
 use rvmon_core::{decode_state, encode_state, Error, SavedStrings};
 
+use crate::engine::Batch;
+
 /// Bumped whenever what a snapshot holds changes.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// What a snapshot holds.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Snapshot {
     /// The write-ahead log to replay after it.
     pub generation: u64,
+    /// Time points accepted, and monitored.
     pub offset: u64,
-    pub last_ts: Option<i64>,
+    pub monitored: u64,
     pub closed: bool,
     /// The number the next verdict gets.
     pub next_seq: u64,
     pub strings: SavedStrings,
     pub engine: Vec<u8>,
+    /// The newest time so far, the time points waiting for the watermark, and the time
+    /// points each source sent.
+    pub newest: Option<i64>,
+    pub pending: Option<Batch>,
+    pub sources: BTreeMap<String, u64>,
+}
+
+/// What the first version's snapshots held (time points were monitored as they came).
+#[derive(serde::Deserialize)]
+struct SnapshotV1 {
+    generation: u64,
+    offset: u64,
+    last_ts: Option<i64>,
+    closed: bool,
+    next_seq: u64,
+    strings: SavedStrings,
+    engine: Vec<u8>,
+}
+
+impl From<SnapshotV1> for Snapshot {
+    fn from(s: SnapshotV1) -> Snapshot {
+        Snapshot {
+            generation: s.generation,
+            offset: s.offset,
+            monitored: s.offset,
+            closed: s.closed,
+            next_seq: s.next_seq,
+            strings: s.strings,
+            engine: s.engine,
+            newest: s.last_ts,
+            pending: None,
+            sources: BTreeMap::new(),
+        }
+    }
 }
 
 /// The write-ahead log of `generation` in `dir`.
@@ -45,8 +84,11 @@ pub fn load(dir: &Path) -> Result<Option<Snapshot>, Error> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io(&path, e)),
     };
-    match decode_state::<(u32, Snapshot)>(&bytes) {
-        Some((VERSION, s)) => Ok(Some(s)),
+    if let Some((VERSION, s)) = decode_state::<(u32, Snapshot)>(&bytes) {
+        return Ok(Some(s));
+    }
+    match decode_state::<(u32, SnapshotV1)>(&bytes) {
+        Some((1, s)) => Ok(Some(s.into())),
         _ => Err(Error::msg(format!(
             "{}: not a snapshot this version of rvmon wrote (or damaged)",
             path.display()

@@ -10,25 +10,31 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use rvmon::sink::{FormatSink, Output};
-use rvmon_core::{Error, Interner, Sink};
+use std::collections::BTreeMap;
 
+use rvmon::sink::{FormatSink, Output};
+use rvmon_core::{Decision, Error, Interner, Kind, Sink};
+
+pub use crate::access::Policy;
 use crate::engine::{Batch, Engine};
 pub use crate::engine::{Format, Spec};
 use crate::snapshot;
-use crate::wal::{Record, Wal};
+use crate::wal::{Drop, Record, Wal};
 
 /// Why a batch was not taken, with the HTTP status it answers.
 #[derive(Debug)]
 pub struct Refusal {
     pub status: u16,
     pub message: String,
+    /// The verdict an enforcement refusal is for (its JSON object).
+    pub verdict: Option<String>,
 }
 
-fn refuse(status: u16, message: impl Into<String>) -> Refusal {
+pub(crate) fn refuse(status: u16, message: impl Into<String>) -> Refusal {
     Refusal {
         status,
         message: message.into(),
+        verdict: None,
     }
 }
 
@@ -39,21 +45,117 @@ impl From<Error> for Refusal {
 }
 
 /// A stream's counters, as `GET /v1/streams/{name}` gives them.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Status {
     /// Time points accepted.
     pub offset: u64,
+    /// Time points monitored (the others wait for the watermark, `--max-lateness`).
+    pub monitored: u64,
     /// Verdicts written (the last one's `seq`).
     pub verdicts: u64,
     pub closed: bool,
+    /// Per source, the time points it sent that were accepted.
+    pub sources: BTreeMap<String, u64>,
 }
 
 impl Status {
     pub fn json(&self) -> String {
+        let sources: serde_json::Map<String, serde_json::Value> = self
+            .sources
+            .iter()
+            .map(|(k, v)| (k.clone(), (*v).into()))
+            .collect();
         format!(
-            "{{\"offset\":{},\"verdicts\":{},\"closed\":{}}}",
-            self.offset, self.verdicts, self.closed
+            "{{\"offset\":{},\"monitored\":{},\"pending\":{},\"verdicts\":{},\"closed\":{},\"sources\":{}}}",
+            self.offset,
+            self.monitored,
+            self.offset - self.monitored,
+            self.verdicts,
+            self.closed,
+            serde_json::Value::Object(sources)
         )
+    }
+}
+
+/// How a stream takes its batches, besides their specification.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// A snapshot after this many time points (`None`: never).
+    pub snapshot_every: Option<u64>,
+    /// How much earlier than the newest time point so far a time point may come
+    /// (`--max-lateness`), in the trace's time unit (seconds for events). 0: in order.
+    pub max_lateness: f64,
+    /// Enforcement (`--enforce`): time points whose verdict is a violation are refused.
+    pub enforce: Option<Enforce>,
+}
+
+/// What enforcement does with a time point whose verdict would be a violation (or a
+/// trigger): refuse the batch, unless taking out the events named in `drop` makes the
+/// violation go away (paper 20's monitors that drop a message).
+#[derive(Clone, Debug, Default)]
+pub struct Enforce {
+    pub drop: Vec<String>,
+}
+
+/// A batch to take: its body and where it goes.
+pub struct Post<'a> {
+    pub format: Format,
+    pub body: &'a [u8],
+    /// The number of its first time point: the stream's, or the source's if it has one.
+    pub from: Option<u64>,
+    /// Where it comes from: a source counts its own time points (one of several clients).
+    pub source: Option<&'a str>,
+    /// Who sends it, and what they may send.
+    pub client: Option<(&'a Policy, &'a str)>,
+}
+
+impl<'a> Post<'a> {
+    pub fn new(format: Format, body: &'a [u8]) -> Post<'a> {
+        Post {
+            format,
+            body,
+            from: None,
+            source: None,
+            client: None,
+        }
+    }
+
+    pub fn from(mut self, from: Option<u64>) -> Post<'a> {
+        self.from = from;
+        self
+    }
+}
+
+/// What a taken batch did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Accepted {
+    /// The stream's time points accepted so far.
+    pub offset: u64,
+    /// The source's, when the batch had one.
+    pub source_offset: Option<u64>,
+    /// The events enforcement took out, by time point (of the stream).
+    pub dropped: Vec<(u64, Vec<String>)>,
+}
+
+impl Accepted {
+    pub fn json(&self) -> String {
+        let mut out = format!("{{\"offset\":{}", self.offset);
+        if let Some(s) = self.source_offset {
+            out.push_str(&format!(",\"source_offset\":{s}"));
+        }
+        if !self.dropped.is_empty() {
+            let dropped: Vec<serde_json::Value> = self
+                .dropped
+                .iter()
+                .map(|(tp, names)| serde_json::json!({"tp": tp, "events": names}))
+                .collect();
+            out.push_str(&format!(
+                ",\"dropped\":{}",
+                serde_json::Value::from(dropped)
+            ));
+        }
+        out.push('}');
+        out
     }
 }
 
@@ -62,13 +164,24 @@ pub struct Stream {
     spec: Spec,
     dir: PathBuf,
     engine: Engine,
+    /// The names of the inputs (events of stream and signal specifications).
+    inputs: Vec<String>,
     interner: Interner,
     wal: Wal,
     /// The write-ahead log's generation (see [`crate::snapshot`]).
     generation: u64,
     verdicts: VerdictLog,
+    /// Time points accepted, and monitored.
     offset: u64,
-    last_ts: Option<i64>,
+    monitored: u64,
+    sources: BTreeMap<String, u64>,
+    /// The newest time so far (the watermark is it minus `lateness`).
+    newest: Option<i64>,
+    /// Time points accepted and not monitored yet, in time order.
+    pending: Option<Batch>,
+    /// `--max-lateness`, in the unit of the batches' times (nanoseconds for events).
+    lateness: i64,
+    enforce: Option<Enforce>,
     closed: bool,
     /// A snapshot after this many time points (`None`: never; also when the engine cannot
     /// take one, and then a restart replays the whole log).
@@ -80,9 +193,8 @@ pub struct Stream {
 
 impl Stream {
     /// Opens the stream kept in `dir` (made if new): its monitor, from its snapshot if it has
-    /// one, after the replay of the write-ahead log written since. A snapshot is taken every
-    /// `snapshot_every` time points.
-    pub fn open(dir: &Path, spec: &Spec, snapshot_every: Option<u64>) -> Result<Stream, Error> {
+    /// one, after the replay of the write-ahead log written since.
+    pub fn open(dir: &Path, spec: &Spec, options: &Options) -> Result<Stream, Error> {
         std::fs::create_dir_all(dir).map_err(|e| Error::file(&dir.display().to_string(), &e))?;
         let saved = snapshot::load(dir)?;
         let mut interner = match &saved {
@@ -90,38 +202,54 @@ impl Stream {
             None => Interner::new(),
         };
         // (Built with the saved strings, the spec's constants get the ids the state uses.)
-        let mut engine = spec.engine(&mut interner)?;
+        let engine = spec.engine(&mut interner)?;
+        let lateness = engine.lateness(options.max_lateness)?;
         let generation = saved.as_ref().map_or(0, |s| s.generation);
         snapshot::remove_old_logs(dir, generation);
         let (wal, records) = Wal::open(&snapshot::wal_path(dir, generation))?;
-        let mut verdicts = VerdictLog::open(&dir.join("verdicts.jsonl"))?;
-        let (mut offset, mut last_ts, mut closed) = (0, None, false);
-        if let Some(s) = saved {
-            engine.restore(&s.engine)?;
-            (offset, last_ts, closed) = (s.offset, s.last_ts, s.closed);
-            verdicts.next_seq = s.next_seq;
-        }
         let mut stream = Stream {
             spec: spec.clone(),
             dir: dir.to_path_buf(),
+            inputs: engine.input_names(),
             engine,
             interner,
             wal,
             generation,
-            verdicts,
-            offset,
-            last_ts,
-            closed,
-            snapshot_every,
+            verdicts: VerdictLog::open(&dir.join("verdicts.jsonl"))?,
+            offset: 0,
+            monitored: 0,
+            sources: BTreeMap::new(),
+            newest: None,
+            pending: None,
+            lateness,
+            enforce: options.enforce.clone(),
+            closed: false,
+            snapshot_every: options.snapshot_every,
             since_snapshot: 0,
             notify: None,
         };
+        if let Some(s) = saved {
+            stream.engine.restore(&s.engine)?;
+            stream.verdicts.next_seq = s.next_seq;
+            (stream.offset, stream.monitored, stream.closed) = (s.offset, s.monitored, s.closed);
+            (stream.newest, stream.pending, stream.sources) = (s.newest, s.pending, s.sources);
+        }
         for record in records {
             match record {
-                Record::Batch { skip, format, body } => {
-                    let first = stream.offset - skip;
-                    let mut batch = stream.parse(format, &body, first)?;
-                    stream.feed(&mut batch, skip as usize)?;
+                Record::Batch {
+                    skip,
+                    format,
+                    body,
+                    source,
+                    drops,
+                } => {
+                    let known = stream.known(source.as_deref());
+                    let mut batch = stream.parse(format, &body, known.saturating_sub(skip))?;
+                    let len = batch.len() as u64;
+                    for d in drops.iter().filter(|d| d.at < len) {
+                        batch.drop_events(d.at as usize, &d.names, &stream.interner);
+                    }
+                    stream.admit(batch, skip as usize, source.as_deref())?;
                 }
                 Record::Close => stream.finish()?,
             }
@@ -172,13 +300,18 @@ impl Stream {
         let saved = snapshot::Snapshot {
             generation: next,
             offset: self.offset,
-            last_ts: self.last_ts,
+            monitored: self.monitored,
             closed: self.closed,
             next_seq: self.verdicts.next_seq,
             strings: self.interner.save(),
             engine,
+            newest: self.newest,
+            pending: self.pending.take(),
+            sources: self.sources.clone(),
         };
-        snapshot::save(&self.dir, &saved)?;
+        let written = snapshot::save(&self.dir, &saved);
+        self.pending = saved.pending;
+        written?;
         let (wal, _) = Wal::open(&snapshot::wal_path(&self.dir, next))?;
         self.wal = wal;
         self.generation = next;
@@ -190,65 +323,291 @@ impl Stream {
     pub fn status(&self) -> Status {
         Status {
             offset: self.offset,
+            monitored: self.monitored,
             verdicts: self.verdicts.next_seq - 1,
             closed: self.closed,
+            sources: self.sources.clone(),
         }
     }
 
-    /// Takes a batch (`body`, in `format`) whose first time point is the stream's `from`-th
-    /// (appended after the last if `None`): durable, then monitored. The stream's offset
-    /// after it, or why it was refused (and then nothing changed).
-    pub fn append(
-        &mut self,
-        format: Format,
-        body: &[u8],
-        from: Option<u64>,
-    ) -> Result<u64, Refusal> {
+    /// The time points the stream (or `source`) has accepted.
+    fn known(&self, source: Option<&str>) -> u64 {
+        match source {
+            Some(s) => self.sources.get(s).copied().unwrap_or(0),
+            None => self.offset,
+        }
+    }
+
+    /// Takes a batch: checked, durable, then monitored (or kept until the watermark passes
+    /// it). What it did, or why it was refused (and then nothing changed).
+    pub fn append(&mut self, post: Post<'_>) -> Result<Accepted, Refusal> {
         if self.closed {
             return Err(refuse(
                 409,
                 "the stream is closed: it takes no more time points",
             ));
         }
-        let first = from.unwrap_or(self.offset);
+        let known = self.known(post.source);
+        let first = post.from.unwrap_or(known);
         let mut batch = self
-            .parse(format, body, first)
+            .parse(post.format, post.body, first)
             .map_err(|e| refuse(400, e.to_string()))?;
-        if first > self.offset {
+        if first > known {
+            let whose = post
+                .source
+                .map_or("the stream".into(), |s| format!("source `{s}`"));
             return Err(refuse(
                 409,
                 format!(
-                    "from={first}: the stream has {} time points, so a batch from {first} \
-                     would leave a gap",
-                    self.offset
+                    "from={first}: {whose} has {known} time points, so a batch from {first} \
+                     would leave a gap"
                 ),
             ));
         }
-        let skip = ((self.offset - first) as usize).min(batch.len());
+        let skip = ((known - first) as usize).min(batch.len());
         if skip == batch.len() {
-            return Ok(self.offset);
+            return Ok(self.accepted(post.source, Vec::new()));
         }
-        if let (Some(last), Some(ts)) = (self.last_ts, batch.ts(skip)) {
-            if ts < last {
+        let n = (batch.len() - skip) as u64;
+        if let Some((policy, client)) = post.client {
+            self.check_access(&batch, skip, policy, client)?;
+        }
+        self.check_time(&batch, skip)?;
+        let (out, drops) = match self.enforce.clone() {
+            Some(rules) => {
+                let saved = self.engine.snapshot()?;
+                let (monitored, newest) = (self.monitored, self.newest);
+                let tried = self.enforce_batch(&mut batch, skip, &rules.drop);
+                let durable = match &tried {
+                    Ok((_, drops)) => self.log(&post, skip, drops),
+                    Err(_) => Ok(()),
+                };
+                if tried.is_err() || durable.is_err() {
+                    // (Undone: the stream is as it was before the batch.)
+                    self.engine.restore(&saved)?;
+                    (self.monitored, self.newest) = (monitored, newest);
+                }
+                durable?;
+                let (out, drops) = tried?;
+                self.count(&batch, skip, post.source);
+                (out, drops)
+            }
+            None => {
+                self.log(&post, skip, &[])?;
+                let mut out = Vec::new();
+                self.admit_into(batch, skip, post.source, &mut out)?;
+                (out, Vec::new())
+            }
+        };
+        self.verdicts.take(&out)?;
+        self.tell();
+        self.since_snapshot += n;
+        self.maybe_snapshot();
+        // (Enforcement monitors at once: the batch's time points are the last `n`.)
+        let dropped = drops
+            .into_iter()
+            .map(|d| (self.monitored - n + d.at - skip as u64, d.names))
+            .collect();
+        Ok(self.accepted(post.source, dropped))
+    }
+
+    fn accepted(&self, source: Option<&str>, dropped: Vec<(u64, Vec<String>)>) -> Accepted {
+        Accepted {
+            offset: self.offset,
+            source_offset: source.map(|s| self.known(Some(s))),
+            dropped,
+        }
+    }
+
+    /// Writes the batch to the write-ahead log (and waits until it is on disk).
+    fn log(&mut self, post: &Post<'_>, skip: usize, drops: &[Drop]) -> Result<(), Error> {
+        self.wal.append(&Record::Batch {
+            skip: skip as u64,
+            format: post.format,
+            body: post.body.to_vec(),
+            source: post.source.map(str::to_string),
+            drops: drops.to_vec(),
+        })
+    }
+
+    /// Refuses (403) a batch with an event its client may not send.
+    fn check_access(
+        &self,
+        batch: &Batch,
+        skip: usize,
+        policy: &Policy,
+        client: &str,
+    ) -> Result<(), Refusal> {
+        for (k, name) in batch.names(skip, &self.inputs, &self.interner) {
+            if !policy.may_send(client, name) {
                 return Err(refuse(
-                    409,
+                    403,
                     format!(
-                        "time point {}: its time is earlier than the stream's last one \
-                         (timestamps must not decrease)",
-                        self.offset
+                        "<batch>, its time point {}: client `{client}` may not send `{name}` \
+                         events ([Events] of the token file)",
+                        k + 1
                     ),
                 ));
             }
         }
-        self.wal.append(&Record::Batch {
-            skip: skip as u64,
-            format,
-            body: body.to_vec(),
-        })?;
-        self.feed(&mut batch, skip)?;
-        self.since_snapshot += (batch.len() - skip) as u64;
-        self.maybe_snapshot();
-        Ok(self.offset)
+        Ok(())
+    }
+
+    /// Refuses (409) a batch that starts before the watermark: earlier than the stream's
+    /// newest time point by more than `--max-lateness` (by anything, without it). Within
+    /// a batch, times do not decrease (the readers check it).
+    fn check_time(&self, batch: &Batch, skip: usize) -> Result<(), Refusal> {
+        let (Some(newest), Some(ts)) = (self.newest, batch.ts(skip)) else {
+            return Ok(());
+        };
+        let watermark = newest.saturating_sub(self.lateness);
+        if ts >= watermark {
+            return Ok(());
+        }
+        let what = if self.lateness == 0 {
+            "its time is earlier than the stream's last one (timestamps must not decrease; \
+             --max-lateness lets them come out of order)"
+                .to_string()
+        } else {
+            format!(
+                "its time is later than --max-lateness allows: the stream's watermark is at \
+                 {watermark} (its newest time, {newest}, minus the lateness, {})",
+                self.lateness
+            )
+        };
+        Err(refuse(
+            409,
+            format!("<batch>, its time point {}: {what}", skip + 1),
+        ))
+    }
+
+    /// Monitors the batch's time points from the `skip`-th, refusing (409) the batch at the
+    /// first whose verdict is a violation, unless taking out the events `drop` names makes
+    /// it none. The verdicts (JSON Lines) and the drops, or the refusal; the monitor is then
+    /// left where it stopped (the caller puts it back).
+    fn enforce_batch(
+        &mut self,
+        batch: &mut Batch,
+        skip: usize,
+        drop: &[String],
+    ) -> Result<(Vec<u8>, Vec<Drop>), Refusal> {
+        let mut out = Vec::new();
+        let mut drops: Vec<Drop> = Vec::new();
+        let mut at = skip;
+        loop {
+            let round = (self.engine.snapshot()?, self.monitored);
+            let mut tried = Vec::new();
+            let bad = self.monitor_watching(batch, at..batch.len(), &mut tried)?;
+            let Some((k, verdict)) = bad else {
+                out.extend_from_slice(&tried);
+                if let Some(ts) = batch.ts(batch.len() - 1) {
+                    self.newest = Some(self.newest.map_or(ts, |n| n.max(ts)));
+                }
+                return Ok((out, drops));
+            };
+            // Back to the round's start; the time points before the bad one are fine.
+            self.engine.restore(&round.0)?;
+            self.monitored = round.1;
+            self.monitor_watching(batch, at..k, &mut out)?;
+            let again = drops.last().is_some_and(|d| d.at == k as u64);
+            let names = if again {
+                Vec::new()
+            } else {
+                batch.drop_events(k, drop, &self.interner)
+            };
+            if names.is_empty() {
+                let mut r = refuse(
+                    409,
+                    format!(
+                        "enforcement: the batch's time point {} would violate the \
+                         specification, so the batch is refused (and nothing of it taken)",
+                        k + 1
+                    ),
+                );
+                r.verdict = Some(verdict);
+                return Err(r);
+            }
+            drops.push(Drop {
+                at: k as u64,
+                names,
+            });
+            at = k;
+        }
+    }
+
+    /// Monitors the batch's time points in `range`, their verdicts into `out`; the first
+    /// violation's (or trigger's) time point, by its place in the batch, with its verdict.
+    fn monitor_watching(
+        &mut self,
+        batch: &mut Batch,
+        range: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<(usize, String)>, Error> {
+        let (start, n) = (range.start, range.len());
+        let first = self.monitored;
+        let mut watch = Watch {
+            out: FormatSink::new(out, Output::Jsonl),
+            first_bad: None,
+        };
+        self.engine
+            .feed(batch, range, first, &mut self.interner, &mut watch)?;
+        watch.out.end_batch()?;
+        self.monitored += n as u64;
+        Ok(watch
+            .first_bad
+            .map(|(tp, v)| (start + (tp.saturating_sub(first)) as usize, v)))
+    }
+
+    /// Counts the batch's time points from the `skip`-th as accepted (from `source`).
+    fn count(&mut self, batch: &Batch, skip: usize, source: Option<&str>) {
+        let n = (batch.len() - skip) as u64;
+        self.offset += n;
+        if let Some(s) = source {
+            *self.sources.entry(s.to_string()).or_insert(0) += n;
+        }
+    }
+
+    /// Takes the batch's time points from the `skip`-th, already durable: counted, then
+    /// monitored as the watermark passes them; their verdicts written.
+    fn admit(&mut self, batch: Batch, skip: usize, source: Option<&str>) -> Result<(), Error> {
+        let mut out = Vec::new();
+        self.admit_into(batch, skip, source, &mut out)?;
+        self.verdicts.take(&out)?;
+        self.tell();
+        Ok(())
+    }
+
+    fn admit_into(
+        &mut self,
+        batch: Batch,
+        skip: usize,
+        source: Option<&str>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        self.count(&batch, skip, source);
+        for k in skip..batch.len() {
+            let ts = batch.ts(k).expect("within the batch");
+            self.newest = Some(self.newest.map_or(ts, |n| n.max(ts)));
+        }
+        let pending = self.pending.get_or_insert_with(|| batch.empty_like());
+        pending.merge(batch, skip);
+        let watermark = self
+            .newest
+            .map_or(i64::MIN, |n| n.saturating_sub(self.lateness));
+        self.release(watermark, out)
+    }
+
+    /// Monitors the waiting time points whose time is at most `until`.
+    fn release(&mut self, until: i64, out: &mut Vec<u8>) -> Result<(), Error> {
+        let Some(pending) = self.pending.as_mut() else {
+            return Ok(());
+        };
+        let mut ready = pending.take_through(until);
+        let n = ready.len();
+        if n > 0 {
+            self.monitor_watching(&mut ready, 0..n, out)?;
+        }
+        Ok(())
     }
 
     /// Ends the stream: its last verdicts, durable.
@@ -268,26 +627,11 @@ impl Stream {
             .parse(&self.spec, format, body, &mut self.interner, first)
     }
 
-    /// Monitors the batch's time points from the `skip`-th, numbered after the stream's.
-    fn feed(&mut self, batch: &mut Batch, skip: usize) -> Result<(), Error> {
-        let mut out = Vec::new();
-        {
-            let mut sink = FormatSink::new(&mut out, Output::Jsonl);
-            self.engine
-                .feed(batch, skip, self.offset, &mut self.interner, &mut sink)?;
-            sink.end_batch()?;
-        }
-        self.verdicts.take(&out)?;
-        self.tell();
-        if let Some(ts) = batch.ts(batch.len() - 1) {
-            self.last_ts = Some(ts);
-        }
-        self.offset += (batch.len() - skip) as u64;
-        Ok(())
-    }
-
+    /// The end: every time point still waiting is monitored, then the monitor's last
+    /// verdicts.
     fn finish(&mut self) -> Result<(), Error> {
         let mut out = Vec::new();
+        self.release(i64::MAX, &mut out)?;
         {
             let mut sink = FormatSink::new(&mut out, Output::Jsonl);
             self.engine.finish(&mut self.interner, &mut sink)?;
@@ -297,6 +641,33 @@ impl Stream {
         self.closed = true;
         self.tell();
         Ok(())
+    }
+}
+
+/// A sink that writes the verdicts and remembers the first violation (or trigger): its time
+/// point and its JSON object.
+struct Watch<'a> {
+    out: FormatSink<'a>,
+    first_bad: Option<(u64, String)>,
+}
+
+impl Sink for Watch<'_> {
+    fn emit(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
+        if self.first_bad.is_none() && matches!(d.kind, Kind::Violation | Kind::Trigger) {
+            let mut line = Vec::new();
+            {
+                let mut one = FormatSink::new(&mut line, Output::Jsonl);
+                one.emit(d, interner)?;
+                one.end_batch()?;
+            }
+            let text = String::from_utf8_lossy(&line).trim().to_string();
+            self.first_bad = Some((d.tp, text));
+        }
+        self.out.emit(d, interner)
+    }
+
+    fn end_batch(&mut self) -> Result<(), Error> {
+        self.out.end_batch()
     }
 }
 
@@ -428,6 +799,18 @@ mod tests {
 
     const M: Format = Format::Monpoly;
 
+    /// Takes a MonPoly batch; the stream's offset after it.
+    fn put(s: &mut Stream, body: &[u8], from: Option<u64>) -> Result<u64, Refusal> {
+        s.append(Post::new(M, body).from(from)).map(|a| a.offset)
+    }
+
+    fn every(n: u64) -> Options {
+        Options {
+            snapshot_every: Some(n),
+            ..Options::default()
+        }
+    }
+
     fn spec() -> Spec {
         Spec {
             name: "p.mtl".into(),
@@ -446,24 +829,22 @@ mod tests {
     #[test]
     fn batches_are_monitored_and_replayed_without_duplicates() {
         let dir = fresh("replay");
-        let mut s = Stream::open(&dir, &spec(), None).unwrap();
+        let mut s = Stream::open(&dir, &spec(), &Options::default()).unwrap();
         assert_eq!(
-            s.append(M, b"@0 request()\n@2 grant()\n@3 request()\n", None)
-                .unwrap(),
+            put(&mut s, b"@0 request()\n@2 grant()\n@3 request()\n", None).unwrap(),
             3
         );
-        assert_eq!(s.append(M, b"@9 heartbeat()\n", None).unwrap(), 4);
+        assert_eq!(put(&mut s, b"@9 heartbeat()\n", None).unwrap(), 4);
         // A resend of time points it has: nothing changes.
         assert_eq!(
-            s.append(M, b"@3 request()\n@9 heartbeat()\n", Some(2))
-                .unwrap(),
+            put(&mut s, b"@3 request()\n@9 heartbeat()\n", Some(2)).unwrap(),
             4
         );
-        let bad = s.append(M, b"@10 request(\n", None).unwrap_err();
+        let bad = put(&mut s, b"@10 request(\n", None).unwrap_err();
         assert_eq!(bad.status, 400, "{}", bad.message);
         assert!(bad.message.contains("<batch>:1:"), "{}", bad.message);
-        assert_eq!(s.append(M, b"@12 p()\n", Some(7)).unwrap_err().status, 409);
-        assert_eq!(s.append(M, b"@1 p()\n", None).unwrap_err().status, 409);
+        assert_eq!(put(&mut s, b"@12 p()\n", Some(7)).unwrap_err().status, 409);
+        assert_eq!(put(&mut s, b"@1 p()\n", None).unwrap_err().status, 409);
         let before = std::fs::read_to_string(dir.join("verdicts.jsonl")).unwrap();
         assert_eq!(
             before,
@@ -471,7 +852,7 @@ mod tests {
         );
         drop(s);
         // A replay makes the same verdicts and writes none twice.
-        let mut s = Stream::open(&dir, &spec(), None).unwrap();
+        let mut s = Stream::open(&dir, &spec(), &Options::default()).unwrap();
         assert_eq!(s.status().offset, 4);
         assert_eq!(
             std::fs::read_to_string(dir.join("verdicts.jsonl")).unwrap(),
@@ -479,7 +860,7 @@ mod tests {
         );
         s.close().unwrap();
         assert!(s.status().closed);
-        assert_eq!(s.append(M, b"@20 p()\n", None).unwrap_err().status, 409);
+        assert_eq!(put(&mut s, b"@20 p()\n", None).unwrap_err().status, 409);
     }
 
     #[test]
@@ -489,15 +870,15 @@ mod tests {
             .collect();
         let plain = fresh("plain");
         let snapped = fresh("snapped");
-        let mut a = Stream::open(&plain, &spec(), None).unwrap();
-        let mut b = Stream::open(&snapped, &spec(), Some(4)).unwrap();
+        let mut a = Stream::open(&plain, &spec(), &Options::default()).unwrap();
+        let mut b = Stream::open(&snapped, &spec(), &every(4)).unwrap();
         for (k, batch) in batches.iter().enumerate() {
-            a.append(M, batch.as_bytes(), None).unwrap();
-            b.append(M, batch.as_bytes(), None).unwrap();
+            put(&mut a, batch.as_bytes(), None).unwrap();
+            put(&mut b, batch.as_bytes(), None).unwrap();
             if k == 6 {
                 // A restart in the middle: from the snapshot and the log since.
                 drop(b);
-                b = Stream::open(&snapped, &spec(), Some(4)).unwrap();
+                b = Stream::open(&snapped, &spec(), &every(4)).unwrap();
                 assert_eq!(b.status().offset, 14);
             }
         }
@@ -516,7 +897,7 @@ mod tests {
         assert_eq!(read(&snapped), read(&plain));
         assert_eq!(read(&plain).lines().count(), 12);
         drop(b);
-        let b = Stream::open(&snapped, &spec(), Some(4)).unwrap();
+        let b = Stream::open(&snapped, &spec(), &every(4)).unwrap();
         assert_eq!(b.status().offset, 24);
         assert!(b.status().closed);
     }
@@ -536,5 +917,221 @@ mod tests {
         let (lines, _) = read_verdicts_from(&path, 3, Some(end)).unwrap();
         assert_eq!(lines, b"{\"seq\":4}\n{\"seq\":5}\n");
         assert_eq!(read_verdicts(&dir.join("none"), 0).unwrap(), b"");
+    }
+
+    /// `n` time points from each of two sources, each source in time order, interleaved in
+    /// batches of 3 so that the stream sees them out of order (by at most `late`).
+    fn two_sources(n: u64, seed: u64) -> Vec<(&'static str, String)> {
+        let mut rng = seed;
+        let mut next = move || {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            rng >> 33
+        };
+        let mut batches = Vec::new();
+        let (mut ta, mut tb) = (0, 0);
+        for _ in 0..n / 6 {
+            for (source, t) in [("a", &mut ta), ("b", &mut tb)] {
+                let mut body = String::new();
+                for _ in 0..3 {
+                    *t += next() % 3;
+                    let event = ["request()", "grant()", "tick()"][(next() % 3) as usize];
+                    body.push_str(&format!("@{} {event}\n", *t));
+                }
+                batches.push((source, body));
+            }
+        }
+        batches
+    }
+
+    #[test]
+    fn out_of_order_sources_are_monitored_in_time_order() {
+        let batches = two_sources(60, 7);
+        // (NEXT: every verdict depends on which time point follows which.)
+        let next_grant = Spec {
+            text: "request() IMPLIES NEXT grant()".into(),
+            ..spec()
+        };
+        // The reference: every time point, sorted by time (ties in the order they came).
+        let mut all: Vec<(i64, usize, String)> = Vec::new();
+        for (_, body) in &batches {
+            for line in body.lines() {
+                let ts: i64 = line[1..line.find(' ').unwrap()].parse().unwrap();
+                all.push((ts, all.len(), line.to_string()));
+            }
+        }
+        all.sort();
+        let sorted: String = all.iter().map(|(_, _, l)| format!("{l}\n")).collect();
+        let reference = fresh("sorted");
+        let mut r = Stream::open(&reference, &next_grant, &Options::default()).unwrap();
+        put(&mut r, sorted.as_bytes(), None).unwrap();
+        r.close().unwrap();
+        let options = Options {
+            max_lateness: 1000.0,
+            snapshot_every: Some(7),
+            ..Options::default()
+        };
+        let dir = fresh("late");
+        let mut s = Stream::open(&dir, &next_grant, &options).unwrap();
+        for (k, (source, body)) in batches.iter().enumerate() {
+            let post = Post {
+                source: Some(source),
+                ..Post::new(M, body.as_bytes())
+            };
+            let a = s.append(post).unwrap();
+            if k == 9 {
+                // A restart with time points waiting: they come back from the snapshot
+                // and the log.
+                let before = s.status();
+                assert!(before.offset > before.monitored, "{before:?}");
+                drop(s);
+                s = Stream::open(&dir, &next_grant, &options).unwrap();
+                assert_eq!(s.status().json(), before.json());
+            }
+            assert_eq!(a.source_offset, Some(s.status().sources[*source]));
+        }
+        // A source resending what it sent: nothing changes.
+        let again = Post {
+            source: Some("a"),
+            ..Post::new(M, batches[0].1.as_bytes()).from(Some(0))
+        };
+        assert_eq!(s.append(again).unwrap().offset, 60);
+        s.close().unwrap();
+        let read = |d: &Path| std::fs::read_to_string(d.join("verdicts.jsonl")).unwrap();
+        assert!(read(&reference).lines().count() > 3);
+        assert_eq!(read(&dir), read(&reference));
+    }
+
+    #[test]
+    fn a_time_point_later_than_the_lateness_bound_is_refused() {
+        let options = Options {
+            max_lateness: 5.0,
+            ..Options::default()
+        };
+        let mut s = Stream::open(&fresh("bound"), &spec(), &options).unwrap();
+        put(&mut s, b"@10 request()\n@20 tick()\n", None).unwrap();
+        assert_eq!(s.status().monitored, 1, "20 - 5 passed 10 only");
+        put(&mut s, b"@15 grant()\n", None).unwrap();
+        let late = put(&mut s, b"@14 grant()\n", None).unwrap_err();
+        assert_eq!(late.status, 409);
+        assert!(
+            late.message.contains("watermark is at 15"),
+            "{}",
+            late.message
+        );
+        assert_eq!(s.status().offset, 3);
+        let in_order = Stream::open(&fresh("order"), &spec(), &Options::default());
+        let mut in_order = in_order.unwrap();
+        put(&mut in_order, b"@10 request()\n", None).unwrap();
+        let back = put(&mut in_order, b"@9 grant()\n", None).unwrap_err();
+        assert!(
+            back.message.contains("must not decrease"),
+            "{}",
+            back.message
+        );
+    }
+
+    fn past() -> Spec {
+        Spec {
+            name: "p.mtl".into(),
+            text: "grant() IMPLIES ONCE[0,5] request()".into(),
+            ..spec()
+        }
+    }
+
+    fn enforcing(drop: &[&str]) -> Options {
+        Options {
+            enforce: Some(Enforce {
+                drop: drop.iter().map(|d| d.to_string()).collect(),
+            }),
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn enforcement_refuses_a_violating_batch_whole_and_changes_nothing() {
+        let dir = fresh("enforce");
+        let mut s = Stream::open(&dir, &past(), &enforcing(&[])).unwrap();
+        put(&mut s, b"@0 request()\n@3 grant()\n", None).unwrap();
+        let r = put(&mut s, b"@4 tick()\n@10 grant()\n@11 request()\n", None).unwrap_err();
+        assert_eq!(r.status, 409, "{}", r.message);
+        assert!(
+            r.message.contains("time point 2 would violate"),
+            "{}",
+            r.message
+        );
+        assert_eq!(
+            r.verdict.as_deref(),
+            Some("{\"tp\":3,\"ts\":10,\"verdict\":\"violation\"}")
+        );
+        assert_eq!(s.status().offset, 2);
+        // The monitor is as it was: the same time points without the bad one are taken.
+        assert_eq!(
+            put(&mut s, b"@4 tick()\n@11 request()\n@12 grant()\n", None).unwrap(),
+            5
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("verdicts.jsonl")).unwrap(),
+            ""
+        );
+        drop(s);
+        let s = Stream::open(&dir, &past(), &enforcing(&[])).unwrap();
+        assert_eq!(s.status().offset, 5);
+    }
+
+    #[test]
+    fn enforcement_drops_the_named_events_where_that_mends_the_time_point() {
+        let dir = fresh("drop");
+        let twin_dir = fresh("drop-twin");
+        let mut s = Stream::open(&dir, &past(), &enforcing(&["grant"])).unwrap();
+        let mut twin = Stream::open(&twin_dir, &past(), &enforcing(&["grant"])).unwrap();
+        let batch = b"@0 request()\n@10 grant() tick()\n@11 grant()\n@12 request() grant()\n";
+        let a = s.append(Post::new(M, batch)).unwrap();
+        twin.append(Post::new(M, batch)).unwrap();
+        let names = vec!["grant".to_string()];
+        assert_eq!(a.dropped, vec![(1, names.clone()), (2, names)]);
+        assert_eq!(
+            a.json(),
+            "{\"offset\":4,\"dropped\":[{\"tp\":1,\"events\":[\"grant\"]},{\"tp\":2,\"events\":[\"grant\"]}]}"
+        );
+        // A replay drops the same events: the restarted stream goes on as its twin.
+        drop(s);
+        let mut s = Stream::open(&dir, &past(), &enforcing(&["grant"])).unwrap();
+        for t in [&mut s, &mut twin] {
+            t.append(Post::new(M, b"@16 grant()\n@30 grant()\n"))
+                .unwrap();
+        }
+        // Not mended by dropping what it does not have: refused.
+        let r = Stream::open(&fresh("drop-none"), &past(), &enforcing(&["tick"]))
+            .unwrap()
+            .append(Post::new(M, b"@5 grant()\n"))
+            .unwrap_err();
+        assert_eq!(r.status, 409);
+        let read = |d: &Path| std::fs::read_to_string(d.join("verdicts.jsonl")).unwrap();
+        assert_eq!(read(&dir), read(&twin_dir));
+        assert_eq!(s.status().offset, 6);
+    }
+
+    #[test]
+    fn a_client_sends_only_the_events_its_policy_allows() {
+        let policy = Policy::parse(
+            "p.ini",
+            "[Tokens]\nocu = ocu-0123456789abcdef\nradar = radar-0123456789abcd\n\
+             [Events]\ndefault = radar ocu\ntrigger = ocu\n",
+        )
+        .unwrap();
+        let mut s = Stream::open(&fresh("access"), &spec(), &Options::default()).unwrap();
+        let post = |client| Post {
+            client: Some((&policy, client)),
+            ..Post::new(M, b"@1 request()\n@2 trigger()\n")
+        };
+        let r = s.append(post("radar")).unwrap_err();
+        assert_eq!(r.status, 403);
+        assert!(r
+            .message
+            .contains("time point 2: client `radar` may not send `trigger`"));
+        assert_eq!(s.status().offset, 0);
+        assert_eq!(s.append(post("ocu")).unwrap().offset, 2);
     }
 }

@@ -23,19 +23,111 @@ use crate::engine::Format;
 pub enum Record {
     /// A batch of time points (the request's body, in `format`), of which the first `skip`
     /// were already in the stream (a client resending after a crash).
+    /// `source` is the client's name for where the batch comes from (its own count of time
+    /// points); `drops` the events enforcement took out of it (`--drop`).
     Batch {
         skip: u64,
         format: Format,
         body: Vec<u8>,
+        source: Option<String>,
+        drops: Vec<Drop>,
     },
     /// The end of the stream.
     Close,
 }
 
-/// Record kinds: a batch of MonPoly lines, the end, a batch of JSON Lines.
+/// Events taken out of a batch's time point by enforcement: the time point's place in the
+/// batch, and the names of the events taken out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Drop {
+    pub at: u64,
+    pub names: Vec<String>,
+}
+
+/// Record kinds: a batch of MonPoly lines, the end, a batch of JSON Lines (the first
+/// version's batches, still read), and a batch with its format, source and drops.
 const BATCH: u8 = 1;
 const CLOSE: u8 = 2;
 const BATCH_JSONL: u8 = 3;
+const BATCH_V2: u8 = 4;
+
+/// Writes a batch record's payload ([`BATCH_V2`]): its format, skip, source and drops, then
+/// its body.
+fn encode_batch(
+    skip: u64,
+    format: Format,
+    body: &[u8],
+    source: &Option<String>,
+    drops: &[Drop],
+) -> Vec<u8> {
+    fn text(p: &mut Vec<u8>, s: &str) {
+        p.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        p.extend_from_slice(s.as_bytes());
+    }
+    let mut p = vec![match format {
+        Format::Monpoly => 0,
+        Format::Jsonl => 1,
+    }];
+    p.extend_from_slice(&skip.to_le_bytes());
+    p.push(u8::from(source.is_some()));
+    text(&mut p, source.as_deref().unwrap_or(""));
+    p.extend_from_slice(&(drops.len() as u32).to_le_bytes());
+    for d in drops {
+        p.extend_from_slice(&d.at.to_le_bytes());
+        p.extend_from_slice(&(d.names.len() as u32).to_le_bytes());
+        for n in &d.names {
+            text(&mut p, n);
+        }
+    }
+    p.extend_from_slice(body);
+    p
+}
+
+/// Reads a [`BATCH_V2`] payload; `None` if it is not one.
+fn decode_batch(p: &[u8]) -> Option<Record> {
+    struct Cursor<'a>(&'a [u8]);
+    impl<'a> Cursor<'a> {
+        fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+            let (a, b) = self.0.split_at_checked(n)?;
+            self.0 = b;
+            Some(a)
+        }
+        fn u32(&mut self) -> Option<u32> {
+            Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+        }
+        fn u64(&mut self) -> Option<u64> {
+            Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+        }
+        fn text(&mut self) -> Option<String> {
+            let n = self.u32()? as usize;
+            String::from_utf8(self.take(n)?.to_vec()).ok()
+        }
+    }
+    let mut c = Cursor(p);
+    let format = match c.take(1)?[0] {
+        0 => Format::Monpoly,
+        1 => Format::Jsonl,
+        _ => return None,
+    };
+    let skip = c.u64()?;
+    let has_source = c.take(1)?[0] == 1;
+    let source = Some(c.text()?).filter(|_| has_source);
+    let mut drops = Vec::new();
+    for _ in 0..c.u32()? {
+        let at = c.u64()?;
+        let n = c.u32()?;
+        // (No allocation sized by the record before its bytes are there.)
+        let names = (0..n).map(|_| c.text()).collect::<Option<Vec<_>>>()?;
+        drops.push(Drop { at, names });
+    }
+    Some(Record::Batch {
+        skip,
+        format,
+        body: c.0.to_vec(),
+        source,
+        drops,
+    })
+}
 
 /// The log, open for writing after its last record.
 pub struct Wal {
@@ -104,15 +196,13 @@ impl Wal {
     /// Appends `record` and waits until it is on disk.
     pub fn append(&mut self, record: &Record) -> Result<(), Error> {
         let (kind, payload): (u8, Vec<u8>) = match record {
-            Record::Batch { skip, format, body } => {
-                let mut p = skip.to_le_bytes().to_vec();
-                p.extend_from_slice(body);
-                let kind = match format {
-                    Format::Monpoly => BATCH,
-                    Format::Jsonl => BATCH_JSONL,
-                };
-                (kind, p)
-            }
+            Record::Batch {
+                skip,
+                format,
+                body,
+                source,
+                drops,
+            } => (BATCH_V2, encode_batch(*skip, *format, body, source, drops)),
             Record::Close => (CLOSE, Vec::new()),
         };
         let mut bytes = Vec::with_capacity(17 + payload.len());
@@ -165,6 +255,12 @@ fn parse(bytes: &[u8]) -> (Vec<Record>, usize) {
                     Format::Jsonl
                 },
                 body: body.to_vec(),
+                source: None,
+                drops: Vec::new(),
+            },
+            (BATCH_V2, _) => match decode_batch(payload) {
+                Some(r) => r,
+                None => return (records, at),
             },
             (CLOSE, _) => Record::Close,
             _ => return (records, at),
@@ -188,6 +284,11 @@ mod tests {
             skip: 2,
             format: Format::Monpoly,
             body: b"@1 p()\n".to_vec(),
+            source: Some("north".into()),
+            drops: vec![Drop {
+                at: 0,
+                names: vec!["p".into(), "q".into()],
+            }],
         };
         {
             let (mut wal, old) = Wal::open(&path).unwrap();

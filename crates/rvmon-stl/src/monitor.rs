@@ -155,6 +155,10 @@ pub(crate) fn sample_values(
 }
 
 impl rvmon_core::Monitor<Event> for StlMonitor {
+    fn decides_at_once(&self) -> bool {
+        self.formula.horizon() == Some(0)
+    }
+
     fn feed(
         &mut self,
         batch: &[Event],

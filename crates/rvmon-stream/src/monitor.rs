@@ -169,6 +169,10 @@ fn trigger(f: &Firing) -> Decision<'_> {
 }
 
 impl rvmon_core::Monitor<Event> for StreamMonitor {
+    fn decides_at_once(&self) -> bool {
+        self.immediate
+    }
+
     /// On an error (a value that cannot be computed, the memory limit), what the events
     /// before it decided has been emitted.
     fn feed(

@@ -21,7 +21,19 @@ pub fn request_as(
     kind: &str,
     body: &[u8],
 ) -> std::io::Result<Response> {
-    let mut s = send_as(addr, method, path, kind, body)?;
+    request_with(addr, method, path, kind, &[], body)
+}
+
+/// [`request_as`] with more header lines (`Authorization: Bearer …`).
+pub fn request_with(
+    addr: &str,
+    method: &str,
+    path: &str,
+    kind: &str,
+    headers: &[&str],
+    body: &[u8],
+) -> std::io::Result<Response> {
+    let mut s = send_with(addr, method, path, kind, headers, body)?;
     let mut bytes = Vec::new();
     s.read_to_end(&mut bytes)?;
     let text = String::from_utf8_lossy(&bytes);
@@ -46,11 +58,23 @@ pub fn send_as(
     kind: &str,
     body: &[u8],
 ) -> std::io::Result<TcpStream> {
+    send_with(addr, method, path, kind, &[], body)
+}
+
+fn send_with(
+    addr: &str,
+    method: &str,
+    path: &str,
+    kind: &str,
+    headers: &[&str],
+    body: &[u8],
+) -> std::io::Result<TcpStream> {
     let mut s = TcpStream::connect(addr)?;
     s.set_read_timeout(Some(Duration::from_secs(20)))?;
     s.set_write_timeout(Some(Duration::from_secs(20)))?;
+    let extra: String = headers.iter().map(|h| format!("{h}\r\n")).collect();
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {kind}\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {kind}\r\n{extra}\
          Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );

@@ -522,11 +522,53 @@ impl AnyMonitor {
         }
     }
 
+    /// Whether it decides each time point as it is fed ([`Monitor::decides_at_once`]).
+    pub fn decides_at_once(&self) -> bool {
+        match self {
+            AnyMonitor::Points(m) => m.decides_at_once(),
+            AnyMonitor::Events { monitor, .. } => monitor.decides_at_once(),
+        }
+    }
+
     /// Its strategy and memory ([`Monitor::describe`]).
     pub fn describe(&self) -> rvmon_core::Description {
         match self {
             AnyMonitor::Points(m) => m.describe(),
             AnyMonitor::Events { monitor, .. } => monitor.describe(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at_once(name: &str, text: &str, sig: Option<&str>) -> bool {
+        let sig = sig.map(|s| Signature::parse("s.sig", s).unwrap());
+        let (_, m) = any_monitor(name, text, None, sig, &mut Interner::new(), None).unwrap();
+        m.decides_at_once()
+    }
+
+    /// What `rvmon serve --enforce` relies on: each engine says whether a time point's
+    /// verdict comes when the time point is fed.
+    #[test]
+    fn engines_say_whether_they_decide_each_time_point_at_once() {
+        assert!(at_once("p.mtl", "p() IMPLIES ONCE[0,5] q()", None));
+        assert!(!at_once("p.mtl", "p() IMPLIES EVENTUALLY[0,5] q()", None));
+        assert!(!at_once("p.mtl", "p() IMPLIES NEXT q()", None));
+        let sig = Some("p(int)\nq(int)\n");
+        assert!(at_once("p.mfotl", "p(x) IMPLIES ONCE[0,5] q(x)", sig));
+        assert!(!at_once(
+            "p.mfotl",
+            "p(x) IMPLIES EVENTUALLY[0,5] q(x)",
+            sig
+        ));
+        let lola = "input x: Int64\noutput y := x.offset(by: -1).defaults(to: 0) + x\n\
+                    trigger y > 5";
+        assert!(at_once("s.lola", lola, None));
+        let ahead = "input x: Int64\noutput y := x.offset(by: 1).defaults(to: 0)\ntrigger y > 5";
+        assert!(!at_once("s.lola", ahead, None));
+        assert!(at_once("s.stl", "historically[0,2](x > 0)", None));
+        assert!(!at_once("s.stl", "always[0,2](x > 0)", None));
     }
 }
