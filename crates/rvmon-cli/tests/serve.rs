@@ -652,6 +652,12 @@ fn out_of_order_sources_survive_kill_9_and_match_the_sorted_log() {
                     "time points wait, a few: {}",
                     r.body
                 );
+                let m = request(&server.addr, "GET", "/metrics", b"").unwrap();
+                let lag = format!("rvmon_stream_lag{{stream=\"s\"}} {waiting}\n");
+                assert!(m.body.contains(&lag), "{}", m.body);
+                assert!(m
+                    .body
+                    .contains("rvmon_stream_queue_depth{stream=\"s\"} 0\n"));
                 // Each source resends from where the service has it.
                 let r = request(&server.addr, "GET", "/v1/streams/s", b"").unwrap();
                 let sources = &r.body[r.body.find("\"sources\"").unwrap()..];

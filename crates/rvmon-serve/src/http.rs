@@ -3,7 +3,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -269,14 +269,98 @@ async fn verdicts(
     }
 }
 
+/// `GET /metrics`: Prometheus' text format. The service's counters, and per stream (label
+/// `stream`): time points accepted and monitored, the lag between them (time points
+/// waiting for the watermark), verdicts, requests queued, and the age of the last snapshot.
 async fn metrics(State(r): Shared) -> Response {
-    let streams = r.streams.lock().expect("no panic holds it").len();
-    let text = format!(
-        "# HELP rvmon_streams Streams open.\n# TYPE rvmon_streams gauge\nrvmon_streams {streams}\n\
-         # HELP rvmon_batches_total Batches accepted.\n# TYPE rvmon_batches_total counter\nrvmon_batches_total {}\n\
-         # HELP rvmon_refused_total Requests refused.\n# TYPE rvmon_refused_total counter\nrvmon_refused_total {}\n",
-        r.batches.load(Ordering::Relaxed),
-        r.refused.load(Ordering::Relaxed),
+    let mut handles: Vec<(String, Arc<crate::stream::Gauges>)> = r
+        .streams
+        .lock()
+        .expect("no panic holds it")
+        .iter()
+        .map(|(name, h)| (name.clone(), h.gauges.clone()))
+        .collect();
+    handles.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut text = String::new();
+    let mut family = |name: &str, kind: &str, help: &str, rows: &[(String, u64)]| {
+        text.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));
+        for (labels, v) in rows {
+            text.push_str(&format!("{name}{labels} {v}\n"));
+        }
+    };
+    let one = |v: u64| vec![(String::new(), v)];
+    family(
+        "rvmon_streams",
+        "gauge",
+        "Streams open.",
+        &one(handles.len() as u64),
+    );
+    let batches = r.batches.load(Ordering::Relaxed);
+    family(
+        "rvmon_batches_total",
+        "counter",
+        "Batches accepted.",
+        &one(batches),
+    );
+    let refused = r.refused.load(Ordering::Relaxed);
+    family(
+        "rvmon_refused_total",
+        "counter",
+        "Requests refused.",
+        &one(refused),
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let per = |f: &dyn Fn(&crate::stream::Gauges) -> u64| -> Vec<(String, u64)> {
+        handles
+            .iter()
+            .map(|(name, g)| (format!("{{stream=\"{name}\"}}"), f(g)))
+            .collect()
+    };
+    let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    family(
+        "rvmon_stream_events_total",
+        "counter",
+        "Time points accepted.",
+        &per(&|g| get(&g.offset)),
+    );
+    family(
+        "rvmon_stream_monitored_total",
+        "counter",
+        "Time points monitored.",
+        &per(&|g| get(&g.monitored)),
+    );
+    family(
+        "rvmon_stream_lag",
+        "gauge",
+        "Time points accepted and waiting for the watermark (--max-lateness).",
+        &per(&|g| get(&g.offset).saturating_sub(get(&g.monitored))),
+    );
+    family(
+        "rvmon_stream_verdicts_total",
+        "counter",
+        "Verdicts written.",
+        &per(&|g| get(&g.verdicts)),
+    );
+    family(
+        "rvmon_stream_queue_depth",
+        "gauge",
+        "Requests waiting for the stream.",
+        &per(&|g| get(&g.queued)),
+    );
+    family(
+        "rvmon_stream_snapshot_age_seconds",
+        "gauge",
+        "Seconds since the stream's last snapshot (absent: none since the service started).",
+        &handles
+            .iter()
+            .filter(|(_, g)| get(&g.snapshot_at) > 0)
+            .map(|(name, g)| {
+                let age = now.saturating_sub(get(&g.snapshot_at));
+                (format!("{{stream=\"{name}\"}}"), age)
+            })
+            .collect::<Vec<_>>(),
     );
     (
         StatusCode::OK,

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
 use rvmon_core::{Error, Interner};
@@ -25,7 +25,7 @@ pub mod stream;
 pub mod wal;
 
 use access::Policy;
-use stream::{refuse, Enforce, Options, Refusal, Spec, Stream};
+use stream::{refuse, Enforce, Gauges, Options, Refusal, Spec, Stream};
 
 /// `rvmon serve`'s options.
 #[derive(clap::Args, Debug, Clone)]
@@ -86,6 +86,10 @@ pub struct ServeArgs {
     /// beyond them is refused (503).
     #[arg(long, default_value_t = 64)]
     pub max_streams: usize,
+    /// The most requests that may wait for one stream (each holds its body); more are
+    /// refused (503, with Retry-After), so a burst cannot take unbounded memory.
+    #[arg(long, default_value_t = 32)]
+    pub max_queue: u64,
     /// Save each stream's monitor every this many time points and start its write-ahead log
     /// afresh, so that a restart replays only what came since (0: never; a parametric
     /// specification, whose engine cannot save its state yet, always replays the whole log).
@@ -97,11 +101,13 @@ pub struct ServeArgs {
 type Job = Box<dyn FnOnce(&mut Stream) + Send>;
 
 /// What the service holds of a running stream: its thread's inbox, and the number of its
-/// last verdict and whether it is closed, as they change (what live readers wait on).
+/// last verdict and whether it is closed, as they change (what live readers wait on); its
+/// gauges, for `/metrics`.
 #[derive(Clone)]
 pub(crate) struct Handle {
     jobs: mpsc::Sender<Job>,
     pub(crate) verdicts: tokio::sync::watch::Receiver<(u64, bool)>,
+    pub(crate) gauges: Arc<Gauges>,
 }
 
 /// The streams, and what the service counts.
@@ -113,6 +119,8 @@ pub(crate) struct Registry {
     dir: PathBuf,
     pub(crate) streams: Mutex<HashMap<String, Handle>>,
     max_streams: usize,
+    /// The most requests waiting for one stream's thread; more are refused (503).
+    max_queue: u64,
     pub(crate) batches: AtomicU64,
     pub(crate) refused: AtomicU64,
 }
@@ -151,8 +159,22 @@ impl Registry {
         job: impl FnOnce(&mut Stream) -> T + Send + 'static,
     ) -> Result<T, Refusal> {
         let handle = self.handle(name, create)?;
+        let queued = &handle.gauges.queued;
+        if queued.load(Ordering::Relaxed) >= self.max_queue {
+            return Err(refuse(
+                503,
+                format!(
+                    "the stream `{name}` has {} requests waiting (--max-queue): come back \
+                     later",
+                    self.max_queue
+                ),
+            ));
+        }
+        queued.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = tokio::sync::oneshot::channel();
+        let gauges = handle.gauges.clone();
         let job: Job = Box::new(move |s| {
+            gauges.queued.fetch_sub(1, Ordering::Relaxed);
             let _ = tx.send(job(s));
         });
         let gone = || {
@@ -196,13 +218,15 @@ fn start_stream(dir: PathBuf, spec: Spec, options: Options, name: &str) -> Resul
     let (jobs, inbox) = mpsc::channel::<Job>();
     let (opened_tx, opened) = mpsc::channel();
     let (notify, verdicts) = tokio::sync::watch::channel((0, false));
+    let gauges = Arc::new(Gauges::default());
+    let stream_gauges = gauges.clone();
     std::thread::Builder::new()
         .name(format!("stream-{name}"))
         .spawn(move || {
             let mut stream = match Stream::open(&dir, &spec, &options) {
                 Ok(s) => {
                     let _ = opened_tx.send(Ok(()));
-                    s.notifying(notify)
+                    s.notifying(notify).gauged(stream_gauges)
                 }
                 Err(e) => {
                     let _ = opened_tx.send(Err(e));
@@ -217,7 +241,11 @@ fn start_stream(dir: PathBuf, spec: Spec, options: Options, name: &str) -> Resul
     opened
         .recv()
         .map_err(|_| Error::msg(format!("the stream `{name}` failed to open")))??;
-    Ok(Handle { jobs, verdicts })
+    Ok(Handle {
+        jobs,
+        verdicts,
+        gauges,
+    })
 }
 
 /// Runs the service until the process is stopped. Errors before it serves (a bad spec, an
@@ -263,6 +291,7 @@ pub fn run(args: &ServeArgs, err: &mut dyn std::io::Write) -> Result<i32, Error>
         dir: dir.clone(),
         streams: Mutex::new(HashMap::new()),
         max_streams: args.max_streams,
+        max_queue: args.max_queue.max(1),
         batches: AtomicU64::new(0),
         refused: AtomicU64::new(0),
     });

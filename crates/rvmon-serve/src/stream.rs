@@ -11,6 +11,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use rvmon::sink::{FormatSink, Output};
 use rvmon_core::{Decision, Error, Interner, Kind, Sink};
@@ -159,6 +161,19 @@ impl Accepted {
     }
 }
 
+/// A stream's numbers, as `/metrics` reads them while the stream's thread runs.
+#[derive(Debug, Default)]
+pub struct Gauges {
+    /// Time points accepted, and monitored (the difference waits for the watermark).
+    pub offset: AtomicU64,
+    pub monitored: AtomicU64,
+    pub verdicts: AtomicU64,
+    /// Requests waiting for the stream's thread.
+    pub queued: AtomicU64,
+    /// When the last snapshot was taken (Unix seconds; 0: none since the service started).
+    pub snapshot_at: AtomicU64,
+}
+
 /// A stream, owned by its worker thread.
 pub struct Stream {
     spec: Spec,
@@ -189,6 +204,7 @@ pub struct Stream {
     since_snapshot: u64,
     /// Told the number of the last verdict whenever there are new ones.
     notify: Option<tokio::sync::watch::Sender<(u64, bool)>>,
+    gauges: Option<Arc<Gauges>>,
 }
 
 impl Stream {
@@ -227,6 +243,7 @@ impl Stream {
             snapshot_every: options.snapshot_every,
             since_snapshot: 0,
             notify: None,
+            gauges: None,
         };
         if let Some(s) = saved {
             stream.engine.restore(&s.engine)?;
@@ -266,9 +283,22 @@ impl Stream {
         self
     }
 
+    /// The stream, keeping `gauges` up to date.
+    pub fn gauged(mut self, gauges: Arc<Gauges>) -> Stream {
+        self.gauges = Some(gauges);
+        self.tell();
+        self
+    }
+
     fn tell(&self) {
         if let Some(n) = &self.notify {
             n.send_replace((self.verdicts.next_seq - 1, self.closed));
+        }
+        if let Some(g) = &self.gauges {
+            g.offset.store(self.offset, Ordering::Relaxed);
+            g.monitored.store(self.monitored, Ordering::Relaxed);
+            g.verdicts
+                .store(self.verdicts.next_seq - 1, Ordering::Relaxed);
         }
     }
 
@@ -317,6 +347,11 @@ impl Stream {
         self.generation = next;
         snapshot::remove_old_logs(&self.dir, next);
         self.since_snapshot = 0;
+        if let Some(g) = &self.gauges {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            g.snapshot_at
+                .store(now.map_or(0, |d| d.as_secs()), Ordering::Relaxed);
+        }
         Ok(())
     }
 
