@@ -710,6 +710,31 @@ pub static TARGETS: &[Target] = &[
         made: None,
         short_cases: 1500,
     },
+    Target {
+        name: "token_file",
+        run: token_file,
+        seeds: TOKEN_SEEDS,
+        examples: &[],
+        tokens: &[
+            "[Tokens]",
+            "[Groups]",
+            "[Events]",
+            "[Commands]",
+            "=",
+            "default",
+            "localhost",
+            "*",
+            "#",
+            "\n",
+            " ",
+            "events",
+            "close",
+            "0123456789abcdef",
+        ],
+        nests: &[("[", "]")],
+        made: None,
+        short_cases: 1500,
+    },
 ];
 
 /// The target called `name`.
@@ -1013,4 +1038,35 @@ fn serve_batch(bytes: &[u8]) -> bool {
         let e = enforcing.append(Post::new(Format::Monpoly, bytes)).is_ok();
         a || b || c || d || e
     })
+}
+
+/// Paper 20's LandShark policy, with tokens for its hosts.
+const TOKEN_SEEDS: &[&str] = &["[Tokens]
+ocu = ocu-0123456789abcdef
+radar = radar-0123456789abcdef
+[Groups]
+certikos = radar
+[Events]
+default = localhost certikos
+trigger = ocu
+[Commands]
+# Commands: local access only
+close = localhost
+default = *
+"];
+
+/// `rvmon serve --token-file`: refused with a place, or read and then asked about clients,
+/// requests and events, never a panic.
+fn token_file(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    let Ok(policy) = rvmon_serve::access::Policy::parse("fuzz.ini", &text) else {
+        return false;
+    };
+    for token in [None, Some("ocu-0123456789abcdef"), Some("")] {
+        if let Ok(client) = policy.identify(token, true) {
+            let _ = policy.may(&client, "close");
+            let _ = policy.may_send(&client, "trigger");
+        }
+    }
+    true
 }

@@ -69,6 +69,7 @@ targets!(
     monpoly_args,
     monpoly_state,
     serve_batch,
+    token_file,
 );
 
 #[test]

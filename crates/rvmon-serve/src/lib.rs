@@ -17,7 +17,7 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use rvmon_core::{Error, Interner};
 
-mod access;
+pub mod access;
 mod engine;
 mod http;
 mod snapshot;

@@ -793,8 +793,8 @@ pub fn read_verdicts(path: &Path, after: u64) -> Result<Vec<u8>, Error> {
 }
 
 /// [`read_verdicts`], and where the lines returned end in the file. `at` is where the verdict
-/// numbered `after` ends, when known (a live reader's place): then only what follows it is
-/// read, not the file from its start.
+/// numbered `after` ends, when known (a live reader's place); otherwise it is found by
+/// [`place_after`]. Either way only what follows it is read, not the file from its start.
 pub fn read_verdicts_from(
     path: &Path,
     after: u64,
@@ -803,29 +803,92 @@ pub fn read_verdicts_from(
     use std::io::{Seek, SeekFrom};
     let name = || path.display().to_string();
     let mut bytes = Vec::new();
-    let start = at.unwrap_or(0);
+    let mut start = at.unwrap_or(0);
     match File::open(path) {
         Ok(mut f) => {
-            f.seek(SeekFrom::Start(start))
-                .and_then(|_| f.read_to_end(&mut bytes))
-                .map_err(|e| Error::file(&name(), &e))?;
+            let mut read = |f: &mut File, start: &mut u64| -> std::io::Result<()> {
+                if at.is_none() {
+                    let len = f.metadata()?.len();
+                    *start = place_after(f, len, after)?;
+                }
+                f.seek(SeekFrom::Start(*start))?;
+                f.read_to_end(&mut bytes).map(drop)
+            };
+            read(&mut f, &mut start).map_err(|e| Error::file(&name(), &e))?;
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), start)),
         Err(e) => return Err(Error::file(&name(), &e)),
     }
     let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let end = start + whole as u64;
-    if at.is_some() {
-        bytes.truncate(whole);
-        return Ok((bytes, end));
-    }
-    let mut out = Vec::new();
-    for (k, line) in bytes[..whole].split_inclusive(|&b| b == b'\n').enumerate() {
-        if k as u64 + 1 > after {
-            out.extend_from_slice(line);
+    bytes.truncate(whole);
+    Ok((bytes, start + whole as u64))
+}
+
+/// Where the verdict numbered `after + 1` starts in a verdict log of `len` bytes (or its
+/// end): the lines are numbered 1, 2, 3, … in order, each starting `{"seq":N,`, so a binary
+/// search over the bytes finds it, reading a little at each step. `GET …/verdicts?after=N`
+/// then costs the verdicts it returns, not every verdict before them.
+fn place_after(f: &mut File, len: u64, after: u64) -> std::io::Result<u64> {
+    // The line starting at `lo` has a number at most `after + 1`; none starting at or after
+    // `hi` has a smaller one than `after + 1`, or it is not whole.
+    let (mut lo, mut hi) = (0u64, len);
+    while hi - lo > 4096 {
+        let mid = lo + (hi - lo) / 2;
+        match line_after(f, mid, hi)? {
+            Some((start, seq)) if seq <= after + 1 => lo = start,
+            Some((start, _)) => hi = start,
+            // (A line longer than the rest of the range: read from `lo` on.)
+            None => break,
         }
     }
-    Ok((out, end))
+    // The rest, line by line, from `lo`.
+    use std::io::{Seek, SeekFrom};
+    let mut window = vec![0u8; (hi - lo) as usize];
+    f.seek(SeekFrom::Start(lo))?;
+    let got = read_up_to(f, &mut window)?;
+    let mut at = lo;
+    for line in window[..got].split_inclusive(|&b| b == b'\n') {
+        match seq_of(line) {
+            Some(seq) if seq <= after && line.ends_with(b"\n") => at += line.len() as u64,
+            _ => break,
+        }
+    }
+    Ok(at)
+}
+
+/// The first line that starts after `pos` and before `hi`: where, and its number.
+fn line_after(f: &mut File, pos: u64, hi: u64) -> std::io::Result<Option<(u64, u64)>> {
+    use std::io::{Seek, SeekFrom};
+    let mut chunk = vec![0u8; (hi - pos).min(64 << 10) as usize];
+    f.seek(SeekFrom::Start(pos))?;
+    let got = read_up_to(f, &mut chunk)?;
+    let Some(nl) = chunk[..got].iter().position(|&b| b == b'\n') else {
+        return Ok(None);
+    };
+    let start = pos + nl as u64 + 1;
+    if start >= hi {
+        return Ok(None);
+    }
+    Ok(seq_of(&chunk[nl + 1..got]).map(|seq| (start, seq)))
+}
+
+/// The number `{"seq":N,` at the start of `line`.
+fn seq_of(line: &[u8]) -> Option<u64> {
+    let rest = line.strip_prefix(b"{\"seq\":")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+}
+
+/// Reads into `buf` until it is full or the file ends; how much.
+fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match f.read(&mut buf[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
 }
 
 #[cfg(test)]
@@ -952,6 +1015,24 @@ mod tests {
         let (lines, _) = read_verdicts_from(&path, 3, Some(end)).unwrap();
         assert_eq!(lines, b"{\"seq\":4}\n{\"seq\":5}\n");
         assert_eq!(read_verdicts(&dir.join("none"), 0).unwrap(), b"");
+        // A long log: every `after` finds its place by binary search, a torn last line left.
+        let mut long = String::new();
+        for seq in 1..=3000u64 {
+            long.push_str(&format!(
+                "{{\"seq\":{seq},\"tp\":{},\"x\":\"{}\"}}\n",
+                seq * 7,
+                "y".repeat((seq % 13) as usize)
+            ));
+        }
+        long.push_str("{\"seq\":3001,\"tp");
+        std::fs::write(&path, &long).unwrap();
+        for after in [0, 1, 2, 17, 1500, 2999, 3000, 3001, 5000] {
+            let got = read_verdicts(&path, after).unwrap();
+            let text = String::from_utf8(got).unwrap();
+            let first = text.lines().next().map(|l| seq_of(l.as_bytes()).unwrap());
+            assert_eq!(first, (after < 3000).then_some(after + 1), "after {after}");
+            assert_eq!(text.lines().count() as u64, 3000u64.saturating_sub(after));
+        }
     }
 
     /// `n` time points from each of two sources, each source in time order, interleaved in
