@@ -72,6 +72,14 @@ pub enum Payload<'a> {
     /// windows read samples still to come): whatever they are, it will lie in
     /// `[lower, upper]`. Bounds only tighten; the decision is [`Kind::Inconclusive`].
     Bounds { lower: f64, upper: f64 },
+    /// An MLTL formula's verdict (R2U2): the formula's number and label; the verdict holds
+    /// at every step from `from` to the decision's time point (R2U2 aggregates equal
+    /// verdicts of consecutive steps).
+    Mltl {
+        formula: usize,
+        label: Option<&'a str>,
+        from: u64,
+    },
 }
 
 /// One verdict: where it is (time point and timestamp), what it says, and its data.
@@ -202,6 +210,7 @@ impl Sink for Collect {
             Payload::Value { stream, text, .. } => vec![stream.to_string(), text.to_string()],
             Payload::Robustness(r) => vec![r.to_string()],
             Payload::Bounds { lower, upper } => vec![lower.to_string(), upper.to_string()],
+            Payload::Mltl { formula, from, .. } => vec![format!("{formula}"), format!("{from}")],
         };
         self.decisions.push((d.tp, d.ts, d.kind, values));
         Ok(())

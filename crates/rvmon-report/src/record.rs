@@ -288,6 +288,14 @@ pub fn payload_text(p: &Payload<'_>, interner: &Interner) -> String {
         Payload::Value { stream, text, .. } => format!("{stream} = {text}"),
         Payload::Robustness(r) => format!("robustness {r}"),
         Payload::Bounds { lower, upper } => format!("robustness in [{lower}, {upper}]"),
+        Payload::Mltl {
+            formula,
+            label,
+            from,
+        } => match label {
+            Some(l) => format!("formula {formula} ({l}), from step {from}"),
+            None => format!("formula {formula}, from step {from}"),
+        },
     }
 }
 

@@ -54,6 +54,8 @@ impl<R: BufRead> CsvEvents<R> {
         let mut header = String::new();
         rvmon_core::text::read_line(&mut reader, &mut header, file, 1)?;
         let header = header.trim_start_matches('\u{feff}');
+        // (R2U2's traces start their header with `#`: `# a0,a1`.)
+        let header = header.strip_prefix('#').unwrap_or(header);
         let names: Vec<String> = split_cells(header.trim_end_matches(['\r', '\n']))
             .into_iter()
             .map(|(a, b)| unquote(header[a..b].trim()).to_string())

@@ -7,6 +7,7 @@ mod event;
 pub mod events;
 pub mod json;
 pub mod monpoly;
+pub mod r2u2;
 pub mod signal;
 mod simple_line;
 pub mod xml;

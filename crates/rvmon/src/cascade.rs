@@ -12,6 +12,8 @@
 //! | 3 | first-order MFOTL (rvmon-fo) | first-order formulas (in MonPoly's monitorable fragment) |
 //! | — | stream equations (rvmon-stream) | `.lola` specifications |
 //! | — | parametric properties (rvmon-param) | `.rvm` specifications |
+//! | — | signal temporal logic (rvmon-stl) | `.stl` formulas |
+//! | — | MLTL observers (rvmon-r2u2) | R2U2's `.mltl` and C2PO's `.c2po` specifications |
 //!
 //! A new engine is one crate implementing [`rvmon_core::Monitor`], plus one entry here.
 
@@ -45,6 +47,8 @@ pub enum Lang {
     Rvm,
     /// A signal temporal logic formula in rtamt's syntax (`.stl`).
     Stl,
+    /// Mission-time LTL formulas for R2U2: r2u2_cli's `.mltl`, or C2PO's `.c2po`.
+    R2u2,
 }
 
 impl Lang {
@@ -61,6 +65,7 @@ impl Lang {
             Some("lola" | "rtlola") => Lang::Lola,
             Some("rvm") => Lang::Rvm,
             Some("stl") => Lang::Stl,
+            Some("mltl" | "c2po") => Lang::R2u2,
             _ => Lang::Formula,
         };
         (lang, name)
@@ -396,7 +401,7 @@ pub fn build(
             let monitor = rvmon_param::PropertiesMonitor::new(props, interner);
             Ok((Strategy::Parametric, Box::new(monitor)))
         }
-        Lang::Lola | Lang::Stl => Err(Error::msg(format!(
+        Lang::Lola | Lang::Stl | Lang::R2u2 => Err(Error::msg(format!(
             "{name}: a stream or signal specification is fed events (a typed value per input), \
              not time points: build its monitor with rvmon::cascade::stream_monitor or \
              rvmon::cascade::stl_monitor"
@@ -490,7 +495,28 @@ pub fn any_monitor(
             let monitor = Box::new(m);
             (strategy, AnyMonitor::Events { monitor, inputs })
         }
+        Lang::R2u2 => {
+            let m = r2u2_monitor(name, text, lang_name.as_deref())?;
+            let inputs = m.inputs();
+            let strategy = Monitor::<Event>::describe(&m).strategy;
+            let monitor = Box::new(m);
+            (strategy, AnyMonitor::Events { monitor, inputs })
+        }
     })
+}
+
+/// The monitor of an R2U2 specification: `.mltl` (r2u2_cli's) or, for `lang` `c2po` or a
+/// `.c2po` file, C2PO's language; fed events whose inputs are its signals.
+pub fn r2u2_monitor(
+    name: &str,
+    text: &str,
+    lang: Option<&str>,
+) -> Result<rvmon_r2u2::R2u2Monitor, Error> {
+    let spec = match lang {
+        Some("c2po") => rvmon_r2u2::syntax::parse_c2po(name, text)?,
+        _ => rvmon_r2u2::syntax::parse_mltl(name, text)?,
+    };
+    Ok(rvmon_r2u2::R2u2Monitor::new(spec))
 }
 
 impl AnyMonitor {

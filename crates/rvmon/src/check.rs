@@ -52,6 +52,11 @@ pub struct CheckArgs {
     /// samples where the robustness is negative are reported as violations.
     #[arg(long)]
     pub robustness: bool,
+    /// R2U2 specifications: C2PO's optimisations to leave out, `no-rewrite` and `no-cse`
+    /// (comma-separated). They change which operator tree runs, so R2U2's verdict lines
+    /// (their grouping of steps, not their truth); `r2u2_cli run` has both on.
+    #[arg(long, value_name = "OPTIONS", value_delimiter = ',', value_parser = ["no-rewrite", "no-cse"])]
+    pub c2po: Vec<String>,
     /// STL formulas: dense time. Each sample's value holds from its time until the next
     /// sample's (piecewise constant), the last value forever (so no `inf` at the end); the
     /// windows `[a,b]` are closed and in seconds, like the `time` column (units allowed:
@@ -170,6 +175,7 @@ impl CheckArgs {
             lang: None,
             values: false,
             robustness: false,
+            c2po: Vec::new(),
             dense: false,
             intervals: false,
             report: None,
@@ -220,7 +226,26 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
     }
     let slices_formulas_only = "only temporal formulas are sliced";
+    match (lang, args.output) {
+        (Lang::R2u2, Output::Monpoly | Output::Rtlola) => {
+            return Err(Error::msg(
+                "R2U2 specifications write text, jsonl or r2u2 (r2u2_cli's verdict lines)",
+            ))
+        }
+        (l, Output::R2u2) if l != Lang::R2u2 => {
+            return Err(Error::msg(
+                "--output r2u2 is for R2U2 specifications (.mltl, .c2po)",
+            ))
+        }
+        _ => {}
+    }
     match lang {
+        Lang::R2u2 => {
+            return match single_run_instead(args, slices_formulas_only, err)? {
+                Some(status) => Ok(status),
+                None => crate::r2u2::run(args, out, err),
+            }
+        }
         Lang::Lola => {
             return match single_run_instead(args, slices_formulas_only, err)? {
                 Some(status) => Ok(status),

@@ -14,6 +14,7 @@ mod io;
 pub mod monpoly;
 pub mod param;
 mod progress;
+pub mod r2u2;
 mod read_ahead;
 pub mod report;
 pub mod run;

@@ -19,6 +19,9 @@ pub enum Output {
     Monpoly,
     /// RTLola's log lines, for stream specifications: `[0.6][Trigger][#0][Value] = "msg"`.
     Rtlola,
+    /// r2u2_cli's verdict lines, for MLTL specifications (`.mltl`, `.c2po`): `0:7,F`, every
+    /// verdict, true or false, each for the steps since the formula's previous line.
+    R2u2,
 }
 
 /// What a run decided, counted as it was written (for the summary on standard error and the
@@ -173,7 +176,7 @@ impl<'a> FormatSink<'a> {
                 self.close_line()?;
                 writeln!(self.out, "@{} (time point {}): true", d.ts, d.tp)?;
             }
-            (Output::Text | Output::Rtlola, payload) => {
+            (Output::Text | Output::Rtlola | Output::R2u2, payload) => {
                 write!(out, "violation: time point {} @{}", d.tp, d.ts)?;
                 if let Payload::Tuple { vars, values } = payload {
                     for (k, (v, x)) in vars.iter().zip(values).enumerate() {
@@ -271,6 +274,44 @@ impl FormatSink<'_> {
 }
 
 impl FormatSink<'_> {
+    /// An MLTL formula's verdict for the steps `from` to `d.tp`: r2u2_cli's line for every
+    /// verdict (`--output r2u2`); the violations otherwise.
+    fn mltl(
+        &mut self,
+        d: &Decision<'_>,
+        formula: usize,
+        label: Option<&str>,
+        from: u64,
+    ) -> Result<(), Error> {
+        let violated = d.kind == Kind::Violation;
+        self.counts.violations += u64::from(violated);
+        let (to, out) = (d.tp, &mut *self.out);
+        match self.format {
+            Output::R2u2 => writeln!(out, "{formula}:{to},{}", if violated { "F" } else { "T" })?,
+            _ if !violated => {}
+            Output::Jsonl => {
+                write!(out, "{{\"formula\":{formula},")?;
+                if let Some(l) = label {
+                    write!(out, "\"label\":{},", json_string(l))?;
+                }
+                writeln!(
+                    out,
+                    "\"from\":{from},\"to\":{to},\"verdict\":\"violation\"}}"
+                )?;
+            }
+            _ => {
+                let name = label.map_or(String::new(), |l| format!(" ({l})"));
+                let steps = if from == to {
+                    format!("step {to}")
+                } else {
+                    format!("steps {from} to {to}")
+                };
+                writeln!(out, "violation: formula {formula}{name} at {steps}")?;
+            }
+        }
+        Ok(())
+    }
+
     /// A stream specification's trigger or output value, as RTLola's log (`--output rtlola`),
     /// rvmon's text or JSON Lines; the time stamp is in nanoseconds, written in seconds.
     fn stream(&mut self, d: &Decision<'_>) -> Result<(), Error> {
@@ -340,6 +381,11 @@ impl Sink for FormatSink<'_> {
             }
             Payload::Robustness(r) => return self.robustness(d, r),
             Payload::Bounds { lower, upper } => return self.bounds(d, lower, upper),
+            Payload::Mltl {
+                formula,
+                label,
+                from,
+            } => return self.mltl(d, formula, label, from),
             _ => {}
         }
         match d.kind {
