@@ -18,8 +18,11 @@
 
 use std::collections::HashMap;
 
+use rvmon_core::Error;
+
 use crate::engine::{Kind, Node, Operand, Time};
-use crate::syntax::{Expr, Formula, Op, Spec, Temporal};
+use crate::graph::{Graph, K};
+use crate::syntax::{Expr, Op, Spec, Temporal};
 
 /// C2PO's optimisations, both on in `r2u2_cli run`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,99 +50,90 @@ pub struct Program {
     pub labels: Vec<Option<String>>,
 }
 
-/// A formula as the passes see it: atoms numbered, temporal operators with their bounds.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum T {
-    Atom(usize),
-    Const(bool),
-    Not(Box<T>),
-    Bin(B, Box<T>, Box<T>),
-    Unary(Temporal, Time, Time, Box<T>),
-    Binary(Temporal, Time, Time, Box<T>, Box<T>),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum B {
-    And,
-    Or,
-    Implies,
-    Iff,
-    Xor,
-}
-
-pub fn compile(spec: &Spec, options: Options) -> Program {
+pub fn compile(spec: &Spec, options: Options) -> Result<Program, Error> {
+    let mut g = Graph::default();
     let mut atoms: Vec<Expr> = Vec::new();
-    let mut trees: Vec<(&Formula, T)> = spec
-        .formulas
-        .iter()
-        .map(|f| (f, atomize(&f.expr, &mut atoms)))
-        .collect();
-    for (_, t) in &mut trees {
-        if options.rewrite {
-            rewrite(t);
-        }
-        core(t);
+    let mut sets = [Vec::new(), Vec::new()];
+    for f in &spec.formulas {
+        let root = build(&f.expr, &mut g, &mut atoms);
+        let formula = g.make(K::Formula(f.id), vec![root]);
+        sets[usize::from(f.past)].push(formula);
     }
-    let mut nodes = Vec::new();
-    for past in [false, true] {
-        let mut shared: HashMap<T, usize> = HashMap::new();
-        for (f, t) in trees.iter().filter(|(f, _)| f.past == past) {
-            let root = assemble(t, &mut nodes, options.cse.then_some(&mut shared));
-            nodes.push(Node {
-                kind: Kind::Return(f.id),
-                operands: [root, Operand::Const(false)],
-                lb: 0,
-                ub: 0,
-                size: 1,
+    let [ft, pt] = sets.map(|formulas| g.make(K::Set, formulas));
+    for set in [ft, pt] {
+        if options.rewrite {
+            g.postorder(set, rewrite);
+        }
+        g.postorder(set, core);
+    }
+    if options.cse {
+        for set in [ft, pt] {
+            let mut canonical: HashMap<(K, Vec<usize>), usize> = HashMap::new();
+            g.postorder(set, |g, e| {
+                let key = (g.objs[e].kind, g.objs[e].children.clone());
+                match canonical.get(&key) {
+                    Some(&c) => g.replace(e, c),
+                    None => {
+                        canonical.insert(key, e);
+                    }
+                }
             });
         }
     }
-    size_queues(&mut nodes);
-    Program {
+    let nodes = assemble(&mut g, [ft, pt])?;
+    Ok(Program {
         nodes,
         atoms,
         labels: spec.formulas.iter().map(|f| f.label.clone()).collect(),
-    }
+    })
 }
 
-/// The formula `e` with its non-temporal-logic parts as atoms (added to `atoms`, each once).
-fn atomize(e: &Expr, atoms: &mut Vec<Expr>) -> T {
-    let mut atom = |e: &Expr| {
-        let k = atoms.iter().position(|a| a == e).unwrap_or_else(|| {
-            atoms.push(e.clone());
-            atoms.len() - 1
-        });
-        T::Atom(k)
-    };
+/// The objects of formula `e`, its non-temporal-logic parts as atoms (added to `atoms`,
+/// each once).
+fn build(e: &Expr, g: &mut Graph, atoms: &mut Vec<Expr>) -> usize {
     match e {
-        Expr::Bool(b) => T::Const(*b),
-        Expr::Not(a) => T::Not(Box::new(atomize(a, atoms))),
+        Expr::Bool(b) => g.make(K::Const(*b), vec![]),
+        Expr::Not(a) => {
+            let a = build(a, g, atoms);
+            g.make(K::Not, vec![a])
+        }
         Expr::Binary(op @ (Op::And | Op::Or | Op::Implies | Op::Iff | Op::Xor), a, b) => {
-            let op = match op {
-                Op::And => B::And,
-                Op::Or => B::Or,
-                Op::Implies => B::Implies,
-                Op::Iff => B::Iff,
-                _ => B::Xor,
+            let kind = match op {
+                Op::And => K::And,
+                Op::Or => K::Or,
+                Op::Implies => K::Implies,
+                Op::Iff => K::Iff,
+                _ => K::Xor,
             };
-            T::Bin(op, Box::new(atomize(a, atoms)), Box::new(atomize(b, atoms)))
+            let (a, b) = (build(a, g, atoms), build(b, g, atoms));
+            g.make(kind, vec![a, b])
         }
         // (C2PO's rewrite of a comparison with a Boolean constant: `p == true` is `p`.)
-        Expr::Binary(Op::Eq, a, b) if matches!(**b, Expr::Bool(true)) && is_logic(a) => {
-            atomize(a, atoms)
+        Expr::Binary(Op::Eq, a, b) if matches!(**b, Expr::Bool(_)) && is_logic(a) => {
+            build(a, g, atoms)
         }
-        Expr::Binary(Op::Eq, a, b) if matches!(**a, Expr::Bool(true)) && is_logic(b) => {
-            atomize(b, atoms)
+        Expr::Binary(Op::Eq, a, b) if matches!(**a, Expr::Bool(_)) && is_logic(b) => {
+            build(b, g, atoms)
         }
-        Expr::Unary(t, lb, ub, a) => T::Unary(*t, *lb, *ub, Box::new(atomize(a, atoms))),
-        Expr::Until(t, lb, ub, a, b) => T::Binary(
-            *t,
-            *lb,
-            *ub,
-            Box::new(atomize(a, atoms)),
-            Box::new(atomize(b, atoms)),
-        ),
-        other => atom(other),
+        Expr::Unary(t @ (Temporal::Historically | Temporal::Once), lb, ub, a) => {
+            let a = build(a, g, atoms);
+            g.make_parsed_past(*t, *lb, *ub, a)
+        }
+        Expr::Unary(t, lb, ub, a) => {
+            let a = build(a, g, atoms);
+            g.make(K::Tl(*t, *lb, *ub), vec![a])
+        }
+        Expr::Until(t, lb, ub, a, b) => {
+            let (a, b) = (build(a, g, atoms), build(b, g, atoms));
+            g.make(K::Tl(*t, *lb, *ub), vec![a, b])
+        }
+        other => {
+            let k = atoms.iter().position(|a| a == other).unwrap_or_else(|| {
+                atoms.push(other.clone());
+                atoms.len() - 1
+            });
+            g.make(K::Atom(k), vec![])
+        }
     }
 }
 
@@ -154,112 +148,90 @@ fn is_logic(e: &Expr) -> bool {
     )
 }
 
-fn g(lb: Time, ub: Time, t: T) -> T {
-    T::Unary(Temporal::Global, lb, ub, Box::new(t))
-}
-
-fn f(lb: Time, ub: Time, t: T) -> T {
-    T::Unary(Temporal::Future, lb, ub, Box::new(t))
-}
-
-/// C2PO's rewrite pass: bottom up, each node once; what a rule makes is not looked at again
-/// (but its parent sees it).
-fn rewrite(t: &mut T) {
-    match t {
-        T::Not(a) => rewrite(a),
-        T::Bin(_, a, b) | T::Binary(_, _, _, a, b) => {
-            rewrite(a);
-            rewrite(b);
+/// The interval and operand of a unary temporal object of kind `t`, if `e` is one.
+fn unary(g: &Graph, e: usize, t: Temporal) -> Option<(Time, Time, usize)> {
+    match g.objs[e].kind {
+        K::Tl(k, lb, ub) if k == t && g.objs[e].children.len() == 1 => {
+            Some((lb, ub, g.objs[e].children[0]))
         }
-        T::Unary(_, _, _, a) => rewrite(a),
-        T::Atom(_) | T::Const(_) => {}
-    }
-    if let Some(new) = rewritten(t) {
-        *t = new;
-    }
-}
-
-/// The rule that applies at `t` (its operands already rewritten), if one does.
-fn rewritten(t: &T) -> Option<T> {
-    use Temporal::{Future as Fu, Global as Gl};
-    match t {
-        T::Not(a) => match &**a {
-            T::Const(b) => Some(T::Const(!b)),
-            T::Not(p) => Some((**p).clone()),
-            T::Unary(Gl, lb, ub, p) => match &**p {
-                T::Not(q) => Some(f(*lb, *ub, (**q).clone())),
-                _ => None,
-            },
-            T::Unary(Fu, lb, ub, p) => match &**p {
-                T::Not(q) => Some(g(*lb, *ub, (**q).clone())),
-                _ => None,
-            },
-            _ => None,
-        },
-        T::Unary(op @ (Gl | Fu), lb, ub, p) => nested(*op, *lb, *ub, p),
-        T::Bin(B::And, a, b) => match (&**a, &**b) {
-            (T::Unary(Gl, l1, u1, p), T::Unary(Gl, l2, u2, q)) => {
-                merge(Gl, (*l1, *u1, p), (*l2, *u2, q))
-            }
-            (T::Unary(Fu, l1, u1, p), T::Unary(Fu, l2, u2, q)) if p == q => {
-                narrower(Fu, (*l1, *u1), (*l2, *u2), p)
-            }
-            (
-                T::Binary(Temporal::Until, l1, u1, p, q),
-                T::Binary(Temporal::Until, l2, u2, r, s),
-            ) if q == s && l1 == l2 => {
-                let left = T::Bin(B::And, p.clone(), r.clone());
-                Some(T::Binary(
-                    Temporal::Until,
-                    *l1,
-                    (*u1).min(*u2),
-                    Box::new(left),
-                    q.clone(),
-                ))
-            }
-            _ => None,
-        },
-        T::Bin(B::Or, a, b) => match (&**a, &**b) {
-            (T::Unary(Fu, l1, u1, p), T::Unary(Fu, l2, u2, q)) => {
-                merge(Fu, (*l1, *u1, p), (*l2, *u2, q))
-            }
-            (T::Unary(Gl, l1, u1, p), T::Unary(Gl, l2, u2, q)) if p == q => {
-                // G[l1,u1]p || G[l2,u2]p: the narrower one.
-                if l1 >= l2 && u1 <= u2 {
-                    Some(g(*l1, *u1, (**p).clone()))
-                } else if l2 >= l1 && u2 <= u1 {
-                    Some(g(*l2, *u2, (**p).clone()))
-                } else {
-                    None
-                }
-            }
-            _ => None,
-        },
         _ => None,
     }
 }
 
-/// `G`/`F` of a constant, of `G`, or of `F`; and `[0,0]`.
-fn nested(op: Temporal, lb: Time, ub: Time, p: &T) -> Option<T> {
+/// C2PO's rewrite rules at `e` (its operands already rewritten); what a rule makes is not
+/// visited again (but `e`'s parent sees it).
+fn rewrite(g: &mut Graph, e: usize) {
     use Temporal::{Future as Fu, Global as Gl};
-    let make = |o: Temporal, lb, ub, p: &T| T::Unary(o, lb, ub, Box::new(p.clone()));
-    // (C2PO tests the rules in turn, a later one overriding: `[0,0]` first.)
-    let mut new = (lb == 0 && ub == 0).then(|| p.clone());
+    let kids = g.objs[e].children.clone();
+    let new = match g.objs[e].kind {
+        K::Not => {
+            let a = kids[0];
+            match g.objs[a].kind {
+                K::Const(b) => Some(g.make(K::Const(!b), vec![])),
+                K::Not => Some(g.objs[a].children[0]),
+                K::Tl(t @ (Gl | Fu), lb, ub) => {
+                    let p = g.objs[a].children[0];
+                    let dual = if t == Gl { Fu } else { Gl };
+                    (g.objs[p].kind == K::Not).then(|| {
+                        let q = g.objs[p].children[0];
+                        g.make(K::Tl(dual, lb, ub), vec![q])
+                    })
+                }
+                _ => None,
+            }
+        }
+        K::Tl(op @ (Gl | Fu), lb, ub) => nested(g, op, lb, ub, kids[0]),
+        K::And => {
+            let (a, b) = (kids[0], kids[1]);
+            if let (Some(x), Some(y)) = (unary(g, a, Gl), unary(g, b, Gl)) {
+                merge(g, Gl, x, y)
+            } else if let (Some(x), Some(y)) = (unary(g, a, Fu), unary(g, b, Fu)) {
+                narrower(g, Fu, x, y)
+            } else {
+                shared_until(g, a, b)
+            }
+        }
+        K::Or => {
+            let (a, b) = (kids[0], kids[1]);
+            if let (Some(x), Some(y)) = (unary(g, a, Fu), unary(g, b, Fu)) {
+                merge(g, Fu, x, y)
+            } else if let (Some(x), Some(y)) = (unary(g, a, Gl), unary(g, b, Gl)) {
+                narrower(g, Gl, x, y)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    if let Some(new) = new {
+        g.replace(e, new);
+    }
+}
+
+/// `G`/`F` of a constant, of `G`, or of `F`; and `[0,0]` (C2PO tests the rules in turn, a
+/// later one overriding an earlier).
+fn nested(g: &mut Graph, op: Temporal, lb: Time, ub: Time, p: usize) -> Option<usize> {
+    use Temporal::{Future as Fu, Global as Gl};
+    let mut new = (lb == 0 && ub == 0).then_some(p);
     let other = if op == Gl { Fu } else { Gl };
-    match p {
+    match g.objs[p].kind {
         // G[l,u] true = true; F[l,u] false = false (not the converse: a trace too short for
         // the window satisfies G[l,u] false and not F[l,u] true).
-        T::Const(b) if *b == (op == Gl) => new = Some(T::Const(*b)),
-        T::Const(_) => {}
-        T::Unary(o, l2, u2, q) if *o == op => {
-            new = Some(make(op, lb.saturating_add(*l2), ub.saturating_add(*u2), q))
+        K::Const(b) if b == (op == Gl) => new = Some(g.make(K::Const(b), vec![])),
+        K::Tl(o, l2, u2) if o == op && g.objs[p].children.len() == 1 => {
+            let q = g.objs[p].children[0];
+            new = Some(g.make(
+                K::Tl(op, lb.saturating_add(l2), ub.saturating_add(u2)),
+                vec![q],
+            ));
         }
-        T::Unary(o, l2, u2, q) if *o == other => {
-            let (l, u) = (lb.saturating_add(*l2), ub.saturating_add(*u2));
+        K::Tl(o, l2, u2) if o == other && g.objs[p].children.len() == 1 => {
+            let q = g.objs[p].children[0];
+            let (l, u) = (lb.saturating_add(l2), ub.saturating_add(u2));
             if lb == ub {
-                new = Some(make(other, l, u, q));
+                new = Some(g.make(K::Tl(other, l, u), vec![q]));
             } else if l2 == u2 {
-                new = Some(make(op, l, u, q));
+                new = Some(g.make(K::Tl(op, l, u), vec![q]));
             }
         }
         _ => {}
@@ -269,175 +241,187 @@ fn nested(op: Temporal, lb: Time, ub: Time, p: &T) -> Option<T> {
 
 /// `G..p && G..q` (and `F..p || F..q`): one window when `p` and `q` are the same formula and
 /// the windows meet or overlap; otherwise the common part of the windows taken out.
-fn merge(op: Temporal, (l1, u1, p): (Time, Time, &T), (l2, u2, q): (Time, Time, &T)) -> Option<T> {
-    let make = |lb, ub, t: T| T::Unary(op, lb, ub, Box::new(t));
-    if p == q {
-        let p = p.clone();
-        return if l1 <= l2 && u1 >= u2 {
-            Some(make(l1, u1, p))
+fn merge(
+    g: &mut Graph,
+    op: Temporal,
+    (l1, u1, p): (Time, Time, usize),
+    (l2, u2, q): (Time, Time, usize),
+) -> Option<usize> {
+    if g.same(p, q) {
+        let (lb, ub) = if l1 <= l2 && u1 >= u2 {
+            (l1, u1)
         } else if l2 <= l1 && u2 >= u1 {
-            Some(make(l2, u2, p))
+            (l2, u2)
         } else if l1 <= l2 && l2 <= u1.saturating_add(1) {
-            Some(make(l1, u1.max(u2), p))
+            (l1, u1.max(u2))
         } else if l2 <= l1 && l1 <= u2.saturating_add(1) {
-            Some(make(l2, u1.max(u2), p))
+            (l2, u1.max(u2))
         } else {
-            None
+            return None;
         };
+        return Some(g.make(K::Tl(op, lb, ub), vec![p]));
     }
     let l3 = l1.min(l2);
     let u3 = l3 + (u1 - l1).min(u2 - l2);
-    let b = if op == Temporal::Global {
-        B::And
-    } else {
-        B::Or
-    };
-    let inner = T::Bin(
-        b,
-        Box::new(make(l1 - l3, u1 - u3, p.clone())),
-        Box::new(make(l2 - l3, u2 - u3, q.clone())),
+    let left = g.make(K::Tl(op, l1 - l3, u1 - u3), vec![p]);
+    let right = g.make(K::Tl(op, l2 - l3, u2 - u3), vec![q]);
+    let inner = g.make(
+        if op == Temporal::Global {
+            K::And
+        } else {
+            K::Or
+        },
+        vec![left, right],
     );
-    Some(make(l3, u3, inner))
+    Some(g.make(K::Tl(op, l3, u3), vec![inner]))
 }
 
-/// `F[l1,u1]p && F[l2,u2]p`: the inner window, when one holds the other.
-fn narrower(op: Temporal, (l1, u1): (Time, Time), (l2, u2): (Time, Time), p: &T) -> Option<T> {
-    let make = |lb, ub| T::Unary(op, lb, ub, Box::new(p.clone()));
-    if l1 <= l2 && u1 >= u2 {
-        Some(make(l2, u2))
+/// `F[l1,u1]p && F[l2,u2]p` (and `G..p || G..p`): the inner window, when one holds the other.
+fn narrower(
+    g: &mut Graph,
+    op: Temporal,
+    (l1, u1, p): (Time, Time, usize),
+    (l2, u2, q): (Time, Time, usize),
+) -> Option<usize> {
+    if !g.same(p, q) {
+        return None;
+    }
+    let (lb, ub) = if l1 <= l2 && u1 >= u2 {
+        (l2, u2)
     } else if l2 <= l1 && u2 >= u1 {
-        Some(make(l1, u1))
+        (l1, u1)
     } else {
-        None
-    }
+        return None;
+    };
+    Some(g.make(K::Tl(op, lb, ub), vec![p]))
 }
 
-/// The core operators only (C2PO's `remove_extended_operators`), bottom up.
-fn core(t: &mut T) {
-    match t {
-        T::Not(a) => core(a),
-        T::Bin(_, a, b) | T::Binary(_, _, _, a, b) => {
-            core(a);
-            core(b);
-        }
-        T::Unary(_, _, _, a) => core(a),
-        T::Atom(_) | T::Const(_) => {}
+/// `(p U[l,u1] q) && (r U[l,u2] q) = (p && r) U[l,min(u1,u2)] q` (C2PO applies it, though
+/// it does not hold in general).
+fn shared_until(g: &mut Graph, a: usize, b: usize) -> Option<usize> {
+    let (K::Tl(Temporal::Until, l1, u1), K::Tl(Temporal::Until, l2, u2)) =
+        (g.objs[a].kind, g.objs[b].kind)
+    else {
+        return None;
+    };
+    let (p, q) = (g.objs[a].children[0], g.objs[a].children[1]);
+    let (r, s) = (g.objs[b].children[0], g.objs[b].children[1]);
+    if l1 != l2 || !g.same(q, s) {
+        return None;
     }
-    let new = match std::mem::replace(t, T::Const(false)) {
-        T::Bin(B::Xor, a, b) => T::Not(Box::new(T::Bin(B::Iff, a, b))),
-        T::Bin(B::Implies, a, b) => T::Bin(B::Or, Box::new(T::Not(a)), b),
-        T::Unary(op, lb, ub, p) => {
+    let left = g.make(K::And, vec![p, r]);
+    Some(g.make(K::Tl(Temporal::Until, l1, u1.min(u2)), vec![left, q]))
+}
+
+/// The core operators only (C2PO's `remove_extended_operators`).
+fn core(g: &mut Graph, e: usize) {
+    let kids = g.objs[e].children.clone();
+    let new = match g.objs[e].kind {
+        K::Xor => {
+            let iff = g.make(K::Iff, kids);
+            g.make(K::Not, vec![iff])
+        }
+        K::Implies => {
+            let not = g.make(K::Not, vec![kids[0]]);
+            g.make(K::Or, vec![not, kids[1]])
+        }
+        K::Tl(op, lb, ub) if kids.len() == 1 => {
             let (binary, constant) = match op {
                 Temporal::Future => (Temporal::Until, true),
                 Temporal::Global => (Temporal::Release, false),
                 Temporal::Once => (Temporal::Since, true),
                 _ => (Temporal::Trigger, false),
             };
-            T::Binary(binary, lb, ub, Box::new(T::Const(constant)), p)
+            let c = g.make(K::Const(constant), vec![]);
+            g.make(K::Tl(binary, lb, ub), vec![c, kids[0]])
         }
-        other => other,
+        _ => return,
     };
-    *t = new;
+    g.replace(e, new);
 }
 
-/// Adds the nodes of `t` in post order (left operand first); the operand that reads it.
-/// With `shared`, a subformula met before is that node again.
-fn assemble(t: &T, nodes: &mut Vec<Node>, mut shared: Option<&mut HashMap<T, usize>>) -> Operand {
-    if let T::Const(b) = t {
-        return Operand::Const(*b);
-    }
-    if let Some(&k) = shared.as_ref().and_then(|s| s.get(t)) {
-        return Operand::Node(k);
-    }
-    let (kind, operands, lb, ub) = match t {
-        T::Atom(a) => (Kind::Load, [Operand::Atom(*a), Operand::Const(false)], 0, 0),
-        T::Not(a) => {
-            let a = assemble(a, nodes, shared.as_deref_mut());
-            (Kind::Not, [a, Operand::Const(false)], 0, 0)
-        }
-        T::Bin(op, a, b) => {
-            let a = assemble(a, nodes, shared.as_deref_mut());
-            let b = assemble(b, nodes, shared.as_deref_mut());
-            let kind = match op {
-                B::And => Kind::And,
-                B::Or => Kind::Or,
-                _ => Kind::Equiv,
+/// The engine's nodes: the future-time set's objects in post order, then the past-time
+/// set's; each queue sized `max(0, max over its siblings' wpd − its bpd) + 1`.
+fn assemble(g: &mut Graph, sets: [usize; 2]) -> Result<Vec<Node>, Error> {
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut node_of: HashMap<usize, usize> = HashMap::new();
+    let mut failed = None;
+    for set in sets {
+        g.postorder(set, |g, e| {
+            let obj = &g.objs[e];
+            let operand = |c: usize| match g.objs[c].kind {
+                K::Const(b) => Operand::Const(b),
+                _ => Operand::Node(node_of[&c]),
             };
-            (kind, [a, b], 0, 0)
-        }
-        T::Binary(op, lb, ub, a, b) => {
-            let a = assemble(a, nodes, shared.as_deref_mut());
-            let b = assemble(b, nodes, shared.as_deref_mut());
-            let kind = match op {
-                Temporal::Until => Kind::Until,
-                Temporal::Release => Kind::Release,
-                Temporal::Since => Kind::Since,
-                _ => Kind::Trigger,
+            let ops: Vec<Operand> = obj.children.iter().map(|&c| operand(c)).collect();
+            let (kind, lb, ub) = match obj.kind {
+                K::Set | K::Const(_) => return,
+                K::Atom(a) => {
+                    let node = Node {
+                        kind: Kind::Load,
+                        operands: [Operand::Atom(a), Operand::Const(false)],
+                        lb: 0,
+                        ub: 0,
+                        size: queue_size(g, e),
+                    };
+                    node_of.insert(e, nodes.len());
+                    nodes.push(node);
+                    return;
+                }
+                K::Formula(f) => {
+                    if let Operand::Const(b) = ops[0] {
+                        failed.get_or_insert(Error::msg(format!(
+                            "formula {f} is the constant `{b}` (after C2PO's rewrites), which \
+                             R2U2 does not monitor"
+                        )));
+                    }
+                    (Kind::Return(f), 0, 0)
+                }
+                K::Not => (Kind::Not, 0, 0),
+                K::And => (Kind::And, 0, 0),
+                K::Or => (Kind::Or, 0, 0),
+                K::Iff => (Kind::Equiv, 0, 0),
+                K::Tl(t, lb, ub) => {
+                    let kind = match t {
+                        Temporal::Until => Kind::Until,
+                        Temporal::Release => Kind::Release,
+                        Temporal::Since => Kind::Since,
+                        _ => Kind::Trigger,
+                    };
+                    (kind, lb, ub)
+                }
+                K::Implies | K::Xor => unreachable!("core operators only"),
             };
-            (kind, [a, b], *lb, *ub)
-        }
-        T::Unary(..) | T::Const(_) => unreachable!("core operators only, constants above"),
-    };
-    nodes.push(Node {
-        kind,
-        operands,
-        lb,
-        ub,
-        size: 1,
-    });
-    let k = nodes.len() - 1;
-    if let Some(s) = shared {
-        s.insert(t.clone(), k);
+            let size = match kind {
+                Kind::Return(_) => 1,
+                _ => queue_size(g, e),
+            };
+            node_of.insert(e, nodes.len());
+            nodes.push(Node {
+                kind,
+                operands: [ops[0], ops.get(1).copied().unwrap_or(Operand::Const(false))],
+                lb,
+                ub,
+                size,
+            });
+        });
     }
-    Operand::Node(k)
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(nodes),
+    }
 }
 
-/// Each queue's size: `max(0, max over the node's siblings' wpd − its bpd) + 1`, where a
-/// node's siblings are the other operands of the nodes that read it.
-fn size_queues(nodes: &mut [Node]) {
-    let n = nodes.len();
-    let (mut bpd, mut wpd) = (vec![0i64; n], vec![0i64; n]);
-    let delay = |o: Operand, d: &[i64]| match o {
-        Operand::Node(k) => d[k],
-        _ => 0,
-    };
-    for k in 0..n {
-        let node = &nodes[k];
-        let arity = match node.kind {
-            Kind::Load | Kind::Return(_) => 0,
-            Kind::Not => 1,
-            _ => 2,
-        };
-        if arity == 0 {
-            continue;
-        }
-        let ops = &node.operands[..arity];
-        let lo = ops.iter().map(|&o| delay(o, &bpd)).min().unwrap_or(0);
-        let hi = ops.iter().map(|&o| delay(o, &wpd)).max().unwrap_or(0);
-        let (lb, ub) = (i64::from(node.lb), i64::from(node.ub));
-        (bpd[k], wpd[k]) = match node.kind {
-            Kind::Until | Kind::Release => (lo + lb, hi + ub),
-            Kind::Since | Kind::Trigger => (lo - lb, hi - lb),
-            _ => (lo, hi),
-        };
-    }
-    let mut sibling_wpd = vec![0i64; n];
-    for node in nodes.iter() {
-        if matches!(node.kind, Kind::Load | Kind::Return(_) | Kind::Not) {
-            continue;
-        }
-        for (i, &o) in node.operands.iter().enumerate() {
-            if let Operand::Node(k) = o {
-                let other = delay(node.operands[1 - i], &wpd);
-                sibling_wpd[k] = sibling_wpd[k].max(other);
-            }
-        }
-    }
-    for (k, node) in nodes.iter_mut().enumerate() {
-        if !matches!(node.kind, Kind::Return(_)) {
-            node.size = ((sibling_wpd[k] - bpd[k]).max(0) + 1) as usize;
-        }
-    }
+/// C2PO's queue size of object `e`.
+fn queue_size(g: &Graph, e: usize) -> usize {
+    let siblings = g
+        .siblings(e)
+        .iter()
+        .map(|&s| g.objs[s].wpd)
+        .max()
+        .unwrap_or(0)
+        .max(0);
+    ((siblings - g.objs[e].bpd).max(0) + 1) as usize
 }
 
 /// A node in a line: its operator, bounds and operands (`--explain`).

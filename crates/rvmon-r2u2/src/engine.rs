@@ -154,7 +154,13 @@ impl Engine {
     /// `(formula, tuple)`, in R2U2's order.
     pub fn step(&mut self, atoms: &[bool], out: &mut Vec<(usize, Verdict)>) {
         let start = self.time;
+        let mut passes = 0usize;
         while self.time == start {
+            passes += 1;
+            debug_assert!(
+                passes <= 4 + 4 * self.nodes.len(),
+                "a step that does not end"
+            );
             for k in 0..self.nodes.len() {
                 self.update(k, atoms, out);
             }
@@ -233,19 +239,27 @@ impl Engine {
 
     /// R2U2's queue write: `v` replaces the last tuple if it has the same truth (and the
     /// queue is not empty), else it is added.
+    ///
+    /// A pass that writes makes another pass run, as in R2U2, but only if the write changed
+    /// the queue: R2U2 also counts a write of the tuple already there, and then never ends
+    /// the step when a constant alone decides a node (`a0 && false`, `F[0,2] true`: each
+    /// pass writes the same tuple again). Those steps end here, with the same verdicts.
     fn write(&mut self, k: usize, v: Verdict) {
-        if self.pass == Pass::Quiet {
-            self.pass = Pass::Progress;
-        }
         let q = &mut self.queues[k];
         let len = q.slots.len();
         let prev = if q.write == 0 { len - 1 } else { q.write - 1 };
         let empty = q.slots[q.write].time == NEVER && q.write == 0;
+        let before = q.write;
         if q.slots[prev].truth == v.truth && !empty {
             q.write = prev;
         }
+        let unchanged = q.slots[q.write] == v;
         q.slots[q.write] = v;
         q.write = (q.write + 1) % len;
+        let unchanged = unchanged && q.write == before;
+        if self.pass == Pass::Quiet && !unchanged {
+            self.pass = Pass::Progress;
+        }
     }
 
     fn update(&mut self, k: usize, atoms: &[bool], out: &mut Vec<(usize, Verdict)>) {

@@ -6,6 +6,7 @@
 pub mod atoms;
 pub mod compile;
 pub mod engine;
+mod graph;
 mod ops;
 pub mod syntax;
 
@@ -41,14 +42,14 @@ struct State {
 
 impl R2u2Monitor {
     /// Monitors `spec`, compiled as `r2u2_cli run` compiles it.
-    pub fn new(spec: Spec) -> R2u2Monitor {
+    pub fn new(spec: Spec) -> Result<R2u2Monitor, Error> {
         R2u2Monitor::with_options(spec, Options::default())
     }
 
     /// Monitors `spec` compiled with C2PO's `options`.
-    pub fn with_options(spec: Spec, options: Options) -> R2u2Monitor {
-        let program = compile::compile(&spec, options);
-        R2u2Monitor {
+    pub fn with_options(spec: Spec, options: Options) -> Result<R2u2Monitor, Error> {
+        let program = compile::compile(&spec, options)?;
+        Ok(R2u2Monitor {
             engine: Engine::new(program.nodes.clone()),
             from: vec![0; program.labels.len()],
             atoms: vec![false; program.atoms.len()],
@@ -57,11 +58,11 @@ impl R2u2Monitor {
             program,
             out: Vec::new(),
             warnings: Vec::new(),
-        }
+        })
     }
 
     /// The same specification compiled with C2PO's `options` (before anything is fed).
-    pub fn options(self, options: Options) -> R2u2Monitor {
+    pub fn options(self, options: Options) -> Result<R2u2Monitor, Error> {
         R2u2Monitor::with_options(self.spec, options)
     }
 

@@ -525,6 +525,12 @@ impl<'a> Parser<'a> {
     fn expr(&mut self, min: u8) -> Result<Expr, Error> {
         let mut left = self.prefix()?;
         while let Some(tok) = self.peek() {
+            if tok == Tok::Word && self.word() == "pow" && self.dialect == Dialect::C2po {
+                return Err(self.err(
+                    "`pow` is C2PO that rvmon does not read yet (see the \
+                                     README's R2U2 section)",
+                ));
+            }
             let bitwise = matches!(tok, Tok::Amp | Tok::Pipe) && self.dialect == Dialect::C2po;
             if bitwise || tok == Tok::Unsupported {
                 return Err(self.err(
@@ -643,6 +649,13 @@ impl<'a> Parser<'a> {
                         Expr::Unary(t, lb, ub, Box::new(self.expr(TEMPORAL)?))
                     }
                     "TAU" if self.dialect == Dialect::C2po => Expr::Tau,
+                    "sqrt" | "prev" | "pow" if self.dialect == Dialect::C2po => {
+                        self.at = start;
+                        return Err(self.err(&format!(
+                            "`{w}` is C2PO that rvmon does not read yet (see the README's R2U2 \
+                             section)"
+                        )));
+                    }
                     "abs" if self.dialect == Dialect::C2po => {
                         self.expect(Tok::LParen, "`(`")?;
                         let e = self.expr(0)?;

@@ -516,7 +516,7 @@ pub fn r2u2_monitor(
         Some("c2po") => rvmon_r2u2::syntax::parse_c2po(name, text)?,
         _ => rvmon_r2u2::syntax::parse_mltl(name, text)?,
     };
-    Ok(rvmon_r2u2::R2u2Monitor::new(spec))
+    rvmon_r2u2::R2u2Monitor::new(spec)
 }
 
 impl AnyMonitor {

@@ -21,11 +21,13 @@ use crate::sink::FormatSink;
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
     let text = crate::read_file(&args.spec)?;
     let (_, lang) = Lang::of(&args.spec, args.lang.as_deref());
+    let has = |o: &str| args.c2po.iter().any(|c| c == o);
     let options = rvmon_r2u2::compile::Options {
-        rewrite: !args.c2po.iter().any(|o| o == "no-rewrite"),
-        cse: !args.c2po.iter().any(|o| o == "no-cse"),
+        rewrite: !has("no-rewrite"),
+        cse: !has("no-cse"),
     };
-    let mut monitor = cascade::r2u2_monitor(&args.spec, &text, lang.as_deref())?.options(options);
+    let mut monitor =
+        cascade::r2u2_monitor(&args.spec, &text, lang.as_deref())?.options(options)?;
     if args.explain {
         write!(out, "{}", monitor.explain(&args.spec))?;
         return Ok(0);
