@@ -711,6 +711,30 @@ pub static TARGETS: &[Target] = &[
         short_cases: 1500,
     },
     Target {
+        name: "r2u2_spec",
+        run: r2u2_spec,
+        seeds: R2U2_SEEDS,
+        examples: &["mltl", "c2po"],
+        tokens: &[
+            "G", "F", "H", "O", "U", "R", "S", "T", "[", "]", ",", "a0", "a1", "&", "|", "!", "->",
+            "<->", "&&", "||", "INPUT", "FTSPEC", "PTSPEC", "DEFINE", ";", ":", "bool", "int",
+            "float", "==", ">", "+", "TAU", "abs", "\n", "#", "--", "true", "false",
+        ],
+        nests: &[("(", ")"), ("[", "]")],
+        made: None,
+        short_cases: 1500,
+    },
+    Target {
+        name: "r2u2_trace",
+        run: r2u2_trace,
+        seeds: &["# a0,a1\n1,0\n0,1\n@5 1,1\n", "# p,q,x\n1,0,2.5\n0,1,-3\n"],
+        examples: &[],
+        tokens: &["#", ",", "@", "0", "1", "-", ".", " ", "\n", "a0", "p"],
+        nests: &[],
+        made: None,
+        short_cases: 1500,
+    },
+    Target {
         name: "token_file",
         run: token_file,
         seeds: TOKEN_SEEDS,
@@ -1069,4 +1093,64 @@ fn token_file(bytes: &[u8]) -> bool {
         }
     }
     true
+}
+
+const R2U2_SEEDS: &[&str] = &[
+    "G[5,10] a0\na0 U[0,2] a1\n",
+    "H[2] a1\n(a0) S[0,2] (a1)\n",
+    "INPUT\n  p, q: bool; x: int; f: float;\nDEFINE\n  hot := x > 3;\nFTSPEC\n  \
+     s: F[2,3] (p && hot);\n  G[0,4] (abs(f) < 2.5 || q);\nPTSPEC\n  O[1,2] (TAU % 3 == x);\n",
+];
+
+/// An R2U2 specification (both syntaxes), compiled and run on a few steps: refused with a
+/// place or monitored, never a panic nor a step that does not end.
+fn r2u2_spec(bytes: &[u8]) -> bool {
+    use rvmon_core::event::{Event, Val};
+    let text = String::from_utf8_lossy(bytes);
+    let mut ok = false;
+    for spec in [
+        rvmon_r2u2::syntax::parse_mltl("f.mltl", &text),
+        rvmon_r2u2::syntax::parse_c2po("f.c2po", &text),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let Ok(mut m) = rvmon_r2u2::R2u2Monitor::new(spec) else {
+            continue;
+        };
+        ok = true;
+        let n = m.inputs().len();
+        let mut interner = rvmon_core::Interner::new();
+        let mut sink = rvmon_core::Collect::default();
+        for step in 0..12i64 {
+            let values = (0..n)
+                .map(|k| Some(Val::Int((step + k as i64) % 3 - 1)))
+                .collect();
+            let ev = Event {
+                time: step * 1_000_000_000,
+                values,
+            };
+            let _ = rvmon_core::Monitor::feed(&mut m, &[ev], &mut interner, &mut sink);
+        }
+    }
+    ok
+}
+
+/// An R2U2 trace, by name and by position: read to its end or refused with a place.
+fn r2u2_trace(bytes: &[u8]) -> bool {
+    use rvmon_core::event::{Event, EventSource, ValType};
+    use rvmon_trace::r2u2::{Columns, R2u2Events};
+    let inputs = [
+        ("a0".to_string(), ValType::Int),
+        ("a1".to_string(), ValType::Float),
+    ];
+    let mut any = false;
+    for columns in [Columns::ByName, Columns::ByPosition] {
+        let mut source = R2u2Events::new(bytes, "t.csv", &inputs, columns);
+        let mut ev = Event::default();
+        while let Ok(true) = source.next_event(&mut ev) {
+            any = true;
+        }
+    }
+    any
 }

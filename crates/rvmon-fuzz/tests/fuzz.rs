@@ -69,6 +69,8 @@ targets!(
     monpoly_args,
     monpoly_state,
     serve_batch,
+    r2u2_spec,
+    r2u2_trace,
     token_file,
 );
 

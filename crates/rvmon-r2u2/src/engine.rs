@@ -225,10 +225,12 @@ impl Engine {
             return None;
         }
         loop {
-            if q.slots[*read].time >= next_time {
-                return Some(q.slots[*read]);
+            let slot = q.slots[*read];
+            if slot.time >= next_time {
+                return Some(slot);
             }
-            *read = (*read + 1) % len;
+            // (No division: this loop is the engine's hottest.)
+            *read = if *read + 1 == len { 0 } else { *read + 1 };
             if *read == q.write {
                 break;
             }
