@@ -505,30 +505,12 @@ fn enforcement_stops_an_unsafe_trigger_before_it_enters_the_stream() {
     );
 }
 
-const LANDSHARK: &str = "[Tokens]
-ocu = ocu-0123456789abcdef
-radar = radar-0123456789abcdef
-
-[Groups]
-certikos = radar
-
-[Events]
-default = localhost certikos
-trigger = ocu
-
-[Commands]
-status = localhost certikos ocu
-verdicts = localhost certikos
-close = localhost
-default = *
-";
-
 #[test]
 fn clients_are_known_by_their_tokens_and_do_what_the_policy_allows() {
     let dir = fresh_dir("tokens");
     let (spec, sig) = safe_trigger(&dir);
-    let tokens = dir.join("landshark.ini");
-    std::fs::write(&tokens, LANDSHARK).unwrap();
+    // (Paper 20's LandShark policy, bundled.)
+    let tokens = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/serve/landshark.ini");
     let tokens = tokens.to_string_lossy();
     let server = Server::start_with(
         &spec,

@@ -737,8 +737,8 @@ pub static TARGETS: &[Target] = &[
     Target {
         name: "token_file",
         run: token_file,
-        seeds: TOKEN_SEEDS,
-        examples: &[],
+        seeds: &[],
+        examples: &["ini"],
         tokens: &[
             "[Tokens]",
             "[Groups]",
@@ -1063,21 +1063,6 @@ fn serve_batch(bytes: &[u8]) -> bool {
         a || b || c || d || e
     })
 }
-
-/// Paper 20's LandShark policy, with tokens for its hosts.
-const TOKEN_SEEDS: &[&str] = &["[Tokens]
-ocu = ocu-0123456789abcdef
-radar = radar-0123456789abcdef
-[Groups]
-certikos = radar
-[Events]
-default = localhost certikos
-trigger = ocu
-[Commands]
-# Commands: local access only
-close = localhost
-default = *
-"];
 
 /// `rvmon serve --token-file`: refused with a place, or read and then asked about clients,
 /// requests and events, never a panic.

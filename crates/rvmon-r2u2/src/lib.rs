@@ -22,7 +22,6 @@ use syntax::{Spec, Type};
 /// A specification's monitor: fed one event a step, whose values are its signals'.
 pub struct R2u2Monitor {
     spec: Spec,
-    signals: Vec<(String, Type)>,
     program: Program,
     engine: Engine,
     /// Per formula, the first step its next verdict covers.
@@ -35,7 +34,6 @@ pub struct R2u2Monitor {
 /// What a snapshot holds.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct State {
-    nodes: usize,
     engine: Engine,
     from: Vec<u64>,
 }
@@ -53,7 +51,6 @@ impl R2u2Monitor {
             engine: Engine::new(program.nodes.clone()),
             from: vec![0; program.labels.len()],
             atoms: vec![false; program.atoms.len()],
-            signals: spec.signals.clone(),
             spec,
             program,
             out: Vec::new(),
@@ -69,7 +66,8 @@ impl R2u2Monitor {
     /// The signals an event holds, in order, with the types their values are read as (a
     /// Boolean signal is a number, 0 for false, as in R2U2's traces).
     pub fn inputs(&self) -> Vec<(String, ValType)> {
-        self.signals
+        self.spec
+            .signals
             .iter()
             .map(|(name, ty)| {
                 let t = match ty {
@@ -85,7 +83,7 @@ impl R2u2Monitor {
     pub fn explain(&self, spec: &str) -> String {
         let nodes = self.engine.nodes();
         let mut s = format!("spec: {spec}\nengine: {}\n", self.strategy());
-        let signals: Vec<String> = self.signals.iter().map(|(n, _)| n.clone()).collect();
+        let signals: Vec<String> = self.spec.signals.iter().map(|(n, _)| n.clone()).collect();
         s += &format!("signals: {}\n", signals.join(", "));
         s += "nodes (queue slots), in evaluation order:\n";
         for (k, n) in nodes.iter().enumerate() {
@@ -158,7 +156,7 @@ impl rvmon_core::Monitor<Event> for R2u2Monitor {
             }
             atoms::evaluate(
                 &self.program.atoms,
-                &self.signals,
+                &self.spec.signals,
                 ev,
                 self.engine.time(),
                 &mut self.atoms,
@@ -177,7 +175,6 @@ impl rvmon_core::Monitor<Event> for R2u2Monitor {
 
     fn snapshot(&self) -> Result<Vec<u8>, Error> {
         Ok(encode_state(&State {
-            nodes: self.engine.nodes().len(),
             engine: self.engine.clone(),
             from: self.from.clone(),
         }))
@@ -185,9 +182,7 @@ impl rvmon_core::Monitor<Event> for R2u2Monitor {
 
     fn restore(&mut self, state: &[u8]) -> Result<(), Error> {
         let s: State = decode_state(state)
-            .filter(|s: &State| {
-                s.nodes == self.engine.nodes().len() && s.engine.nodes() == self.engine.nodes()
-            })
+            .filter(|s: &State| s.engine.nodes() == self.engine.nodes())
             .ok_or_else(|| Error::msg("not a state of this R2U2 specification's monitor"))?;
         self.engine = s.engine;
         self.from = s.from;

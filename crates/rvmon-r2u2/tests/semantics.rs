@@ -207,22 +207,32 @@ fn run(spec: &Spec, trace: &[[bool; ATOMS]], options: Options) -> Option<Vec<Vec
     Some(per)
 }
 
+/// A specification of the one formula `expr` over the atoms a0, a1, a2.
+fn one_formula(expr: Expr, past: bool) -> Spec {
+    Spec {
+        signals: (0..ATOMS).map(|k| (format!("a{k}"), Type::Bool)).collect(),
+        formulas: vec![Formula {
+            id: 0,
+            label: None,
+            past,
+            expr,
+        }],
+    }
+}
+
+/// The verdict rvmon prints (R2U2's) for the past-time formula `expr` at `step` of `trace`.
+fn printed_at(expr: Expr, trace: &[[bool; ATOMS]], step: usize) -> Option<bool> {
+    let printed = run(&one_formula(expr, true), trace, Options::default()).unwrap();
+    printed[0].get(step).copied().flatten()
+}
+
 fn check(
     expr: Expr,
     past: bool,
     trace: Vec<[bool; ATOMS]>,
     options: Options,
 ) -> Result<(), TestCaseError> {
-    let signals = (0..ATOMS).map(|k| (format!("a{k}"), Type::Bool)).collect();
-    let spec = Spec {
-        signals,
-        formulas: vec![Formula {
-            id: 0,
-            label: None,
-            past,
-            expr: expr.clone(),
-        }],
-    };
+    let spec = one_formula(expr.clone(), past);
     let Some(printed) = run(&spec, &trace, options) else {
         return Ok(());
     };
@@ -313,22 +323,7 @@ fn nested_past_time_departs_from_the_semantics_as_r2u2_does() {
     ];
     let reference = values(&e, &trace, 8);
     assert_eq!(reference[3], Some(false));
-    let spec = Spec {
-        signals: (0..ATOMS).map(|k| (format!("a{k}"), Type::Bool)).collect(),
-        formulas: vec![Formula {
-            id: 0,
-            label: None,
-            past: true,
-            expr: e,
-        }],
-    };
-    let printed = run(&spec, &trace, Options::default()).unwrap();
-    assert_eq!(
-        printed[0][3],
-        Some(true),
-        "R2U2's verdict, kept: {:?}",
-        printed[0]
-    );
+    assert_eq!(printed_at(e, &trace, 3), Some(true), "R2U2's verdict, kept");
 }
 
 /// `(!(a0 <-> a2)) S[1,3] (!a0)` on a0 = 0,1,1,1 and a2 = 0,1,0,0 is false at step 3 (the
@@ -351,22 +346,7 @@ fn since_departs_from_the_semantics_as_r2u2_does() {
     let a2 = [false, true, false, false];
     let trace: Vec<[bool; ATOMS]> = (0..4).map(|k| [t[k], false, a2[k]]).collect();
     assert_eq!(values(&e, &trace, 5)[3], Some(false));
-    let spec = Spec {
-        signals: (0..ATOMS).map(|k| (format!("a{k}"), Type::Bool)).collect(),
-        formulas: vec![Formula {
-            id: 0,
-            label: None,
-            past: true,
-            expr: e,
-        }],
-    };
-    let printed = run(&spec, &trace, Options::default()).unwrap();
-    assert_eq!(
-        printed[0][3],
-        Some(true),
-        "R2U2's verdict, kept: {:?}",
-        printed[0]
-    );
+    assert_eq!(printed_at(e, &trace, 3), Some(true), "R2U2's verdict, kept");
 }
 
 fn trace() -> impl Strategy<Value = Vec<[bool; ATOMS]>> {

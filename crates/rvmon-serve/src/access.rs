@@ -381,29 +381,8 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    /// Paper 20's Fig. 5 policy, with tokens for its hosts.
-    const LANDSHARK: &str = "\
-[Tokens]
-ocu = ocu-0123456789abcdef
-radar = radar-0123456789abcdef
-gps = gps-0123456789abcdef
-
-[Groups]
-certikos = radar gps
-
-[Events]
-default = localhost certikos
-trigger = ocu
-
-[Commands]
-# Commands: full access
-status = localhost certikos ocu
-# Commands: limited access
-verdicts = localhost certikos
-# Commands: local access only
-close = localhost
-default = *
-";
+    /// Paper 20's Fig. 5 policy, with tokens for its hosts (the bundled example).
+    const LANDSHARK: &str = include_str!("../../../examples/serve/landshark.ini");
 
     fn landshark() -> Policy {
         Policy::parse("landshark.ini", LANDSHARK).unwrap()

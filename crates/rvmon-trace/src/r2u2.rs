@@ -132,38 +132,23 @@ impl<R: BufRead> EventSource for R2u2Events<R> {
             if self.feeds.is_none() {
                 return Err(self.err(1, "expected a header line `# name,name,…` first".into()));
             }
-            let mut cells: Vec<(usize, &str)> = Vec::new();
-            let mut at = 0;
-            for cell in text.split(',') {
-                cells.push((at + 1, cell));
-                at += cell.len() + 1;
-            }
-            let time = match cells[0].1.trim_start().strip_prefix('@') {
-                Some(rest) => {
+            // (Cells are read as they are split: a row allocates nothing.)
+            let feeds = self.feeds.as_ref().expect("read above");
+            ev.values.clear();
+            ev.values.resize(self.inputs.len(), None);
+            let (mut time, mut at, mut count) = (self.next, 0, 0);
+            for (c, raw) in text.split(',').enumerate() {
+                let col = at + 1;
+                at += raw.len() + 1;
+                count += 1;
+                let mut cell = raw;
+                if let Some(rest) = raw.trim_start().strip_prefix('@').filter(|_| c == 0) {
                     let (t, value) = rest.split_once(' ').unwrap_or((rest, ""));
                     let t: u32 = t.parse().map_err(|_| {
                         self.err(1, format!("expected a step after `@`, found `{t}`"))
                     })?;
-                    cells[0].1 = value;
-                    u64::from(t)
+                    (time, cell) = (u64::from(t), value);
                 }
-                None => self.next,
-            };
-            let feeds = self.feeds.as_ref().expect("read above");
-            let wanted = feeds.iter().filter(|f| f.is_some()).count();
-            if self.columns == Columns::ByPosition && cells.len() < wanted {
-                return Err(self.err(
-                    at,
-                    format!(
-                        "expected {wanted} values (a0 … a{}), found {}",
-                        wanted - 1,
-                        cells.len()
-                    ),
-                ));
-            }
-            ev.values.clear();
-            ev.values.resize(self.inputs.len(), None);
-            for (c, &(col, cell)) in cells.iter().enumerate() {
                 let Some(Some(k)) = feeds.get(c) else {
                     continue;
                 };
@@ -178,6 +163,16 @@ impl<R: BufRead> EventSource for R2u2Events<R> {
                     )
                 })?;
                 ev.values[*k] = Some(v);
+            }
+            if self.columns == Columns::ByPosition && count < self.inputs.len() {
+                return Err(self.err(
+                    at,
+                    format!(
+                        "expected {} values (a0 … a{}), found {count}",
+                        self.inputs.len(),
+                        self.inputs.len().saturating_sub(1)
+                    ),
+                ));
             }
             if let Some(missing) = (0..self.inputs.len()).find(|&k| ev.values[k].is_none()) {
                 let name = &self.inputs[missing].0;
