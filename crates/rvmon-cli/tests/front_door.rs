@@ -26,6 +26,7 @@ fn offline() -> RunOptions {
         online: false,
         collect_strings: StringCollection::DEFAULT_FLOOR,
         progress: false,
+        fallback: None,
     }
 }
 

@@ -80,6 +80,21 @@ pub enum Payload<'a> {
         label: Option<&'a str>,
         from: u64,
     },
+    /// A ModelPlex monitor's verdict on a pair of consecutive states (paper 17): the
+    /// monitor, the first of its top-level conjuncts that fails (its number and text; the
+    /// condition divides by zero there if `undefined`), and the two states. The pair is the
+    /// sample `from_tp` (at `from_ts`) and the decision's; time stamps are in nanoseconds.
+    Transition {
+        monitor: &'a str,
+        conjunct: usize,
+        text: &'a str,
+        undefined: bool,
+        from_tp: u64,
+        from_ts: i64,
+        signals: &'a [String],
+        prior: &'a [f64],
+        posterior: &'a [f64],
+    },
 }
 
 /// One verdict: where it is (time point and timestamp), what it says, and its data.
@@ -211,6 +226,16 @@ impl Sink for Collect {
             Payload::Robustness(r) => vec![r.to_string()],
             Payload::Bounds { lower, upper } => vec![lower.to_string(), upper.to_string()],
             Payload::Mltl { formula, from, .. } => vec![format!("{formula}"), format!("{from}")],
+            Payload::Transition {
+                monitor,
+                conjunct,
+                from_tp,
+                ..
+            } => vec![
+                monitor.to_string(),
+                format!("{conjunct}"),
+                format!("{from_tp}"),
+            ],
         };
         self.decisions.push((d.tp, d.ts, d.kind, values));
         Ok(())

@@ -296,6 +296,13 @@ pub fn payload_text(p: &Payload<'_>, interner: &Interner) -> String {
             Some(l) => format!("formula {formula} ({l}), from step {from}"),
             None => format!("formula {formula}, from step {from}"),
         },
+        Payload::Transition {
+            monitor,
+            conjunct,
+            text,
+            from_tp,
+            ..
+        } => format!("{monitor} monitor, conjunct {conjunct} `{text}`, from sample {from_tp}"),
     }
 }
 

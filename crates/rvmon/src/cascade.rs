@@ -14,6 +14,7 @@
 //! | — | parametric properties (rvmon-param) | `.rvm` specifications |
 //! | — | signal temporal logic (rvmon-stl) | `.stl` formulas |
 //! | — | MLTL observers (rvmon-r2u2) | R2U2's `.mltl` and C2PO's `.c2po` specifications |
+//! | — | ModelPlex monitor conditions (rvmon-modelplex) | `.modelplex` files |
 //!
 //! A new engine is one crate implementing [`rvmon_core::Monitor`], plus one entry here.
 
@@ -49,6 +50,8 @@ pub enum Lang {
     Stl,
     /// Mission-time LTL formulas for R2U2: r2u2_cli's `.mltl`, or C2PO's `.c2po`.
     R2u2,
+    /// ModelPlex monitor conditions over a prior and a posterior state (`.modelplex`).
+    Modelplex,
 }
 
 impl Lang {
@@ -66,6 +69,7 @@ impl Lang {
             Some("rvm") => Lang::Rvm,
             Some("stl") => Lang::Stl,
             Some("mltl" | "c2po") => Lang::R2u2,
+            Some("modelplex") => Lang::Modelplex,
             _ => Lang::Formula,
         };
         (lang, name)
@@ -401,7 +405,7 @@ pub fn build(
             let monitor = rvmon_param::PropertiesMonitor::new(props, interner);
             Ok((Strategy::Parametric, Box::new(monitor)))
         }
-        Lang::Lola | Lang::Stl | Lang::R2u2 => Err(Error::msg(format!(
+        Lang::Lola | Lang::Stl | Lang::R2u2 | Lang::Modelplex => Err(Error::msg(format!(
             "{name}: a stream or signal specification is fed events (a typed value per input), \
              not time points: build its monitor with rvmon::cascade::stream_monitor or \
              rvmon::cascade::stl_monitor"
@@ -502,7 +506,24 @@ pub fn any_monitor(
             let monitor = Box::new(m);
             (strategy, AnyMonitor::Events { monitor, inputs })
         }
+        Lang::Modelplex => {
+            let m = modelplex_monitor(name, text, None)?;
+            let inputs = m.inputs();
+            let strategy = Monitor::<Event>::describe(&m).strategy;
+            let monitor = Box::new(m);
+            (strategy, AnyMonitor::Events { monitor, inputs })
+        }
     })
+}
+
+/// The monitor of a `.modelplex` file's conditions, fed events whose inputs are its state
+/// variables; `tolerance` the difference comparisons forgive (`None`: exact).
+pub fn modelplex_monitor(
+    name: &str,
+    text: &str,
+    tolerance: Option<&str>,
+) -> Result<rvmon_modelplex::ModelplexMonitor, Error> {
+    rvmon_modelplex::ModelplexMonitor::new(name, text, tolerance)
 }
 
 /// The monitor of an R2U2 specification: `.mltl` (r2u2_cli's) or, for `lang` `c2po` or a

@@ -57,6 +57,19 @@ pub struct CheckArgs {
     /// (their grouping of steps, not their truth); `r2u2_cli run` has both on.
     #[arg(long, value_name = "OPTIONS", value_delimiter = ',', value_parser = ["no-rewrite", "no-cse"])]
     pub c2po: Vec<String>,
+    /// ModelPlex conditions (.modelplex): forgive differences up to this much in each
+    /// comparison, in the condition's favour (`x' = x + f'*t'` holds when the two sides
+    /// differ by at most it; under a negation, a comparison must hold by more than it). A
+    /// pair is then a violation only if it is one by more than the tolerance. Without it,
+    /// comparisons are exact: each sample is the decimal written in the trace.
+    #[arg(long, value_name = "T")]
+    pub tolerance: Option<String>,
+    /// Run this shell command after each violation (or stream trigger) is written, and wait
+    /// for it: a Simplex-style switch to a safe fallback (paper 17). It gets the decision as
+    /// one JSON line on standard input and in RVMON_DECISION, and the time point in
+    /// RVMON_TP. A fallback that fails stops the run (status 2).
+    #[arg(long, value_name = "CMD")]
+    pub fallback: Option<String>,
     /// STL formulas: dense time. Each sample's value holds from its time until the next
     /// sample's (piecewise constant), the last value forever (so no `inf` at the end); the
     /// windows `[a,b]` are closed and in seconds, like the `time` column (units allowed:
@@ -176,6 +189,8 @@ impl CheckArgs {
             values: false,
             robustness: false,
             c2po: Vec::new(),
+            tolerance: None,
+            fallback: None,
             dense: false,
             intervals: false,
             report: None,
@@ -203,6 +218,7 @@ impl CheckArgs {
             online,
             collect_strings: self.collect_strings,
             progress: !self.quiet && std::io::stderr().is_terminal(),
+            fallback: self.fallback.clone(),
         }
     }
 
@@ -239,7 +255,19 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
         _ => {}
     }
+    if args.tolerance.is_some() && lang != Lang::Modelplex {
+        return Err(Error::msg(format!(
+            "--tolerance is for ModelPlex conditions (.modelplex); {} is not one",
+            args.spec
+        )));
+    }
     match lang {
+        Lang::Modelplex => {
+            return match single_run_instead(args, slices_formulas_only, err)? {
+                Some(status) => Ok(status),
+                None => crate::modelplex::run(args, out, err),
+            }
+        }
         Lang::R2u2 => {
             return match single_run_instead(args, slices_formulas_only, err)? {
                 Some(status) => Ok(status),

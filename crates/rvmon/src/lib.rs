@@ -10,7 +10,9 @@
 
 pub mod cascade;
 pub mod check;
+pub mod fallback;
 mod io;
+pub mod modelplex;
 pub mod monpoly;
 pub mod param;
 mod progress;

@@ -88,7 +88,7 @@ use crate::progress::Progress;
 use crate::sink::Counts;
 
 /// How a run goes.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// The trace is a live input (standard input): a decision is written and flushed as soon
     /// as it is decided; batches hold only what the reader has already buffered; no time point
@@ -99,6 +99,8 @@ pub struct RunOptions {
     pub collect_strings: usize,
     /// Show a progress display on standard error (a terminal, not `--quiet`).
     pub progress: bool,
+    /// `--fallback CMD`: run after each violation is written (see [`crate::fallback`]).
+    pub fallback: Option<String>,
 }
 
 /// What a run read, and decided.
@@ -142,6 +144,18 @@ pub fn run<S: Source + ?Sized>(
     options: RunOptions,
     err: &mut dyn Write,
 ) -> Result<RunStats, Error> {
+    let mut fallback;
+    let sink: &mut dyn Sink = match options.fallback.as_deref() {
+        Some(command) => {
+            fallback = crate::fallback::Fallback {
+                inner: sink,
+                command,
+                runs: 0,
+            };
+            &mut fallback
+        }
+        None => sink,
+    };
     let sink = &mut Counting {
         sink,
         violations: 0,
@@ -302,6 +316,7 @@ mod tests {
                 online,
                 collect_strings: StringCollection::DEFAULT_FLOOR,
                 progress: false,
+                fallback: None,
             };
             run(
                 &mut *plan.monitor,

@@ -318,6 +318,68 @@ impl FormatSink<'_> {
         Ok(())
     }
 
+    /// A ModelPlex monitor's violation: the monitor, the failing conjunct (numbered from 1)
+    /// and the pair of states, in text or JSON Lines; time stamps in seconds.
+    fn transition(&mut self, d: &Decision<'_>) -> Result<(), Error> {
+        let Payload::Transition {
+            monitor,
+            conjunct,
+            text,
+            undefined,
+            from_tp,
+            from_ts,
+            signals,
+            prior,
+            posterior,
+        } = d.payload
+        else {
+            return Ok(());
+        };
+        if d.kind != Kind::Violation {
+            return Ok(());
+        }
+        self.counts.violations += 1;
+        let (tp, t, from_t, out) = (d.tp, SampleTime(d.ts), SampleTime(from_ts), &mut *self.out);
+        let n = conjunct + 1;
+        if self.format == Output::Jsonl {
+            let state = |values: &[f64]| {
+                let fields: Vec<String> = signals
+                    .iter()
+                    .zip(values)
+                    .map(|(s, v)| format!("{}:{v}", json_string(s)))
+                    .collect();
+                format!("{{{}}}", fields.join(","))
+            };
+            return Ok(writeln!(
+                out,
+                "{{\"tp\":{tp},\"ts\":{t},\"verdict\":\"violation\",\"monitor\":{},\"conjunct\":{n},\
+                 \"condition\":{},\"undefined\":{undefined},\"from_tp\":{from_tp},\"from_ts\":{from_t},\
+                 \"prior\":{},\"posterior\":{}}}",
+                json_string(monitor),
+                json_string(text),
+                state(prior),
+                state(posterior)
+            )?);
+        }
+        let how = if undefined {
+            "is undefined (division by zero)"
+        } else {
+            "fails"
+        };
+        let states: Vec<String> = signals
+            .iter()
+            .zip(prior.iter().zip(posterior))
+            .map(|(s, (a, b))| format!("{s} {a} → {b}"))
+            .collect();
+        writeln!(
+            out,
+            "violation: {monitor} monitor, sample {from_tp} @{from_t} → sample {tp} @{t}: \
+             conjunct {n} {how}: {text}; {}",
+            states.join(", ")
+        )?;
+        Ok(())
+    }
+
     /// A stream specification's trigger or output value, as RTLola's log (`--output rtlola`),
     /// rvmon's text or JSON Lines; the time stamp is in nanoseconds, written in seconds.
     fn stream(&mut self, d: &Decision<'_>) -> Result<(), Error> {
@@ -392,6 +454,7 @@ impl Sink for FormatSink<'_> {
                 label,
                 from,
             } => return self.mltl(d, formula, label, from),
+            Payload::Transition { .. } => return self.transition(d),
             _ => {}
         }
         match d.kind {
