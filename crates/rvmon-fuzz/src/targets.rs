@@ -735,6 +735,24 @@ pub static TARGETS: &[Target] = &[
         short_cases: 1500,
     },
     Target {
+        name: "modelplex",
+        run: modelplex,
+        seeds: &[
+            "const m = 10\nmonitor model: -1 <= f' <= (m - x)/2 & x' = x + f'*t' | !(t' > 0)",
+            "(-1<=fpost_0()&fpost_0()<=(m()-x)/ep())&fpost()=fpost_0()&xpost()=x",
+            "\\exists T (0 <= T & T <= 1 & x' = x + f'*T) -> \\forall s (s*2 >= x <-> y' != s)",
+        ],
+        examples: &["modelplex"],
+        tokens: &[
+            "const", "monitor", ":", "=", "'", "⁺", "post", "()", "x", "y", "T", "&", "|", "!",
+            "->", "<->", "<=", "<", ">=", "!=", "+", "-", "*", "/", "^", "2", "0.5", "1e-3",
+            "\\exists", "\\forall", "∃", ".", "abs", "min", "max", ",", ";", "\n", "#", "/*",
+        ],
+        nests: &[("(", ")")],
+        made: None,
+        short_cases: 1500,
+    },
+    Target {
         name: "token_file",
         run: token_file,
         seeds: &[],
@@ -1116,6 +1134,31 @@ fn r2u2_spec(bytes: &[u8]) -> bool {
                 values,
             };
             let _ = rvmon_core::Monitor::feed(&mut m, &[ev], &mut interner, &mut sink);
+        }
+    }
+    ok
+}
+
+/// A ModelPlex file, compiled (with and without a tolerance) and checked on pairs of
+/// states, zeros, tiny, huge and negative values among them: refused with a place or
+/// evaluated, never a panic (a division by zero is a verdict, not a crash).
+fn modelplex(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    let mut ok = false;
+    for tolerance in [None, Some("0.01")] {
+        let Ok(mut m) = rvmon_modelplex::ModelplexMonitor::new("f.modelplex", &text, tolerance)
+        else {
+            continue;
+        };
+        ok = true;
+        let n = m.inputs().len();
+        let values = [0.0, -1.0, 0.1, 1e-300, 1e300, 2.5, -0.0, 7.0];
+        for k in 0..4 {
+            let prior: Vec<f64> = (0..n).map(|i| values[(i + k) % values.len()]).collect();
+            let post: Vec<f64> = (0..n)
+                .map(|i| values[(i * 3 + k + 1) % values.len()])
+                .collect();
+            let _ = m.check(&prior, &post);
         }
     }
     ok

@@ -71,6 +71,7 @@ targets!(
     serve_batch,
     r2u2_spec,
     r2u2_trace,
+    modelplex,
     token_file,
 );
 

@@ -85,6 +85,9 @@ pub enum Cond {
     Not(Box<Cond>),
     And(Vec<Cond>),
     Or(Vec<Cond>),
+    /// `a ↔ b` without a tolerance (with one, each side is needed at both polarities, and
+    /// it is `(¬a ∨ b) ∧ (¬b ∨ a)`).
+    Iff(Box<Cond>, Box<Cond>),
     /// `∃v`/`∀v` over a body linear in `v`: decided by trying `v` at the body's breakpoints
     /// and between them ([`crate::eval`]).
     Quant {
@@ -133,6 +136,7 @@ pub fn compile(name: &str, text: &str, file: &File, tolerance: Exact) -> Result<
         scope: Vec::new(),
         slots: 0,
         tolerance: tolerance.clone(),
+        nodes: 0,
     };
     for (cname, term, span) in &file.consts {
         if c.consts.iter().any(|(n, _)| n == cname) {
@@ -294,9 +298,27 @@ struct Compiler<'a> {
     scope: Vec<(String, usize)>,
     slots: usize,
     tolerance: Exact,
+    /// Nodes compiled so far (a condition's `<->` under a tolerance, and substitutions,
+    /// copy subformulas: the total is bounded).
+    nodes: usize,
 }
 
+/// How many nodes a file may compile to.
+const MAX_NODES: usize = 200_000;
+
 impl Compiler<'_> {
+    /// Counts a node; an error once the file is too large.
+    fn node(&mut self, at: usize) -> Result<(), Error> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(self.error(
+                at,
+                format!("the conditions are too large once expanded (more than {MAX_NODES} nodes)"),
+            ));
+        }
+        Ok(())
+    }
+
     fn error(&self, at: usize, message: String) -> Error {
         Error::at_offset(self.name, self.text, at, message)
     }
@@ -304,6 +326,12 @@ impl Compiler<'_> {
     /// A constant's value: a term over numbers and earlier constants.
     fn constant(&mut self, t: &Term) -> Result<Exact, Error> {
         let e = self.term(t)?;
+        if size(&e) > MAX_SIZE {
+            return Err(self.error(
+                t.span().start,
+                format!("this constant is larger than {MAX_SIZE} 64-bit words"),
+            ));
+        }
         crate::eval::constant(&e).ok_or_else(|| {
             self.error(
                 t.span().start,
@@ -315,10 +343,24 @@ impl Compiler<'_> {
     }
 
     fn formula(&mut self, f: &Formula, positive: bool) -> Result<Cond, Error> {
+        self.node(f.span().start)?;
         Ok(match f {
             Formula::Bool(b, _) => Cond::Const(*b),
-            Formula::Cmp { rel, lhs, rhs, .. } => {
+            Formula::Cmp {
+                rel,
+                lhs,
+                rhs,
+                span,
+            } => {
                 let (lhs, rhs) = (self.term(lhs)?, self.term(rhs)?);
+                if size(&lhs).max(size(&rhs)) > MAX_SIZE {
+                    return Err(self.error(
+                        span.start,
+                        format!(
+                            "this comparison multiplies more than {MAX_SIZE} factors together                              (counting powers): exact arithmetic on it would have no bound"
+                        ),
+                    ));
+                }
                 let Some(test) = self.test(*rel, positive) else {
                     // (`x != y` loosened, `x = y` tightened, by a tolerance: decided.)
                     return Ok(Cond::Const(*rel == Rel::Ne));
@@ -344,6 +386,10 @@ impl Compiler<'_> {
                 Cond::Not(Box::new(self.formula(a, !positive)?)),
                 self.formula(b, positive)?,
             ]),
+            Formula::Iff(a, b) if self.tolerance.is_zero() => Cond::Iff(
+                Box::new(self.formula(a, positive)?),
+                Box::new(self.formula(b, positive)?),
+            ),
             Formula::Iff(a, b) => {
                 let one = Formula::Implies(a.clone(), b.clone());
                 let other = Formula::Implies(b.clone(), a.clone());
@@ -427,6 +473,7 @@ impl Compiler<'_> {
     }
 
     fn term(&mut self, t: &Term) -> Result<Expr, Error> {
+        self.node(t.span().start)?;
         Ok(match t {
             Term::Num(text, span) => {
                 let v = Exact::parse_decimal(text)
@@ -494,6 +541,24 @@ impl Compiler<'_> {
     }
 }
 
+/// How many factors a term may multiply (powers counted): with it, an exact value has at
+/// most that many times the bits of the largest number read.
+const MAX_SIZE: u64 = 128;
+
+/// The factors `e` multiplies at most (each variable one, each number its 64-bit words; a
+/// power its exponent times).
+fn size(e: &Expr) -> u64 {
+    match e {
+        Expr::Lit(v, _) => v.words(),
+        Expr::Var { .. } | Expr::Bound(_) => 1,
+        Expr::Neg(a) => size(a),
+        Expr::Bin(BinOp::Add | BinOp::Sub, a, b) => size(a).max(size(b)),
+        Expr::Bin(BinOp::Mul | BinOp::Div, a, b) => size(a).saturating_add(size(b)),
+        Expr::Pow(a, n) => size(a).saturating_mul(u64::from(n.unsigned_abs())),
+        Expr::Call(_, args) => args.iter().map(size).max().unwrap_or(1),
+    }
+}
+
 /// A number as an expression: exactly, and an interval around it.
 pub fn literal(v: Exact) -> Expr {
     let iv = crate::eval::enclose(&v);
@@ -543,6 +608,10 @@ fn linear_atoms(c: &Cond, v: usize, out: &mut Vec<Atom>, why: &mut Option<String
         }
         Cond::Not(a) => linear_atoms(a, v, out, why),
         Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| linear_atoms(c, v, out, why)),
+        Cond::Iff(a, b) => {
+            linear_atoms(a, v, out, why);
+            linear_atoms(b, v, out, why);
+        }
         Cond::Quant { body, .. } => {
             let mut inner = Vec::new();
             linear_atoms(body, v, &mut inner, why);

@@ -85,6 +85,7 @@ pub fn holds(c: &Cond, ctx: &mut Ctx<'_>) -> Result<bool, DivByZero> {
             }
             Ok(false)
         }
+        Cond::Iff(a, b) => Ok(holds(a, ctx)? == holds(b, ctx)?),
         Cond::Quant {
             exists,
             slot,

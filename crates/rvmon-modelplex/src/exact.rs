@@ -48,7 +48,8 @@ impl Exact {
             n = -n;
         }
         let scale = exp.checked_sub(i32::try_from(frac.len()).ok()?)?;
-        if scale.unsigned_abs() > 100_000 {
+        // (Beyond a double's range: no sample or sensible constant is that large or small.)
+        if scale.unsigned_abs() > 400 {
             return None;
         }
         let ten = BigInt::from(10);
@@ -85,6 +86,14 @@ impl Exact {
         }
         // Large or tiny magnitudes: Rust prints the shortest round-trip decimal.
         Exact::parse_decimal(&format!("{x:e}"))
+    }
+
+    /// Its size in 64-bit words (numerator and denominator), at least 1.
+    pub fn words(&self) -> u64 {
+        match self {
+            Exact::Small(..) => 1,
+            Exact::Big(r) => ((r.numer().bits() + r.denom().bits()) / 64).max(1),
+        }
     }
 
     /// As an `f64` (nearest, or close to it), for messages.

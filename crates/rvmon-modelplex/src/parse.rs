@@ -186,7 +186,10 @@ impl Parser<'_> {
                 self.pos += 1;
                 Ok(())
             }
-            _ => Err(self.error("an operator, `;`, `const`, `monitor` or the end")),
+            _ => Err(self.error(
+                "an operator, `;`, `const`, `monitor` or the end (a second condition needs \
+                 `monitor NAME:` before it)",
+            )),
         }
     }
 

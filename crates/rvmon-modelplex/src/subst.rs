@@ -5,6 +5,41 @@
 
 use crate::ast::{Formula, Rel, Term};
 
+/// How many nodes a substitution may copy (past it, the quantifier stays, and is decided
+/// at its breakpoints if it is linear).
+const MAX_COPIES: usize = 10_000;
+
+fn term_size(t: &Term) -> usize {
+    match t {
+        Term::Num(..) | Term::Name { .. } => 1,
+        Term::Neg(a, _) => 1 + term_size(a),
+        Term::Bin(_, a, b) | Term::Pow(a, b) => 1 + term_size(a) + term_size(b),
+        Term::Call { args, .. } => 1 + args.iter().map(term_size).sum::<usize>(),
+    }
+}
+
+/// How many times `f` reads `var`.
+fn uses(f: &Formula, var: &str) -> usize {
+    fn in_term(t: &Term, var: &str) -> usize {
+        match t {
+            Term::Num(..) => 0,
+            Term::Name { name, .. } => usize::from(name == var),
+            Term::Neg(a, _) => in_term(a, var),
+            Term::Bin(_, a, b) | Term::Pow(a, b) => in_term(a, var) + in_term(b, var),
+            Term::Call { args, .. } => args.iter().map(|a| in_term(a, var)).sum(),
+        }
+    }
+    match f {
+        Formula::Bool(..) => 0,
+        Formula::Cmp { lhs, rhs, .. } => in_term(lhs, var) + in_term(rhs, var),
+        Formula::Not(a, _) => uses(a, var),
+        Formula::And(a, b) | Formula::Or(a, b) | Formula::Implies(a, b) | Formula::Iff(a, b) => {
+            uses(a, var) + uses(b, var)
+        }
+        Formula::Quant { body, .. } => uses(body, var),
+    }
+}
+
 /// `f` with every quantifier bound by an equation in its variable substituted away.
 pub fn eliminate(f: Formula) -> Formula {
     match f {
@@ -23,7 +58,12 @@ pub fn eliminate(f: Formula) -> Formula {
                 None
             };
             match guard.and_then(|g| defining_equation(g, &var)) {
-                Some(theta) if !captures(&body, &var, &theta) => substitute(body, &var, &theta),
+                Some(theta)
+                    if !captures(&body, &var, &theta)
+                        && term_size(&theta).saturating_mul(uses(&body, &var)) <= MAX_COPIES =>
+                {
+                    substitute(body, &var, &theta)
+                }
                 _ => Formula::Quant {
                     exists,
                     var,

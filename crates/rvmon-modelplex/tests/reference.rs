@@ -1,0 +1,282 @@
+//! The evaluator (intervals first, then 128-bit or big rationals, quantifiers at breakpoints)
+//! against a reference written straight from the semantics: big rationals only, every
+//! comparison as "some perturbation within the tolerance" (or "every", under a negation)
+//! tried at the perturbations that matter, and a quantifier tried on a grid fine enough to
+//! hit every breakpoint the generated conditions can have.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{Signed, Zero};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use rvmon_modelplex::ast::{BinOp, Formula, Func, Rel, Term};
+use rvmon_modelplex::{parse, ModelplexMonitor, Outcome};
+
+const VALUES: [&str; 9] = ["0", "0.1", "0.2", "0.3", "0.5", "1", "-1", "2.5", "-0.25"];
+
+fn dec(s: &str) -> BigRational {
+    let neg = s.starts_with('-');
+    let s = s.trim_start_matches('-');
+    let (i, f) = s.split_once('.').unwrap_or((s, ""));
+    let n: BigInt = format!("{i}{f}").parse().unwrap();
+    let r = BigRational::new(n, num_traits::pow(BigInt::from(10), f.len()));
+    if neg {
+        -r
+    } else {
+        r
+    }
+}
+
+/// A state: x, y (prior) and x', y' (posterior) as decimal text; T the quantified variable.
+struct Env<'a> {
+    vals: &'a [(&'a str, bool, BigRational)],
+    t: Option<BigRational>,
+}
+
+fn term(t: &Term, env: &Env) -> BigRational {
+    match t {
+        Term::Num(s, _) => dec(s),
+        Term::Name { name, post, .. } if name == "T" && !post => env.t.clone().unwrap(),
+        Term::Name { name, post, .. } => env
+            .vals
+            .iter()
+            .find(|(n, p, _)| n == name && p == post)
+            .map(|v| v.2.clone())
+            .unwrap(),
+        Term::Neg(a, _) => -term(a, env),
+        Term::Bin(op, a, b) => {
+            let (a, b) = (term(a, env), term(b, env));
+            match op {
+                BinOp::Add => a + b,
+                BinOp::Sub => a - b,
+                BinOp::Mul => a * b,
+                BinOp::Div => a / b,
+            }
+        }
+        Term::Pow(a, _) => {
+            let a = term(a, env);
+            a.clone() * a
+        }
+        Term::Call { func, args, .. } => {
+            let a = term(&args[0], env);
+            match func {
+                Func::Abs => a.abs(),
+                Func::Min => a.min(term(&args[1], env)),
+                Func::Max => a.max(term(&args[1], env)),
+            }
+        }
+    }
+}
+
+fn rel(r: Rel, d: &BigRational) -> bool {
+    let z = BigRational::zero();
+    match r {
+        Rel::Lt => d < &z,
+        Rel::Le => d <= &z,
+        Rel::Eq => d == &z,
+        Rel::Ne => d != &z,
+        Rel::Ge => d >= &z,
+        Rel::Gt => d > &z,
+    }
+}
+
+fn holds(f: &Formula, env: &mut Env, positive: bool, tau: &BigRational) -> bool {
+    match f {
+        Formula::Bool(b, _) => *b,
+        Formula::Cmp {
+            rel: r, lhs, rhs, ..
+        } => {
+            let d = term(lhs, env) - term(rhs, env);
+            // The perturbations e in [-τ, τ] where `d + e ~ 0` can change: the ends, zero,
+            // and -d (if it is inside).
+            let mut es = vec![tau.clone(), -tau.clone(), BigRational::zero()];
+            if (-d.clone()).abs() <= *tau {
+                es.push(-d.clone());
+            }
+            let mut at = es.iter().map(|e| rel(*r, &(d.clone() + e)));
+            if positive {
+                at.any(|b| b)
+            } else {
+                // (Every perturbation: for `=` and `!=` the ends and -d decide.)
+                at.all(|b| b)
+            }
+        }
+        Formula::Not(a, _) => !holds(a, env, !positive, tau),
+        Formula::And(a, b) => holds(a, env, positive, tau) && holds(b, env, positive, tau),
+        Formula::Or(a, b) => holds(a, env, positive, tau) || holds(b, env, positive, tau),
+        Formula::Implies(a, b) => !holds(a, env, !positive, tau) || holds(b, env, positive, tau),
+        Formula::Iff(a, b) => {
+            (!holds(a, env, !positive, tau) || holds(b, env, positive, tau))
+                && (!holds(b, env, !positive, tau) || holds(a, env, positive, tau))
+        }
+        Formula::Quant { exists, body, .. } => {
+            // Every breakpoint of the generated bodies is a multiple of 1/16 within ±20 (the
+            // states are multiples of 1/8 then), so a grid of 1/32 holds them and a point
+            // between each two.
+            let saved = env.t.take();
+            let mut result = !*exists;
+            for k in -21 * 32..=21 * 32 {
+                env.t = Some(BigRational::new(BigInt::from(k), BigInt::from(32)));
+                if holds(body, env, positive, tau) == *exists {
+                    result = *exists;
+                    break;
+                }
+            }
+            env.t = saved;
+            result
+        }
+    }
+}
+
+fn gen_term(depth: u32) -> BoxedStrategy<String> {
+    let leaf = prop_oneof![
+        prop::sample::select(vec!["x", "y", "x'", "y'"]).prop_map(str::to_string),
+        prop::sample::select(VALUES.to_vec()).prop_map(|v| format!("({v})")),
+    ];
+    if depth == 0 {
+        return leaf.boxed();
+    }
+    let sub = || gen_term(depth - 1);
+    prop_oneof![
+        3 => leaf,
+        1 => (sub(), prop::sample::select(vec!["+", "-", "*"]), sub())
+            .prop_map(|(a, op, b)| format!("({a} {op} {b})")),
+        1 => sub().prop_map(|a| format!("({a}) / (y*y + 1)")),
+        1 => sub().prop_map(|a| format!("abs({a})")),
+        1 => (sub(), sub()).prop_map(|(a, b)| format!("min({a}, {b})")),
+        1 => (sub(), sub()).prop_map(|(a, b)| format!("max({a}, {b})")),
+        1 => sub().prop_map(|a| format!("({a})^2")),
+    ]
+    .boxed()
+}
+
+fn gen_atom() -> BoxedStrategy<String> {
+    let rels = vec!["<", "<=", "=", "!=", ">=", ">"];
+    (gen_term(2), prop::sample::select(rels), gen_term(2))
+        .prop_map(|(a, r, b)| format!("{a} {r} {b}"))
+        .boxed()
+}
+
+/// A comparison linear in T, whose breakpoint is a multiple of 1/16 within ±20 when the
+/// state's values are multiples of 1/8 ([`eighths`]).
+fn gen_linear_atom() -> BoxedStrategy<String> {
+    let rels = vec!["<", "<=", "=", "!=", ">=", ">"];
+    (
+        prop::sample::select(vec!["1", "-1", "2", "0.5", "0"]),
+        prop::sample::select(vec!["x", "x'", "1", "-2.5", "0.5"]),
+        prop::sample::select(rels),
+        prop::sample::select(vec!["y", "y'", "0", "3", "-0.25"]),
+    )
+        .prop_map(|(a, b, r, c)| format!("({a})*T + {b} {r} {c}"))
+        .boxed()
+}
+
+fn gen_formula(depth: u32, atom: fn() -> BoxedStrategy<String>) -> BoxedStrategy<String> {
+    if depth == 0 {
+        return atom();
+    }
+    let sub = move || gen_formula(depth - 1, atom);
+    prop_oneof![
+        2 => atom(),
+        1 => sub().prop_map(|a| format!("!({a})")),
+        1 => (sub(), prop::sample::select(vec!["&", "|", "->", "<->"]), sub())
+            .prop_map(|(a, op, b)| format!("({a}) {op} ({b})")),
+    ]
+    .boxed()
+}
+
+fn gen_quantified() -> BoxedStrategy<String> {
+    (prop::bool::ANY, gen_formula(2, gen_linear_atom))
+        .prop_map(|(e, b)| format!("{} T ({b})", if e { "\\exists" } else { "\\forall" }))
+        .boxed()
+}
+
+/// The monitor's verdict on the pair equals the reference's.
+fn agree(text: &str, values: &[&str; 4], tolerance: Option<&str>) -> Result<(), TestCaseError> {
+    let mut monitor = ModelplexMonitor::new("p.modelplex", text, tolerance)
+        .map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
+    let file = parse::parse("p.modelplex", text).unwrap();
+    let names = [("x", false), ("y", false), ("x", true), ("y", true)];
+    let vals: Vec<(&str, bool, BigRational)> = names
+        .iter()
+        .zip(values)
+        .map(|((n, p), v)| (*n, *p, dec(v)))
+        .collect();
+    let mut env = Env {
+        vals: &vals,
+        t: None,
+    };
+    let tau = tolerance.map_or(BigRational::zero(), dec);
+    let expected = holds(&file.monitors[0].formula, &mut env, true, &tau);
+    let pick = |post: bool| -> Vec<f64> {
+        monitor
+            .inputs()
+            .iter()
+            .map(|(n, _)| {
+                let i = names
+                    .iter()
+                    .position(|(m, p)| m == n && *p == post)
+                    .unwrap();
+                values[i].parse::<f64>().unwrap()
+            })
+            .collect()
+    };
+    let (prior, post) = (pick(false), pick(true));
+    let got = monitor.check(&prior, &post)[0] == Outcome::Holds;
+    prop_assert_eq!(
+        got,
+        expected,
+        "{} on x={} y={} x'={} y'={}",
+        text,
+        values[0],
+        values[1],
+        values[2],
+        values[3]
+    );
+    Ok(())
+}
+
+fn runner(cases: u32) -> TestRunner {
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[35; 32]))
+}
+
+fn state() -> impl Strategy<Value = [&'static str; 4]> {
+    prop::array::uniform4(prop::sample::select(VALUES.to_vec()))
+}
+
+fn eighths() -> impl Strategy<Value = [&'static str; 4]> {
+    prop::array::uniform4(prop::sample::select(vec![
+        "0", "0.5", "1", "-1", "2.5", "-0.25", "0.125",
+    ]))
+}
+
+#[test]
+fn quantifier_free_conditions_agree_with_the_reference() {
+    runner(600)
+        .run(&(gen_formula(3, gen_atom), state()), |(f, v)| {
+            agree(&f, &v, None)
+        })
+        .unwrap();
+}
+
+#[test]
+fn tolerances_agree_with_the_reference() {
+    let tau = prop::sample::select(vec!["0.1", "0.25", "1"]);
+    runner(400)
+        .run(&(gen_formula(3, gen_atom), state(), tau), |(f, v, t)| {
+            agree(&f, &v, Some(t))
+        })
+        .unwrap();
+}
+
+#[test]
+fn quantifiers_agree_with_the_reference() {
+    runner(200)
+        .run(&(gen_quantified(), eighths()), |(f, v)| agree(&f, &v, None))
+        .unwrap();
+}
