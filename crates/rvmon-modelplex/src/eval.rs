@@ -10,12 +10,32 @@ use crate::compile::{Atom, Cond, Expr, Test};
 use crate::exact::{DivByZero, Exact};
 use crate::interval::Interval;
 
-/// The values a condition reads: the prior and posterior samples (finite), and the
-/// quantified variables' current values.
+/// The values a condition reads: the prior and posterior samples (finite), each as an
+/// interval (computed once a pair) and as the exact decimal it stands for (computed when a
+/// comparison first needs it), and the quantified variables' current values.
 pub struct Ctx<'a> {
-    pub prior: &'a [f64],
-    pub post: &'a [f64],
+    pub prior: &'a [Interval],
+    pub post: &'a [Interval],
+    pub prior_values: &'a [f64],
+    pub post_values: &'a [f64],
+    pub prior_exact: &'a mut [Option<Exact>],
+    pub post_exact: &'a mut [Option<Exact>],
     pub bound: &'a mut [Exact],
+}
+
+impl Ctx<'_> {
+    /// The exact decimal a sample stands for, computed once.
+    fn sample(&mut self, column: usize, post: bool) -> Exact {
+        let (cache, values) = if post {
+            (&mut *self.post_exact, self.post_values)
+        } else {
+            (&mut *self.prior_exact, self.prior_values)
+        };
+        // (The monitor refuses samples that are not finite before evaluating.)
+        cache[column]
+            .get_or_insert_with(|| Exact::of_sample(values[column]).unwrap_or(Exact::int(0)))
+            .clone()
+    }
 }
 
 /// An interval around an exact number.
@@ -41,10 +61,15 @@ fn step(x: f64, n: i32) -> f64 {
 
 /// The value of an expression that reads no state (constants, exponents).
 pub fn constant(e: &Expr) -> Option<Exact> {
-    let mut none: [Exact; 0] = [];
+    let (mut none, mut a, mut b): ([Exact; 0], [Option<Exact>; 0], [Option<Exact>; 0]) =
+        ([], [], []);
     let mut ctx = Ctx {
         prior: &[],
         post: &[],
+        prior_values: &[],
+        post_values: &[],
+        prior_exact: &mut a,
+        post_exact: &mut b,
         bound: &mut none,
     };
     match e {
@@ -159,10 +184,7 @@ fn decided(yes: bool, no: bool) -> Option<bool> {
 fn interval(e: &Expr, ctx: &Ctx<'_>) -> Option<Interval> {
     match e {
         Expr::Lit(_, iv) => Some(*iv),
-        Expr::Var { column, post } => {
-            let x = if *post { ctx.post } else { ctx.prior }[*column];
-            Interval::around(x)
-        }
+        Expr::Var { column, post } => Some(if *post { ctx.post } else { ctx.prior }[*column]),
         Expr::Bound(_) => None,
         Expr::Neg(a) => Some(interval(a, ctx)?.neg()),
         Expr::Bin(op, a, b) => {
@@ -192,11 +214,7 @@ fn interval(e: &Expr, ctx: &Ctx<'_>) -> Option<Interval> {
 pub fn exact(e: &Expr, ctx: &mut Ctx<'_>) -> Result<Exact, DivByZero> {
     Ok(match e {
         Expr::Lit(v, _) => v.clone(),
-        Expr::Var { column, post } => {
-            let x = if *post { ctx.post } else { ctx.prior }[*column];
-            // (The monitor refuses samples that are not finite before evaluating.)
-            Exact::of_sample(x).unwrap_or(Exact::int(0))
-        }
+        Expr::Var { column, post } => ctx.sample(*column, *post),
         Expr::Bound(slot) => ctx.bound[*slot].clone(),
         Expr::Neg(a) => exact(a, ctx)?.neg(),
         Expr::Bin(op, a, b) => {

@@ -25,6 +25,7 @@ use rvmon_core::{
 use compile::Program;
 use eval::Ctx;
 use exact::Exact;
+use interval::Interval;
 
 /// A `.modelplex` file's monitors: fed one event (sample) at a time, whose values are the
 /// state variables' columns.
@@ -36,6 +37,10 @@ pub struct ModelplexMonitor {
     current: Vec<f64>,
     /// Quantified variables' values while evaluating.
     bound: Vec<Exact>,
+    /// Per pair: the samples as intervals and (once needed) as exact decimals, and each
+    /// monitor's outcome.
+    scratch: Scratch,
+
     tp: u64,
 }
 
@@ -44,6 +49,15 @@ struct Prior {
     tp: u64,
     time: i64,
     values: Vec<f64>,
+}
+
+#[derive(Default)]
+struct Scratch {
+    prior: Vec<Interval>,
+    post: Vec<Interval>,
+    prior_exact: Vec<Option<Exact>>,
+    post_exact: Vec<Option<Exact>>,
+    outcomes: Vec<Outcome>,
 }
 
 /// What a snapshot holds.
@@ -84,6 +98,7 @@ impl ModelplexMonitor {
         Ok(ModelplexMonitor {
             current: vec![0.0; program.signals.len()],
             bound: vec![Exact::int(0); program.slots],
+            scratch: Scratch::default(),
             program,
             prior: None,
             tp: 0,
@@ -105,17 +120,31 @@ impl ModelplexMonitor {
 
     /// Each monitor's outcome on the pair `prior`, `post` (values in the order of
     /// [`ModelplexMonitor::inputs`], finite).
-    pub fn check(&mut self, prior: &[f64], post: &[f64]) -> Vec<Outcome> {
+    pub fn check(&mut self, prior: &[f64], post: &[f64]) -> &[Outcome] {
+        let s = &mut self.scratch;
+        let around = |x: &f64| Interval::around(*x).unwrap_or(Interval { lo: f64::MIN, hi: f64::MAX });
+        s.prior.clear();
+        s.prior.extend(prior.iter().map(around));
+        s.post.clear();
+        s.post.extend(post.iter().map(around));
+        s.prior_exact.clear();
+        s.prior_exact.resize(prior.len(), None);
+        s.post_exact.clear();
+        s.post_exact.resize(post.len(), None);
         let mut ctx = Ctx {
-            prior,
-            post,
+            prior: &s.prior,
+            post: &s.post,
+            prior_values: prior,
+            post_values: post,
+            prior_exact: &mut s.prior_exact,
+            post_exact: &mut s.post_exact,
             bound: &mut self.bound,
         };
-        self.program
-            .monitors
-            .iter()
-            .map(|m| outcome(m, &mut ctx))
-            .collect()
+        s.outcomes.clear();
+        for m in &self.program.monitors {
+            s.outcomes.push(outcome(m, &mut ctx));
+        }
+        &s.outcomes
     }
 
     /// The sample's values, each a finite number.
@@ -177,7 +206,7 @@ impl rvmon_core::Monitor<Event> for ModelplexMonitor {
             self.read(ev)?;
             if let Some(prior) = self.prior.take() {
                 let current = std::mem::take(&mut self.current);
-                let outcomes = self.check(&prior.values, &current);
+                let outcomes = self.check(&prior.values, &current).to_vec();
                 for (m, o) in self.program.monitors.iter().zip(outcomes) {
                     let Outcome::Fails {
                         conjunct,

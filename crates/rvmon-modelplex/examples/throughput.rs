@@ -1,0 +1,56 @@
+//! The evaluator alone, without reading a trace: state pairs per second of a `.modelplex`
+//! file's conditions on a compliant water-tank run held in memory (bench/modelplex.py).
+//!
+//! `cargo run --release -p rvmon-modelplex --example throughput -- SPEC PAIRS`
+
+use std::time::Instant;
+
+use rvmon_modelplex::{ModelplexMonitor, Outcome};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let spec = args.get(1).expect("SPEC PAIRS");
+    let pairs: usize = args.get(2).map_or(10_000_000, |n| n.parse().expect("PAIRS"));
+    let text = std::fs::read_to_string(spec).expect("the spec");
+    let mut m = ModelplexMonitor::new(spec, &text, None).expect("a valid spec");
+    let names: Vec<String> = m.inputs().into_iter().map(|i| i.0).collect();
+    // A compliant run: x' = x + f'·t' with decimal inflows of two digits, the level kept in
+    // [0, 10] (m = 10, ε = 1).
+    let n = 4096;
+    let mut states = Vec::with_capacity(n);
+    let (mut x, mut k) = (5.0f64, 0u64);
+    for _ in 0..n {
+        k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        // The inflow in hundredths, between max(-1, -x) and (m - x)/ε.
+        let x100 = (x * 100.0).round() as i64;
+        let (lo, hi) = ((-100).max(-x100), 1000 - x100);
+        let f = (lo + (k >> 33) as i64 % (hi - lo + 1)) as f64 / 100.0;
+        let t = 1.0;
+        let next = ((x * 100.0).round() + (f * 100.0).round()) / 100.0;
+        let state: Vec<f64> = names
+            .iter()
+            .map(|s| match s.as_str() {
+                "x" => next,
+                "f" => f,
+                _ => t,
+            })
+            .collect();
+        states.push(state);
+        x = next;
+    }
+    let start = Instant::now();
+    let mut violations = 0usize;
+    for i in 0..pairs {
+        let (a, b) = (&states[i % (n - 1)], &states[i % (n - 1) + 1]);
+        violations += m
+            .check(a, b)
+            .iter()
+            .filter(|o| **o != Outcome::Holds)
+            .count();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "pairs={pairs} seconds={secs:.3} pairs_per_second={:.0} violations={violations}",
+        pairs as f64 / secs
+    );
+}
