@@ -74,6 +74,8 @@ pub struct Atom {
     pub threshold: Interval,
     /// Whether it reads a quantified variable (then it is decided exactly, no interval pass).
     pub bound: bool,
+    /// The `f64` filter that decides it first, when it reads no quantified variable.
+    pub filter: Option<crate::filter::Program>,
 }
 
 /// A condition, resolved: `¬`, `→`, `↔` are gone (pushed into the atoms' tests where a
@@ -367,12 +369,16 @@ impl Compiler<'_> {
                 };
                 let bound = reads_bound(&lhs) || reads_bound(&rhs);
                 let threshold = crate::eval::enclose(test.threshold());
+                let filter = (!bound)
+                    .then(|| crate::filter::Program::new(&lhs, &rhs, &test))
+                    .flatten();
                 Cond::Atom(Box::new(Atom {
                     lhs,
                     rhs,
                     test,
                     threshold,
                     bound,
+                    filter,
                 }))
             }
             Formula::Not(a, _) => Cond::Not(Box::new(self.formula(a, !positive)?)),

@@ -21,6 +21,8 @@ pub struct Ctx<'a> {
     pub prior_exact: &'a mut [Option<Exact>],
     pub post_exact: &'a mut [Option<Exact>],
     pub bound: &'a mut [Exact],
+    /// The filter's registers ([`crate::filter`]).
+    pub regs: &'a mut Vec<(f64, f64)>,
 }
 
 impl Ctx<'_> {
@@ -63,6 +65,7 @@ fn step(x: f64, n: i32) -> f64 {
 pub fn constant(e: &Expr) -> Option<Exact> {
     let (mut none, mut a, mut b): ([Exact; 0], [Option<Exact>; 0], [Option<Exact>; 0]) =
         ([], [], []);
+    let mut regs = Vec::new();
     let mut ctx = Ctx {
         prior: &[],
         post: &[],
@@ -71,6 +74,7 @@ pub fn constant(e: &Expr) -> Option<Exact> {
         prior_exact: &mut a,
         post_exact: &mut b,
         bound: &mut none,
+        regs: &mut regs,
     };
     match e {
         _ if reads_state(e) => None,
@@ -129,7 +133,11 @@ pub fn holds(c: &Cond, ctx: &mut Ctx<'_>) -> Result<bool, DivByZero> {
 }
 
 fn atom(a: &Atom, ctx: &mut Ctx<'_>) -> Result<bool, DivByZero> {
-    if !a.bound {
+    if let Some(filter) = &a.filter {
+        if let Some(b) = filter.decide(&a.test, ctx.prior_values, ctx.post_values, ctx.regs) {
+            return Ok(b);
+        }
+    } else if !a.bound {
         if let Some(b) = by_intervals(a, ctx) {
             return Ok(b);
         }

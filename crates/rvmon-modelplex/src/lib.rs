@@ -12,6 +12,7 @@ pub mod ast;
 pub mod compile;
 pub mod eval;
 pub mod exact;
+mod filter;
 pub mod interval;
 mod lexer;
 pub mod parse;
@@ -58,6 +59,8 @@ struct Scratch {
     prior_exact: Vec<Option<Exact>>,
     post_exact: Vec<Option<Exact>>,
     outcomes: Vec<Outcome>,
+    /// The filter's registers.
+    regs: Vec<(f64, f64)>,
 }
 
 /// What a snapshot holds.
@@ -139,6 +142,7 @@ impl ModelplexMonitor {
             prior_exact: &mut s.prior_exact,
             post_exact: &mut s.post_exact,
             bound: &mut self.bound,
+            regs: &mut s.regs,
         };
         s.outcomes.clear();
         for m in &self.program.monitors {
