@@ -8,35 +8,75 @@ use std::cmp::Ordering;
 use crate::ast::{BinOp, Func};
 use crate::compile::{Atom, Cond, Expr, Test};
 use crate::exact::{DivByZero, Exact};
+use crate::fixed::Dec;
 use crate::interval::Interval;
 
-/// The values a condition reads: the prior and posterior samples (finite), each as an
-/// interval (computed once a pair) and as the exact decimal it stands for (computed when a
-/// comparison first needs it), and the quantified variables' current values.
+/// One sample as the evaluator reads it: its doubles, and the decimals they stand for,
+/// computed when a comparison first needs them (once a sample: the posterior of one pair is
+/// the prior of the next).
+#[derive(Clone, Debug, Default)]
+pub struct Sample {
+    pub values: Vec<f64>,
+    /// Which values the caches hold: an entry is valid when its generation is this one (so
+    /// that a new sample invalidates them without writing them).
+    generation: u64,
+    exact: Vec<(u64, Exact)>,
+    dec: Vec<(u64, Option<Dec>)>,
+}
+
+impl Sample {
+    /// Holds `values` (finite), forgetting the decimals of the previous ones.
+    pub fn set(&mut self, values: &[f64]) {
+        self.values.clear();
+        self.values.extend_from_slice(values);
+        self.generation += 1;
+        if self.exact.len() != values.len() {
+            self.exact = vec![(0, Exact::int(0)); values.len()];
+            self.dec = vec![(0, None); values.len()];
+        }
+    }
+
+    /// The decimal sample `i` stands for, in fixed point if it fits.
+    pub fn dec(&mut self, i: usize) -> Option<Dec> {
+        let entry = &mut self.dec[i];
+        if entry.0 != self.generation {
+            *entry = (self.generation, Dec::of_sample(self.values[i]));
+        }
+        entry.1
+    }
+
+    /// The decimal sample `i` stands for, exactly.
+    fn exact(&mut self, i: usize) -> Exact {
+        if self.exact[i].0 != self.generation {
+            // (The monitor refuses samples that are not finite before evaluating.)
+            let e = match self.dec(i) {
+                Some(d) => d.to_exact(),
+                None => Exact::of_sample(self.values[i]).unwrap_or(Exact::int(0)),
+            };
+            self.exact[i] = (self.generation, e);
+        }
+        self.exact[i].1.clone()
+    }
+}
+
+/// What a condition reads: the pair of samples, the quantified variables' current values,
+/// and scratch space for the passes.
 pub struct Ctx<'a> {
-    pub prior: &'a [Interval],
-    pub post: &'a [Interval],
-    pub prior_values: &'a [f64],
-    pub post_values: &'a [f64],
-    pub prior_exact: &'a mut [Option<Exact>],
-    pub post_exact: &'a mut [Option<Exact>],
+    pub prior: &'a mut Sample,
+    pub post: &'a mut Sample,
     pub bound: &'a mut [Exact],
-    /// The filter's registers ([`crate::filter`]).
+    /// The filter's registers ([`crate::filter`]), and the fixed-point pass'.
     pub regs: &'a mut Vec<(f64, f64)>,
+    pub decs: &'a mut Vec<Dec>,
 }
 
 impl Ctx<'_> {
-    /// The exact decimal a sample stands for, computed once.
     fn sample(&mut self, column: usize, post: bool) -> Exact {
-        let (cache, values) = if post {
-            (&mut *self.post_exact, self.post_values)
+        if post {
+            self.post.exact(column)
         } else {
-            (&mut *self.prior_exact, self.prior_values)
-        };
-        // (The monitor refuses samples that are not finite before evaluating.)
-        cache[column]
-            .get_or_insert_with(|| Exact::of_sample(values[column]).unwrap_or(Exact::int(0)))
-            .clone()
+            self.prior.exact(column)
+        }
     }
 }
 
@@ -63,18 +103,14 @@ fn step(x: f64, n: i32) -> f64 {
 
 /// The value of an expression that reads no state (constants, exponents).
 pub fn constant(e: &Expr) -> Option<Exact> {
-    let (mut none, mut a, mut b): ([Exact; 0], [Option<Exact>; 0], [Option<Exact>; 0]) =
-        ([], [], []);
-    let mut regs = Vec::new();
+    let (mut none, mut a, mut b) = ([], Sample::default(), Sample::default());
+    let (mut regs, mut decs) = (Vec::new(), Vec::new());
     let mut ctx = Ctx {
-        prior: &[],
-        post: &[],
-        prior_values: &[],
-        post_values: &[],
-        prior_exact: &mut a,
-        post_exact: &mut b,
+        prior: &mut a,
+        post: &mut b,
         bound: &mut none,
         regs: &mut regs,
+        decs: &mut decs,
     };
     match e {
         _ if reads_state(e) => None,
@@ -134,7 +170,10 @@ pub fn holds(c: &Cond, ctx: &mut Ctx<'_>) -> Result<bool, DivByZero> {
 
 fn atom(a: &Atom, ctx: &mut Ctx<'_>) -> Result<bool, DivByZero> {
     if let Some(filter) = &a.filter {
-        if let Some(b) = filter.decide(&a.test, ctx.prior_values, ctx.post_values, ctx.regs) {
+        if let Some(b) = filter.decide(&a.test, &ctx.prior.values, &ctx.post.values, ctx.regs) {
+            return Ok(b);
+        }
+        if let Some(b) = filter.decide_fixed(&a.test, ctx.prior, ctx.post, ctx.decs) {
             return Ok(b);
         }
     } else if !a.bound {
@@ -192,7 +231,9 @@ fn decided(yes: bool, no: bool) -> Option<bool> {
 fn interval(e: &Expr, ctx: &Ctx<'_>) -> Option<Interval> {
     match e {
         Expr::Lit(_, iv) => Some(*iv),
-        Expr::Var { column, post } => Some(if *post { ctx.post } else { ctx.prior }[*column]),
+        Expr::Var { column, post } => {
+            Interval::around(if *post { &ctx.post } else { &ctx.prior }.values[*column])
+        }
         Expr::Bound(_) => None,
         Expr::Neg(a) => Some(interval(a, ctx)?.neg()),
         Expr::Bin(op, a, b) => {

@@ -9,23 +9,31 @@
 //! The bounds: a sample stands for a decimal within half a step of it (`u|x|`, `u = 2^-53`);
 //! a sum or difference adds its operands' bounds and its own rounding (`u|v|`); a product
 //! `|a|·eb + |b|·ea + ea·eb + u|v|`; a quotient `(ea + |v|·eb)/(|b| - eb) + u|v|`, only when
-//! `|b| > eb` (else the divisor may be zero: decided exactly). Each bound is computed with
-//! rounding too, so it is enlarged by `2^-48` relative (which covers a few roundings) and by
-//! the smallest normal double (which covers underflow).
+//! `|b| > eb` (else the divisor may be zero: decided exactly). The bounds are computed with
+//! rounding too, each operation's in at most 8 roundings of positive terms, so the last
+//! bound is enlarged once by `16·n·u` relative for a program of `n` operations (which
+//! covers them: `(1 - u)^(8n) > 1/(1 + 16nu)`), and by `n` times the smallest subnormal
+//! step times 4 (which covers underflow, where `u|v|` does not bound a rounding).
+
+use std::cmp::Ordering;
 
 use crate::ast::{BinOp, Func};
 use crate::compile::{Expr, Test};
+use crate::eval::Sample;
 use crate::exact::Exact;
+use crate::fixed::Dec;
 
 const U: f64 = 1.0 / 9_007_199_254_740_992.0; // 2^-53
-const GROW: f64 = 1.0 + 1.0 / 281_474_976_710_656.0; // 1 + 2^-48
-const TINY: f64 = f64::MIN_POSITIVE;
+/// The smallest subnormal double.
+const STEP: f64 = 4.9406564584124654e-324;
 
 /// One operation; its result is the register of its own index.
 #[derive(Clone, Copy, Debug)]
 pub enum Op {
     Sample { column: usize, post: bool },
-    Const { v: f64, e: f64 },
+    /// A constant: its double, the bound on its distance to it, and it in fixed point if
+    /// it is a decimal that fits.
+    Const { v: f64, e: f64, dec: Option<Dec> },
     Add(u32, u32),
     Sub(u32, u32),
     Mul(u32, u32),
@@ -42,6 +50,9 @@ pub enum Op {
 #[derive(Clone, Debug)]
 pub struct Program {
     ops: Vec<Op>,
+    /// `1 + 16·n·u`, and `4·n` subnormal steps, for the last bound (see above).
+    grow: f64,
+    tiny: f64,
 }
 
 /// A constant: its nearest double (or close) and a bound on the distance to it.
@@ -51,24 +62,39 @@ fn constant(x: &Exact) -> Op {
         Exact::Small(n, 1) if n.abs() < 1 << 53 => 0.0,
         // Both exact doubles: their quotient is correctly rounded.
         Exact::Small(n, d) if n.abs() < 1 << 53 && *d < 1 << 53 => U * v.abs(),
-        _ => 16.0 * U * v.abs() + TINY,
+        _ => 16.0 * U * v.abs() + 4.0 * STEP,
     };
-    Op::Const { v, e }
+    Op::Const {
+        v,
+        e,
+        dec: Dec::of_exact(x),
+    }
 }
 
 impl Program {
     /// The program of `lhs ~ rhs` tested by `test`; `None` if it cannot be (a power with a
     /// negative exponent is left to the exact pass).
     pub fn new(lhs: &Expr, rhs: &Expr, test: &Test) -> Option<Program> {
-        let mut p = Program { ops: Vec::new() };
+        let mut p = Program {
+            ops: Vec::new(),
+            grow: 1.0,
+            tiny: 0.0,
+        };
         let a = p.expr(lhs)?;
         let b = p.expr(rhs)?;
         let d = p.push(Op::Sub(a, b));
-        let k = p.push(constant(test.threshold()));
-        if matches!(test, Test::AbsLe(_) | Test::AbsGt(_)) {
-            p.push(Op::Add(d, k));
+        let absolute = matches!(test, Test::AbsLe(_) | Test::AbsGt(_));
+        // (d - 0 is d, the last register.)
+        if !test.threshold().is_zero() || absolute {
+            let k = p.push(constant(test.threshold()));
+            if absolute {
+                p.push(Op::Add(d, k));
+            }
+            p.push(Op::Sub(d, k));
         }
-        p.push(Op::Sub(d, k));
+        let n = p.ops.len() as f64;
+        p.grow = 1.0 + 16.0 * n * U * 2.0;
+        p.tiny = 4.0 * n * STEP * 2.0;
         Some(p)
     }
 
@@ -100,7 +126,7 @@ impl Program {
             }
             Expr::Pow(a, n) if *n >= 0 => {
                 let a = self.expr(a)?;
-                let mut out = self.push(Op::Const { v: 1.0, e: 0.0 });
+                let mut out = self.push(constant(&Exact::int(1)));
                 for _ in 0..*n {
                     out = self.push(Op::Mul(out, a));
                 }
@@ -138,31 +164,33 @@ impl Program {
                     let x = if p { post[column] } else { prior[column] };
                     (x, U * x.abs())
                 }
-                Op::Const { v, e } => (v, e),
+                Op::Const { v, e, .. } => (v, e),
                 Op::Add(a, b) => {
                     let ((x, ex), (y, ey)) = (r(a), r(b));
                     let v = x + y;
-                    (v, (ex + ey + U * v.abs()) * GROW + TINY)
+                    (v, ex + ey + U * v.abs())
                 }
                 Op::Sub(a, b) => {
                     let ((x, ex), (y, ey)) = (r(a), r(b));
                     let v = x - y;
-                    (v, (ex + ey + U * v.abs()) * GROW + TINY)
+                    (v, ex + ey + U * v.abs())
                 }
                 Op::Mul(a, b) => {
                     let ((x, ex), (y, ey)) = (r(a), r(b));
                     let v = x * y;
                     let e = x.abs() * ey + y.abs() * ex + ex * ey + U * v.abs();
-                    (v, e * GROW + TINY)
+                    (v, e)
                 }
                 Op::Div(a, b) => {
                     let ((x, ex), (y, ey)) = (r(a), r(b));
-                    let room = y.abs() - ey * GROW;
+                    // (The divisor's bound as the last bound is enlarged: the room is then
+                    // certainly no larger than the true one.)
+                    let room = y.abs() - (ey * self.grow + self.tiny);
                     if room.is_nan() || room <= 0.0 {
                         return None;
                     }
                     let v = x / y;
-                    (v, ((ex + v.abs() * ey) / room + U * v.abs()) * GROW + TINY)
+                    (v, ((ex + v.abs() * ey) / room + U * v.abs()) * self.grow)
                 }
                 Op::Neg(a) => {
                     let (x, e) = r(a);
@@ -194,40 +222,78 @@ impl Program {
         regs: &mut Vec<(f64, f64)>,
     ) -> Option<bool> {
         self.run(prior, post, regs)?;
-        let sign = |(v, e): (f64, f64)| -> Option<std::cmp::Ordering> {
+        let (grow, tiny) = (self.grow, self.tiny);
+        let sign = |(v, e): (f64, f64)| -> Option<Ordering> {
+            let e = e * grow + tiny;
             if v > e {
-                Some(std::cmp::Ordering::Greater)
+                Some(Ordering::Greater)
             } else if v < -e {
-                Some(std::cmp::Ordering::Less)
+                Some(Ordering::Less)
             } else {
                 None
             }
         };
-        use std::cmp::Ordering::{Greater, Less};
         let n = regs.len();
-        let below = regs[n - 1]; // d - k
-        Some(match test {
-            Test::Le(_) => sign(below)? == Less,
-            Test::Lt(_) => sign(below)? == Less,
-            Test::Ge(_) => sign(below)? == Greater,
-            Test::Gt(_) => sign(below)? == Greater,
-            Test::Eq => match sign(below) {
-                Some(_) => false,
-                None => return None,
-            },
-            Test::Ne => match sign(below) {
-                Some(_) => true,
-                None => return None,
-            },
-            Test::AbsLe(_) | Test::AbsGt(_) => {
-                let above = regs[n - 2]; // d + k
-                let inside = match (sign(below), sign(above)) {
-                    (Some(Less), Some(Greater)) => true,
-                    (Some(Greater), _) | (_, Some(Less)) => false,
-                    _ => return None,
-                };
-                inside == matches!(test, Test::AbsLe(_))
-            }
-        })
+        let above = if n >= 2 { sign(regs[n - 2]) } else { None };
+        by_signs(test, sign(regs[n - 1]), above)
     }
+
+    /// The comparison decided exactly in fixed point, if every number on the way is a
+    /// decimal that fits ([`crate::fixed`]).
+    pub fn decide_fixed(
+        &self,
+        test: &Test,
+        prior: &mut Sample,
+        post: &mut Sample,
+        regs: &mut Vec<Dec>,
+    ) -> Option<bool> {
+        regs.clear();
+        for op in &self.ops {
+            let r = |k: u32| regs[k as usize];
+            let v = match *op {
+                Op::Sample { column, post: p } => {
+                    if p { post.dec(column) } else { prior.dec(column) }?
+                }
+                Op::Const { dec, .. } => dec?,
+                Op::Add(a, b) => r(a).add(r(b))?,
+                Op::Sub(a, b) => r(a).sub(r(b))?,
+                Op::Mul(a, b) => r(a).mul(r(b))?,
+                Op::Div(..) => return None,
+                Op::Neg(a) => r(a).neg()?,
+                Op::Abs(a) => r(a).abs()?,
+                Op::Min(a, b) | Op::Max(a, b) => {
+                    let (x, y) = (r(a), r(b));
+                    let less = x.cmp(y)? == Ordering::Less;
+                    if less == matches!(op, Op::Min(..)) { x } else { y }
+                }
+            };
+            regs.push(v);
+        }
+        let n = regs.len();
+        let above = (n >= 2).then(|| regs[n - 2].signum());
+        by_signs(test, Some(regs[n - 1].signum()), above)
+    }
+}
+
+/// A test decided from the sign of `d - k` (`below`) and, for the absolute tests, of
+/// `d + k` (`above`); `None` when a sign it needs is unknown.
+fn by_signs(test: &Test, below: Option<Ordering>, above: Option<Ordering>) -> Option<bool> {
+    use Ordering::{Equal, Greater, Less};
+    Some(match test {
+        Test::Le(_) => below? != Greater,
+        Test::Lt(_) => below? == Less,
+        Test::Ge(_) => below? != Less,
+        Test::Gt(_) => below? == Greater,
+        Test::Eq => below? == Equal,
+        Test::Ne => below? != Equal,
+        Test::AbsLe(_) | Test::AbsGt(_) => {
+            // |d| <= k  ⟺  d - k <= 0 and d + k >= 0.
+            let inside = match (below, above) {
+                (Some(b), Some(a)) => b != Greater && a != Less,
+                (Some(Greater), _) | (_, Some(Less)) => false,
+                _ => return None,
+            };
+            inside == matches!(test, Test::AbsLe(_))
+        }
+    })
 }

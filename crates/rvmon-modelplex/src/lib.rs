@@ -13,6 +13,7 @@ pub mod compile;
 pub mod eval;
 pub mod exact;
 mod filter;
+mod fixed;
 pub mod interval;
 mod lexer;
 pub mod parse;
@@ -24,24 +25,25 @@ use rvmon_core::{
 };
 
 use compile::Program;
-use eval::Ctx;
+use eval::{Ctx, Sample};
 use exact::Exact;
-use interval::Interval;
 
 /// A `.modelplex` file's monitors: fed one event (sample) at a time, whose values are the
 /// state variables' columns.
 pub struct ModelplexMonitor {
     program: Program,
-    /// The previous sample: its number, time (ns) and values.
-    prior: Option<Prior>,
-    /// The sample being checked.
+    /// The previous sample's number and time (ns), once there is one.
+    prior: Option<(u64, i64)>,
+    /// The previous sample and the one being checked.
+    samples: [Sample; 2],
+    /// The sample being read.
     current: Vec<f64>,
     /// Quantified variables' values while evaluating.
     bound: Vec<Exact>,
-    /// Per pair: the samples as intervals and (once needed) as exact decimals, and each
-    /// monitor's outcome.
-    scratch: Scratch,
-
+    /// Scratch space of the passes, and each monitor's outcome on the pair.
+    regs: Vec<(f64, f64)>,
+    decs: Vec<fixed::Dec>,
+    outcomes: Vec<Outcome>,
     tp: u64,
 }
 
@@ -50,17 +52,6 @@ struct Prior {
     tp: u64,
     time: i64,
     values: Vec<f64>,
-}
-
-#[derive(Default)]
-struct Scratch {
-    prior: Vec<Interval>,
-    post: Vec<Interval>,
-    prior_exact: Vec<Option<Exact>>,
-    post_exact: Vec<Option<Exact>>,
-    outcomes: Vec<Outcome>,
-    /// The filter's registers.
-    regs: Vec<(f64, f64)>,
 }
 
 /// What a snapshot holds.
@@ -76,10 +67,7 @@ struct State {
 pub enum Outcome {
     Holds,
     /// Conjunct `n` (from 0) fails, or divides by zero if `undefined`.
-    Fails {
-        conjunct: usize,
-        undefined: bool,
-    },
+    Fails { conjunct: usize, undefined: bool },
 }
 
 impl ModelplexMonitor {
@@ -91,9 +79,7 @@ impl ModelplexMonitor {
             Some(t) => Exact::parse_decimal(t)
                 .filter(|v| v.signum() >= 0)
                 .ok_or_else(|| {
-                    Error::msg(format!(
-                        "--tolerance {t}: expected a non-negative decimal number"
-                    ))
+                    Error::msg(format!("--tolerance {t}: expected a non-negative decimal number"))
                 })?,
         };
         let file = parse::parse(name, text)?;
@@ -101,9 +87,12 @@ impl ModelplexMonitor {
         Ok(ModelplexMonitor {
             current: vec![0.0; program.signals.len()],
             bound: vec![Exact::int(0); program.slots],
-            scratch: Scratch::default(),
             program,
             prior: None,
+            samples: Default::default(),
+            regs: Vec::new(),
+            decs: Vec::new(),
+            outcomes: Vec::new(),
             tp: 0,
         })
     }
@@ -124,31 +113,26 @@ impl ModelplexMonitor {
     /// Each monitor's outcome on the pair `prior`, `post` (values in the order of
     /// [`ModelplexMonitor::inputs`], finite).
     pub fn check(&mut self, prior: &[f64], post: &[f64]) -> &[Outcome] {
-        let s = &mut self.scratch;
-        let around = |x: &f64| Interval::around(*x).unwrap_or(Interval { lo: f64::MIN, hi: f64::MAX });
-        s.prior.clear();
-        s.prior.extend(prior.iter().map(around));
-        s.post.clear();
-        s.post.extend(post.iter().map(around));
-        s.prior_exact.clear();
-        s.prior_exact.resize(prior.len(), None);
-        s.post_exact.clear();
-        s.post_exact.resize(post.len(), None);
+        self.samples[0].set(prior);
+        self.samples[1].set(post);
+        self.evaluate()
+    }
+
+    /// Each monitor's outcome on the pair held in `samples`.
+    fn evaluate(&mut self) -> &[Outcome] {
+        let [prior, post] = &mut self.samples;
         let mut ctx = Ctx {
-            prior: &s.prior,
-            post: &s.post,
-            prior_values: prior,
-            post_values: post,
-            prior_exact: &mut s.prior_exact,
-            post_exact: &mut s.post_exact,
+            prior,
+            post,
             bound: &mut self.bound,
-            regs: &mut s.regs,
+            regs: &mut self.regs,
+            decs: &mut self.decs,
         };
-        s.outcomes.clear();
+        self.outcomes.clear();
         for m in &self.program.monitors {
-            s.outcomes.push(outcome(m, &mut ctx));
+            self.outcomes.push(outcome(m, &mut ctx));
         }
-        &s.outcomes
+        &self.outcomes
     }
 
     /// The sample's values, each a finite number.
@@ -160,19 +144,57 @@ impl ModelplexMonitor {
                 Some(Some(Val::UInt(x))) => *x as f64,
                 _ => {
                     return Err(Error::msg(format!(
-                        "sample {}: no number for `{name}` (a ModelPlex condition reads every \
-                         state variable of every sample)",
+                        "sample {} (counted from 0): no number for `{name}` (a ModelPlex \
+                         condition reads every state variable of every sample)",
                         self.tp
                     )))
                 }
             };
             if !x.is_finite() {
                 return Err(Error::msg(format!(
-                    "sample {}: `{name}` is {x}: ModelPlex conditions are over real numbers",
+                    "sample {} (counted from 0): `{name}` is {x}: ModelPlex conditions are \
+                     over real numbers",
                     self.tp
                 )));
             }
             self.current[i] = x;
+        }
+        Ok(())
+    }
+
+    /// Emits a violation of each monitor whose condition the pair fails.
+    fn emit(
+        &self,
+        (from_tp, from_ts): (u64, i64),
+        ts: i64,
+        interner: &Interner,
+        sink: &mut dyn Sink,
+    ) -> Result<(), Error> {
+        for (m, o) in self.program.monitors.iter().zip(&self.outcomes) {
+            let Outcome::Fails {
+                conjunct,
+                undefined,
+            } = *o
+            else {
+                continue;
+            };
+            let d = Decision {
+                tp: self.tp,
+                ts,
+                kind: Kind::Violation,
+                payload: Payload::Transition {
+                    monitor: &m.name,
+                    conjunct,
+                    text: &m.conjuncts[conjunct].text,
+                    undefined,
+                    from_tp,
+                    from_ts,
+                    signals: &self.program.signals,
+                    prior: &self.samples[0].values,
+                    posterior: &self.samples[1].values,
+                },
+            };
+            sink.emit(&d, interner)?;
         }
         Ok(())
     }
@@ -208,49 +230,16 @@ impl rvmon_core::Monitor<Event> for ModelplexMonitor {
     ) -> Result<(), Error> {
         for ev in batch {
             self.read(ev)?;
-            if let Some(prior) = self.prior.take() {
-                let current = std::mem::take(&mut self.current);
-                let outcomes = self.check(&prior.values, &current).to_vec();
-                for (m, o) in self.program.monitors.iter().zip(outcomes) {
-                    let Outcome::Fails {
-                        conjunct,
-                        undefined,
-                    } = o
-                    else {
-                        continue;
-                    };
-                    let d = Decision {
-                        tp: self.tp,
-                        ts: ev.time,
-                        kind: Kind::Violation,
-                        payload: Payload::Transition {
-                            monitor: &m.name,
-                            conjunct,
-                            text: &m.conjuncts[conjunct].text,
-                            undefined,
-                            from_tp: prior.tp,
-                            from_ts: prior.time,
-                            signals: &self.program.signals,
-                            prior: &prior.values,
-                            posterior: &current,
-                        },
-                    };
-                    sink.emit(&d, interner)?;
+            self.samples[1].set(&self.current);
+            if let Some(prior) = self.prior {
+                self.evaluate();
+                if self.outcomes.iter().any(|o| *o != Outcome::Holds) {
+                    self.emit(prior, ev.time, interner, sink)?;
                 }
-                // (The two buffers swap roles: no allocation a sample.)
-                self.current = prior.values;
-                self.prior = Some(Prior {
-                    tp: self.tp,
-                    time: ev.time,
-                    values: current,
-                });
-            } else {
-                self.prior = Some(Prior {
-                    tp: self.tp,
-                    time: ev.time,
-                    values: self.current.clone(),
-                });
             }
+            // (The posterior, its decimals with it, is the next pair's prior.)
+            self.samples.swap(0, 1);
+            self.prior = Some((self.tp, ev.time));
             self.tp += 1;
         }
         Ok(())
@@ -262,8 +251,13 @@ impl rvmon_core::Monitor<Event> for ModelplexMonitor {
     }
 
     fn snapshot(&self) -> Result<Vec<u8>, Error> {
+        let prior = self.prior.map(|(tp, time)| Prior {
+            tp,
+            time,
+            values: self.samples[0].values.clone(),
+        });
         Ok(encode_state(&State {
-            prior: self.prior.clone(),
+            prior,
             tp: self.tp,
             signals: self.program.signals.clone(),
         }))
@@ -273,7 +267,10 @@ impl rvmon_core::Monitor<Event> for ModelplexMonitor {
         let s: State = decode_state(state)
             .filter(|s: &State| s.signals == self.program.signals)
             .ok_or_else(|| Error::msg("not a state of this ModelPlex specification's monitor"))?;
-        self.prior = s.prior;
+        self.prior = s.prior.as_ref().map(|p| (p.tp, p.time));
+        if let Some(p) = s.prior {
+            self.samples[0].set(&p.values);
+        }
         self.tp = s.tp;
         Ok(())
     }
