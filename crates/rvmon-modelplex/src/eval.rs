@@ -71,6 +71,17 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The same context, borrowed for a call.
+    pub fn reborrow(&mut self) -> Ctx<'_> {
+        Ctx {
+            prior: self.prior,
+            post: self.post,
+            bound: self.bound,
+            regs: self.regs,
+            decs: self.decs,
+        }
+    }
+
     fn sample(&mut self, column: usize, post: bool) -> Exact {
         if post {
             self.post.exact(column)
@@ -173,6 +184,15 @@ fn atom(a: &Atom, ctx: &mut Ctx<'_>) -> Result<bool, DivByZero> {
         if let Some(b) = filter.decide(&a.test, &ctx.prior.values, &ctx.post.values, ctx.regs) {
             return Ok(b);
         }
+    }
+    atom_exactly(a, ctx.reborrow())
+}
+
+/// A comparison the `f64` filter left undecided: in fixed point if it can be, else with
+/// intervals (for those without a filter) and rationals.
+pub fn atom_exactly(a: &Atom, mut ctx: Ctx<'_>) -> Result<bool, DivByZero> {
+    let ctx = &mut ctx;
+    if let Some(filter) = &a.filter {
         if let Some(b) = filter.decide_fixed(&a.test, ctx.prior, ctx.post, ctx.decs) {
             return Ok(b);
         }

@@ -213,6 +213,119 @@ impl Program {
         Some(())
     }
 
+    /// Runs the program on `lanes` pairs at once, each operation over every lane before the
+    /// next (no dispatch per pair, and loops the compiler vectorises): pair `j`'s prior is
+    /// row `j` of `rows` (row-major, `width` values a row), its posterior row `j + 1`. Then
+    /// `decided[j]` is the comparison on pair `j`, where the bounds decide it. A lane the
+    /// arithmetic cannot follow (a divisor that may be zero, an overflow) holds NaN, which
+    /// decides nothing.
+    pub fn decide_lanes(
+        &self,
+        test: &Test,
+        (rows, width, lanes): (&[f64], usize, usize),
+        (v, e): (&mut Vec<f64>, &mut Vec<f64>),
+        decided: &mut Vec<Option<bool>>,
+    ) {
+        let n = lanes;
+        v.clear();
+        v.resize(self.ops.len() * n, 0.0);
+        e.clear();
+        e.resize(self.ops.len() * n, 0.0);
+        for (i, op) in self.ops.iter().enumerate() {
+            let (done_v, out_v) = v.split_at_mut(i * n);
+            let (done_e, out_e) = e.split_at_mut(i * n);
+            let (out_v, out_e) = (&mut out_v[..n], &mut out_e[..n]);
+            let reg = |k: u32| {
+                let k = k as usize * n;
+                (&done_v[k..k + n], &done_e[k..k + n])
+            };
+            match *op {
+                Op::Sample { column, post } => {
+                    let first = usize::from(post) * width + column;
+                    for j in 0..n {
+                        let x = rows[first + j * width];
+                        out_v[j] = x;
+                        out_e[j] = U * x.abs();
+                    }
+                }
+                Op::Const { v: c, e: ce, .. } => {
+                    out_v.fill(c);
+                    out_e.fill(ce);
+                }
+                Op::Add(a, b) | Op::Sub(a, b) => {
+                    let ((xv, xe), (yv, ye)) = (reg(a), reg(b));
+                    let sign = if matches!(op, Op::Add(..)) { 1.0 } else { -1.0 };
+                    for j in 0..n {
+                        let r = xv[j] + sign * yv[j];
+                        out_v[j] = r;
+                        out_e[j] = xe[j] + ye[j] + U * r.abs();
+                    }
+                }
+                Op::Mul(a, b) => {
+                    let ((xv, xe), (yv, ye)) = (reg(a), reg(b));
+                    for j in 0..n {
+                        let r = xv[j] * yv[j];
+                        out_v[j] = r;
+                        out_e[j] =
+                            xv[j].abs() * ye[j] + yv[j].abs() * xe[j] + xe[j] * ye[j] + U * r.abs();
+                    }
+                }
+                Op::Div(a, b) => {
+                    let ((xv, xe), (yv, ye)) = (reg(a), reg(b));
+                    for j in 0..n {
+                        let room = yv[j].abs() - (ye[j] * self.grow + self.tiny);
+                        let r = xv[j] / yv[j];
+                        let bound = ((xe[j] + r.abs() * ye[j]) / room + U * r.abs()) * self.grow;
+                        // (`!(room > 0)`: NaN too.)
+                        out_v[j] = if room > 0.0 { r } else { f64::NAN };
+                        out_e[j] = bound;
+                    }
+                }
+                Op::Neg(a) | Op::Abs(a) => {
+                    let (xv, xe) = reg(a);
+                    let abs = matches!(op, Op::Abs(_));
+                    for j in 0..n {
+                        out_v[j] = if abs { xv[j].abs() } else { -xv[j] };
+                        out_e[j] = xe[j];
+                    }
+                }
+                Op::Min(a, b) | Op::Max(a, b) => {
+                    let ((xv, xe), (yv, ye)) = (reg(a), reg(b));
+                    let min = matches!(op, Op::Min(..));
+                    for j in 0..n {
+                        let (x, y) = (xv[j], yv[j]);
+                        // (`f64::min` drops a NaN: one must stay undecided.)
+                        out_v[j] = if x.is_nan() || y.is_nan() {
+                            f64::NAN
+                        } else if min {
+                            x.min(y)
+                        } else {
+                            x.max(y)
+                        };
+                        out_e[j] = xe[j].max(ye[j]);
+                    }
+                }
+            }
+        }
+        let (grow, tiny) = (self.grow, self.tiny);
+        let sign = |v: f64, e: f64| -> Option<Ordering> {
+            let e = e * grow + tiny;
+            if v > e {
+                Some(Ordering::Greater)
+            } else if v < -e {
+                Some(Ordering::Less)
+            } else {
+                None
+            }
+        };
+        let last = (self.ops.len() - 1) * n;
+        decided.clear();
+        decided.extend((0..n).map(|j| {
+            let above = (self.ops.len() >= 2).then(|| sign(v[last - n + j], e[last - n + j]));
+            by_signs(test, sign(v[last + j], e[last + j]), above.flatten())
+        }));
+    }
+
     /// The comparison decided by the filter, if it decides it.
     pub fn decide(
         &self,
@@ -247,13 +360,28 @@ impl Program {
         post: &mut Sample,
         regs: &mut Vec<Dec>,
     ) -> Option<bool> {
+        let mut sample = |column: usize, p: bool| {
+            if p {
+                post.dec(column)
+            } else {
+                prior.dec(column)
+            }
+        };
+        self.decide_fixed_with(test, &mut sample, regs)
+    }
+
+    /// [`Program::decide_fixed`], the samples' decimals given by `sample(column, post)`.
+    pub fn decide_fixed_with(
+        &self,
+        test: &Test,
+        sample: &mut dyn FnMut(usize, bool) -> Option<Dec>,
+        regs: &mut Vec<Dec>,
+    ) -> Option<bool> {
         regs.clear();
         for op in &self.ops {
             let r = |k: u32| regs[k as usize];
             let v = match *op {
-                Op::Sample { column, post: p } => {
-                    if p { post.dec(column) } else { prior.dec(column) }?
-                }
+                Op::Sample { column, post: p } => sample(column, p)?,
                 Op::Const { dec, .. } => dec?,
                 Op::Add(a, b) => r(a).add(r(b))?,
                 Op::Sub(a, b) => r(a).sub(r(b))?,

@@ -9,6 +9,7 @@
 //! forgives differences up to it, in the condition's favour.
 
 pub mod ast;
+mod batch;
 pub mod compile;
 pub mod eval;
 pub mod exact;
@@ -44,6 +45,12 @@ pub struct ModelplexMonitor {
     regs: Vec<(f64, f64)>,
     decs: Vec<fixed::Dec>,
     outcomes: Vec<Outcome>,
+    /// A batch's samples, row-major (the previous batch's last sample first), with each
+    /// row's sample number and time; its scratch space and outcomes.
+    rows: Vec<f64>,
+    stamps: Vec<(u64, i64)>,
+    batch: batch::Scratch,
+    batch_outcomes: Vec<Outcome>,
     tp: u64,
 }
 
@@ -93,6 +100,10 @@ impl ModelplexMonitor {
             regs: Vec::new(),
             decs: Vec::new(),
             outcomes: Vec::new(),
+            rows: Vec::new(),
+            stamps: Vec::new(),
+            batch: Default::default(),
+            batch_outcomes: Vec::new(),
             tp: 0,
         })
     }
@@ -162,24 +173,26 @@ impl ModelplexMonitor {
         Ok(())
     }
 
-    /// Emits a violation of each monitor whose condition the pair fails.
+    /// Emits a violation of each monitor whose condition the pair (`prior` at `from`,
+    /// `post` at `to`: sample numbers and times) fails; `outcomes` are the monitors'.
     fn emit(
         &self,
-        (from_tp, from_ts): (u64, i64),
-        ts: i64,
+        outcomes: impl Iterator<Item = Outcome>,
+        (prior, post): (&[f64], &[f64]),
+        ((from_tp, from_ts), (tp, ts)): ((u64, i64), (u64, i64)),
         interner: &Interner,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
-        for (m, o) in self.program.monitors.iter().zip(&self.outcomes) {
+        for (m, o) in self.program.monitors.iter().zip(outcomes) {
             let Outcome::Fails {
                 conjunct,
                 undefined,
-            } = *o
+            } = o
             else {
                 continue;
             };
             let d = Decision {
-                tp: self.tp,
+                tp,
                 ts,
                 kind: Kind::Violation,
                 payload: Payload::Transition {
@@ -190,8 +203,8 @@ impl ModelplexMonitor {
                     from_tp,
                     from_ts,
                     signals: &self.program.signals,
-                    prior: &self.samples[0].values,
-                    posterior: &self.samples[1].values,
+                    prior,
+                    posterior: post,
                 },
             };
             sink.emit(&d, interner)?;
@@ -222,27 +235,67 @@ fn outcome(m: &compile::CompiledMonitor, ctx: &mut Ctx<'_>) -> Outcome {
 }
 
 impl rvmon_core::Monitor<Event> for ModelplexMonitor {
+    /// The batch's samples are read first (up to a bad one), then its pairs are decided
+    /// together ([`batch`]), then their violations are emitted in order, and then the error
+    /// of a bad sample, if there was one.
     fn feed(
         &mut self,
         batch: &[Event],
         interner: &mut Interner,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
+        let width = self.program.signals.len();
+        self.rows.clear();
+        self.stamps.clear();
+        if let Some(p) = self.prior {
+            self.rows.extend_from_slice(&self.samples[0].values);
+            self.stamps.push(p);
+        }
+        let mut bad = None;
         for ev in batch {
-            self.read(ev)?;
-            self.samples[1].set(&self.current);
-            if let Some(prior) = self.prior {
-                self.evaluate();
-                if self.outcomes.iter().any(|o| *o != Outcome::Holds) {
-                    self.emit(prior, ev.time, interner, sink)?;
-                }
+            if let Err(e) = self.read(ev) {
+                bad = Some(e);
+                break;
             }
-            // (The posterior, its decimals with it, is the next pair's prior.)
-            self.samples.swap(0, 1);
-            self.prior = Some((self.tp, ev.time));
+            self.rows.extend_from_slice(&self.current);
+            self.stamps.push((self.tp, ev.time));
             self.tp += 1;
         }
-        Ok(())
+        let lanes = self.stamps.len().saturating_sub(1);
+        if lanes > 0 {
+            let pairs = batch::Pairs {
+                rows: &self.rows,
+                width,
+                lanes,
+            };
+            let (monitors, bound) = (&self.program.monitors, &mut self.bound);
+            batch::outcomes(monitors, &pairs, bound, &mut self.batch, &mut self.batch_outcomes);
+            let n = self.program.monitors.len();
+            for j in 0..lanes {
+                let of_pair = (0..n).map(|m| self.batch_outcomes[m * lanes + j]);
+                if of_pair.clone().all(|o| o == Outcome::Holds) {
+                    continue;
+                }
+                let rows = &self.rows;
+                let states = (
+                    &rows[j * width..(j + 1) * width],
+                    &rows[(j + 1) * width..(j + 2) * width],
+                );
+                let stamps = (self.stamps[j], self.stamps[j + 1]);
+                self.emit(of_pair, states, stamps, interner, sink)?;
+            }
+        }
+        if let Some(&last) = self.stamps.last() {
+            let at = (self.stamps.len() - 1) * width;
+            self.samples[0].set(&self.rows[at..at + width]);
+            self.prior = Some(last);
+        }
+        bad.map_or(Ok(()), Err)
+    }
+
+    /// Pairs are decided a batch at a time (each comparison over the whole batch).
+    fn batch_size(&self) -> usize {
+        1024
     }
 
     /// Every pair is decided when its second sample arrives: nothing is left at the end.

@@ -280,3 +280,59 @@ fn quantifiers_agree_with_the_reference() {
         .run(&(gen_quantified(), eighths()), |(f, v)| agree(&f, &v, None))
         .unwrap();
 }
+
+/// A term that may divide by zero (`y` is often 0): undefined conjuncts, in any order.
+fn gen_dividing_atom() -> BoxedStrategy<String> {
+    (gen_atom(), prop::bool::ANY)
+        .prop_map(|(a, div)| if div { format!("x / y <= 1 | {a}") } else { a })
+        .boxed()
+}
+
+/// A run fed in batches (the monitor's batch evaluator: the filter over all pairs at once)
+/// reports exactly the pairs, monitors and conjuncts that the one-pair evaluator finds.
+#[test]
+fn batches_agree_with_one_pair_at_a_time() {
+    use rvmon_core::event::{Event, Val};
+    use rvmon_core::{Collect, Interner, Monitor};
+    let rows = prop::collection::vec(state(), 1..40);
+    let batch = 1usize..9;
+    let formulas = prop_oneof![gen_formula(3, gen_dividing_atom), gen_quantified()];
+    runner(300)
+        .run(&(formulas, rows, batch), |(f, rows, batch)| {
+            let text = format!("monitor a: {f}\nmonitor b: x' >= x & {f}");
+            let mut fed = ModelplexMonitor::new("b.modelplex", &text, None).unwrap();
+            let mut one = ModelplexMonitor::new("b.modelplex", &text, None).unwrap();
+            let names: Vec<String> = fed.inputs().into_iter().map(|i| i.0).collect();
+            let values = |r: &[&str; 4]| -> Vec<f64> {
+                names
+                    .iter()
+                    .map(|n| r[["x", "y"].iter().position(|m| m == n).unwrap()].parse().unwrap())
+                    .collect()
+            };
+            let events: Vec<Event> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| Event {
+                    time: i as i64,
+                    values: values(r).into_iter().map(|x| Some(Val::Float(x))).collect(),
+                })
+                .collect();
+            let (mut interner, mut sink) = (Interner::new(), Collect::default());
+            for chunk in events.chunks(batch) {
+                fed.feed(chunk, &mut interner, &mut sink).unwrap();
+            }
+            let got: Vec<Vec<String>> = sink.decisions.iter().map(|d| d.3.clone()).collect();
+            let mut expected = Vec::new();
+            for j in 1..rows.len() {
+                let outcomes = one.check(&values(&rows[j - 1]), &values(&rows[j])).to_vec();
+                for (m, o) in ["a", "b"].iter().zip(outcomes) {
+                    if let Outcome::Fails { conjunct, .. } = o {
+                        expected.push(vec![m.to_string(), conjunct.to_string(), (j - 1).to_string()]);
+                    }
+                }
+            }
+            prop_assert_eq!(got, expected, "{}", text);
+            Ok(())
+        })
+        .unwrap();
+}

@@ -21,7 +21,7 @@ fn check(m: &mut ModelplexMonitor, prior: &[(&str, f64)], post: &[(&str, f64)]) 
             .collect()
     };
     let (a, b) = (pick(prior), pick(post));
-    m.check(&a, &b)
+    m.check(&a, &b).to_vec()
 }
 
 fn fails(conjunct: usize) -> Vec<Outcome> {

@@ -1,0 +1,178 @@
+//! A batch of pairs evaluated together: each comparison's filter runs over every pair of the
+//! batch at once ([`crate::filter::Program::decide_lanes`]), and only the pairs it leaves
+//! undecided (ties, equalities that hold) go one by one through the exact passes; the
+//! Boolean structure is then combined pair by pair with the one-pair evaluator's order, so
+//! that a division by zero that one conjunct meets and an earlier one cuts short is treated
+//! the same ([`crate::eval::holds`] is the reference, and a property test compares them).
+
+use crate::compile::{Atom, Cond, CompiledMonitor};
+use crate::eval::{self, Ctx, Sample};
+use crate::exact::Exact;
+use crate::fixed::Dec;
+use crate::Outcome;
+
+/// A pair's value: false, true, or undefined (a division by zero).
+const FALSE: u8 = 0;
+const TRUE: u8 = 1;
+const UNDEFINED: u8 = 2;
+
+/// The pairs of a batch: row `j` and row `j + 1` of `rows` (row-major, `width` values a
+/// row) are pair `j`'s prior and posterior.
+pub struct Pairs<'a> {
+    pub rows: &'a [f64],
+    pub width: usize,
+    pub lanes: usize,
+}
+
+/// Scratch space, kept between batches.
+#[derive(Default)]
+pub struct Scratch {
+    v: Vec<f64>,
+    e: Vec<f64>,
+    decided: Vec<Option<bool>>,
+    pair: [Sample; 2],
+    regs: Vec<(f64, f64)>,
+    decs: Vec<Dec>,
+    /// The batch's samples as decimals, each computed once when first needed (`None`: not
+    /// yet; `Some(None)`: not a decimal that fits).
+    cells: Vec<Option<Option<Dec>>>,
+}
+
+/// Forgets the previous batch's decimals.
+pub fn start(s: &mut Scratch, pairs: &Pairs<'_>) {
+    s.cells.clear();
+    s.cells.resize(pairs.rows.len(), None);
+}
+
+/// Each monitor's outcome on each pair: `out[m * lanes + j]`.
+pub fn outcomes(
+    monitors: &[CompiledMonitor],
+    pairs: &Pairs<'_>,
+    bound: &mut [Exact],
+    scratch: &mut Scratch,
+    out: &mut Vec<Outcome>,
+) {
+    out.clear();
+    start(scratch, pairs);
+    for m in monitors {
+        let first = out.len();
+        out.resize(first + pairs.lanes, Outcome::Holds);
+        for (i, c) in m.conjuncts.iter().enumerate() {
+            let values = cond(&c.cond, pairs, bound, scratch);
+            for (o, v) in out[first..].iter_mut().zip(values) {
+                if *o == Outcome::Holds && v != TRUE {
+                    *o = Outcome::Fails {
+                        conjunct: i,
+                        undefined: v == UNDEFINED,
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// `c` on every pair.
+fn cond(c: &Cond, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scratch) -> Vec<u8> {
+    let n = pairs.lanes;
+    match c {
+        Cond::Const(b) => vec![u8::from(*b); n],
+        Cond::Atom(a) => atom(a, pairs, bound, s),
+        Cond::Not(a) => {
+            let mut v = cond(a, pairs, bound, s);
+            v.iter_mut().filter(|x| **x != UNDEFINED).for_each(|x| *x ^= 1);
+            v
+        }
+        // (In order: the first false, or undefined, conjunct decides; later ones are not
+        // looked at, as in the one-pair evaluator.)
+        Cond::And(cs) | Cond::Or(cs) => {
+            let go_on = if matches!(c, Cond::And(_)) { TRUE } else { FALSE };
+            let mut acc = vec![go_on; n];
+            for c in cs {
+                let v = cond(c, pairs, bound, s);
+                for (a, x) in acc.iter_mut().zip(v) {
+                    if *a == go_on {
+                        *a = x;
+                    }
+                }
+            }
+            acc
+        }
+        Cond::Iff(a, b) => {
+            let (x, y) = (cond(a, pairs, bound, s), cond(b, pairs, bound, s));
+            x.iter()
+                .zip(y)
+                .map(|(&x, y)| match (x, y) {
+                    (UNDEFINED, _) | (_, UNDEFINED) => UNDEFINED,
+                    (x, y) => u8::from(x == y),
+                })
+                .collect()
+        }
+        Cond::Quant { .. } => (0..n).map(|j| one(c, j, pairs, bound, s)).collect(),
+    }
+}
+
+/// A comparison on every pair: the filter on all of them, the exact passes on the rest.
+fn atom(a: &Atom, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scratch) -> Vec<u8> {
+    let Some(filter) = &a.filter else {
+        let c = Cond::Atom(Box::new(a.clone()));
+        return (0..pairs.lanes)
+            .map(|j| one(&c, j, pairs, bound, s))
+            .collect();
+    };
+    filter.decide_lanes(
+        &a.test,
+        (pairs.rows, pairs.width, pairs.lanes),
+        (&mut s.v, &mut s.e),
+        &mut s.decided,
+    );
+    let mut out = Vec::with_capacity(pairs.lanes);
+    for j in 0..pairs.lanes {
+        out.push(match s.decided[j] {
+            Some(b) => u8::from(b),
+            None => {
+                let (rows, w, cells) = (pairs.rows, pairs.width, &mut s.cells);
+                let mut sample = |column: usize, post: bool| {
+                    let at = (j + usize::from(post)) * w + column;
+                    *cells[at].get_or_insert_with(|| Dec::of_sample(rows[at]))
+                };
+                match filter.decide_fixed_with(&a.test, &mut sample, &mut s.decs) {
+                    Some(b) => u8::from(b),
+                    None => match eval::atom_exactly(a, pair(j, pairs, bound, s)) {
+                        Ok(b) => u8::from(b),
+                        Err(_) => UNDEFINED,
+                    },
+                }
+            }
+        });
+    }
+    out
+}
+
+/// `c` on pair `j` alone, by the one-pair evaluator.
+fn one(c: &Cond, j: usize, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scratch) -> u8 {
+    let mut ctx = pair(j, pairs, bound, s);
+    match eval::holds(c, &mut ctx) {
+        Ok(b) => u8::from(b),
+        Err(_) => UNDEFINED,
+    }
+}
+
+/// The one-pair evaluator's context for pair `j`.
+fn pair<'s>(
+    j: usize,
+    pairs: &Pairs<'_>,
+    bound: &'s mut [Exact],
+    s: &'s mut Scratch,
+) -> Ctx<'s> {
+    let w = pairs.width;
+    let [prior, post] = &mut s.pair;
+    prior.set(&pairs.rows[j * w..(j + 1) * w]);
+    post.set(&pairs.rows[(j + 1) * w..(j + 2) * w]);
+    Ctx {
+        prior,
+        post,
+        bound,
+        regs: &mut s.regs,
+        decs: &mut s.decs,
+    }
+}
