@@ -5,9 +5,10 @@
 //! that a division by zero that one conjunct meets and an earlier one cuts short is treated
 //! the same ([`crate::eval::holds`] is the reference, and a property test compares them).
 
-use crate::compile::{Atom, Cond, CompiledMonitor};
+use crate::compile::{Atom, CompiledMonitor, Cond};
 use crate::eval::{self, Ctx, Sample};
 use crate::exact::Exact;
+use crate::filter::UNDECIDED as UNDECIDED_LANE;
 use crate::fixed::Dec;
 use crate::Outcome;
 
@@ -29,19 +30,25 @@ pub struct Pairs<'a> {
 pub struct Scratch {
     v: Vec<f64>,
     e: Vec<f64>,
-    decided: Vec<Option<bool>>,
+    decided: Vec<u8>,
     pair: [Sample; 2],
     regs: Vec<(f64, f64)>,
     decs: Vec<Dec>,
-    /// The batch's samples as decimals, each computed once when first needed (`None`: not
-    /// yet; `Some(None)`: not a decimal that fits).
-    cells: Vec<Option<Option<Dec>>>,
+    /// The batch's samples as decimals, each computed once when first needed; `known` says
+    /// which are (0: not yet, 1: in `cells`, 2: not a decimal that fits).
+    cells: Vec<Dec>,
+    known: Vec<u8>,
+    /// Per column, the most fractional digits its decimals had (the first guess for the
+    /// next: fewer are found by stripping zeros).
+    digits: Vec<u32>,
 }
 
 /// Forgets the previous batch's decimals.
 pub fn start(s: &mut Scratch, pairs: &Pairs<'_>) {
-    s.cells.clear();
-    s.cells.resize(pairs.rows.len(), None);
+    s.cells.resize(pairs.rows.len(), Dec::ZERO);
+    s.known.clear();
+    s.known.resize(pairs.rows.len(), 0);
+    s.digits.resize(pairs.width, 0);
 }
 
 /// Each monitor's outcome on each pair: `out[m * lanes + j]`.
@@ -79,13 +86,19 @@ fn cond(c: &Cond, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scratch) -> Ve
         Cond::Atom(a) => atom(a, pairs, bound, s),
         Cond::Not(a) => {
             let mut v = cond(a, pairs, bound, s);
-            v.iter_mut().filter(|x| **x != UNDEFINED).for_each(|x| *x ^= 1);
+            v.iter_mut()
+                .filter(|x| **x != UNDEFINED)
+                .for_each(|x| *x ^= 1);
             v
         }
         // (In order: the first false, or undefined, conjunct decides; later ones are not
         // looked at, as in the one-pair evaluator.)
         Cond::And(cs) | Cond::Or(cs) => {
-            let go_on = if matches!(c, Cond::And(_)) { TRUE } else { FALSE };
+            let go_on = if matches!(c, Cond::And(_)) {
+                TRUE
+            } else {
+                FALSE
+            };
             let mut acc = vec![go_on; n];
             for c in cs {
                 let v = cond(c, pairs, bound, s);
@@ -128,12 +141,26 @@ fn atom(a: &Atom, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scratch) -> Ve
     let mut out = Vec::with_capacity(pairs.lanes);
     for j in 0..pairs.lanes {
         out.push(match s.decided[j] {
-            Some(b) => u8::from(b),
-            None => {
-                let (rows, w, cells) = (pairs.rows, pairs.width, &mut s.cells);
+            UNDECIDED_LANE => {
+                let (rows, w) = (pairs.rows, pairs.width);
+                let (cells, known, digits) = (&mut s.cells, &mut s.known, &mut s.digits);
                 let mut sample = |column: usize, post: bool| {
                     let at = (j + usize::from(post)) * w + column;
-                    *cells[at].get_or_insert_with(|| Dec::of_sample(rows[at]))
+                    match known[at] {
+                        1 => Some(cells[at]),
+                        2 => None,
+                        _ => {
+                            let d = Dec::of_sample_like(rows[at], digits[column]);
+                            match d {
+                                Some(d) => {
+                                    (cells[at], known[at]) = (d, 1);
+                                    digits[column] = digits[column].max(d.digits());
+                                }
+                                None => known[at] = 2,
+                            }
+                            d
+                        }
+                    }
                 };
                 match filter.decide_fixed_with(&a.test, &mut sample, &mut s.decs) {
                     Some(b) => u8::from(b),
@@ -143,6 +170,7 @@ fn atom(a: &Atom, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scratch) -> Ve
                     },
                 }
             }
+            decided => decided,
         });
     }
     out
@@ -158,12 +186,7 @@ fn one(c: &Cond, j: usize, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scrat
 }
 
 /// The one-pair evaluator's context for pair `j`.
-fn pair<'s>(
-    j: usize,
-    pairs: &Pairs<'_>,
-    bound: &'s mut [Exact],
-    s: &'s mut Scratch,
-) -> Ctx<'s> {
+fn pair<'s>(j: usize, pairs: &Pairs<'_>, bound: &'s mut [Exact], s: &'s mut Scratch) -> Ctx<'s> {
     let w = pairs.width;
     let [prior, post] = &mut s.pair;
     prior.set(&pairs.rows[j * w..(j + 1) * w]);

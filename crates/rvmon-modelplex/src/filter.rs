@@ -24,16 +24,26 @@ use crate::exact::Exact;
 use crate::fixed::Dec;
 
 const U: f64 = 1.0 / 9_007_199_254_740_992.0; // 2^-53
+
+/// A lane [`Program::decide_lanes`] leaves to the exact passes.
+pub const UNDECIDED: u8 = 3;
 /// The smallest subnormal double.
 const STEP: f64 = 4.9406564584124654e-324;
 
 /// One operation; its result is the register of its own index.
 #[derive(Clone, Copy, Debug)]
 pub enum Op {
-    Sample { column: usize, post: bool },
+    Sample {
+        column: usize,
+        post: bool,
+    },
     /// A constant: its double, the bound on its distance to it, and it in fixed point if
     /// it is a decimal that fits.
-    Const { v: f64, e: f64, dec: Option<Dec> },
+    Const {
+        v: f64,
+        e: f64,
+        dec: Option<Dec>,
+    },
     Add(u32, u32),
     Sub(u32, u32),
     Mul(u32, u32),
@@ -205,7 +215,11 @@ impl Program {
                     if !(x.is_finite() && y.is_finite() && ex.is_finite() && ey.is_finite()) {
                         return None;
                     }
-                    let v = if matches!(op, Op::Min(..)) { x.min(y) } else { x.max(y) };
+                    let v = if matches!(op, Op::Min(..)) {
+                        x.min(y)
+                    } else {
+                        x.max(y)
+                    };
                     (v, ex.max(ey))
                 }
             };
@@ -224,13 +238,15 @@ impl Program {
         test: &Test,
         (rows, width, lanes): (&[f64], usize, usize),
         (v, e): (&mut Vec<f64>, &mut Vec<f64>),
-        decided: &mut Vec<Option<bool>>,
+        decided: &mut Vec<u8>,
     ) {
         let n = lanes;
-        v.clear();
-        v.resize(self.ops.len() * n, 0.0);
-        e.clear();
-        e.resize(self.ops.len() * n, 0.0);
+        // (Every register is written before it is read: no need to clear them.)
+        let need = self.ops.len() * n;
+        if v.len() < need {
+            v.resize(need, 0.0);
+            e.resize(need, 0.0);
+        }
         for (i, op) in self.ops.iter().enumerate() {
             let (done_v, out_v) = v.split_at_mut(i * n);
             let (done_e, out_e) = e.split_at_mut(i * n);
@@ -307,23 +323,46 @@ impl Program {
                 }
             }
         }
+        // The signs: 0 negative, 2 positive, 1 unknown (perhaps zero); then the test's
+        // verdict from them, a table per test: 0 false, 1 true, UNDECIDED.
         let (grow, tiny) = (self.grow, self.tiny);
-        let sign = |v: f64, e: f64| -> Option<Ordering> {
-            let e = e * grow + tiny;
-            if v > e {
-                Some(Ordering::Greater)
-            } else if v < -e {
-                Some(Ordering::Less)
-            } else {
-                None
-            }
+        let signs = |at: usize, out: &mut Vec<u8>| {
+            out.clear();
+            out.extend(v[at..at + n].iter().zip(&e[at..at + n]).map(|(&v, &e)| {
+                let e = e * grow + tiny;
+                u8::from(v > e) * 2 + u8::from(!(v > e) && !(v < -e))
+            }));
         };
         let last = (self.ops.len() - 1) * n;
-        decided.clear();
-        decided.extend((0..n).map(|j| {
-            let above = (self.ops.len() >= 2).then(|| sign(v[last - n + j], e[last - n + j]));
-            by_signs(test, sign(v[last + j], e[last + j]), above.flatten())
-        }));
+        const X: u8 = UNDECIDED;
+        let table: [u8; 3] = match test {
+            Test::Le(_) => [1, X, 0],
+            Test::Lt(_) => [1, X, 0],
+            Test::Ge(_) => [0, X, 1],
+            Test::Gt(_) => [0, X, 1],
+            Test::Eq => [0, X, 0],
+            Test::Ne => [1, X, 1],
+            Test::AbsLe(_) | Test::AbsGt(_) => {
+                // |d| <= k: d - k not positive and d + k not negative.
+                let mut above = Vec::with_capacity(n);
+                signs(last - n, &mut above);
+                signs(last, decided);
+                let le = matches!(test, Test::AbsLe(_));
+                for (b, a) in decided.iter_mut().zip(above) {
+                    let inside = match (*b, a) {
+                        (0, 2) => Some(true),
+                        (2, _) | (_, 0) => Some(false),
+                        _ => None,
+                    };
+                    *b = inside.map_or(X, |i| u8::from(i == le));
+                }
+                return;
+            }
+        };
+        signs(last, decided);
+        for d in decided.iter_mut() {
+            *d = table[*d as usize];
+        }
     }
 
     /// The comparison decided by the filter, if it decides it.
@@ -392,7 +431,11 @@ impl Program {
                 Op::Min(a, b) | Op::Max(a, b) => {
                     let (x, y) = (r(a), r(b));
                     let less = x.cmp(y)? == Ordering::Less;
-                    if less == matches!(op, Op::Min(..)) { x } else { y }
+                    if less == matches!(op, Op::Min(..)) {
+                        x
+                    } else {
+                        y
+                    }
                 }
             };
             regs.push(v);

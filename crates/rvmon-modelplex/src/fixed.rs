@@ -20,6 +20,12 @@ const POW10: [i64; 19] = {
     p
 };
 
+/// Powers of ten as doubles (exact up to 10^22).
+const POW10_F64: [f64; 18] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17,
+];
+
 /// `m · 10^-k`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dec {
@@ -28,6 +34,8 @@ pub struct Dec {
 }
 
 impl Dec {
+    pub const ZERO: Dec = Dec { m: 0, k: 0 };
+
     /// The decimal an `f64` sample stands for (as [`Exact::of_sample`]), when it has at most
     /// 17 fractional digits and 16 significant ones.
     pub fn of_sample(x: f64) -> Option<Dec> {
@@ -48,6 +56,30 @@ impl Dec {
             scale *= 10.0;
         }
         None
+    }
+
+    /// [`Dec::of_sample`], trying first `k` fractional digits (a column's samples tend to
+    /// have the same number): if `round(x·10^k)/10^k` reads back as `x`, its trailing zeros
+    /// stripped give the shortest decimal (two decimals of at most `k` digits that both read
+    /// back as `x` would be the same whole number at scale `10^k`); else the full search.
+    pub fn of_sample_like(x: f64, k: u32) -> Option<Dec> {
+        if let Some(&scale) = POW10_F64.get(k as usize) {
+            let m = (x * scale).round();
+            if m.abs() < 9_007_199_254_740_992.0 && m / scale == x {
+                let (mut m, mut k) = (m as i64, k);
+                while k > 0 && m % 10 == 0 {
+                    m /= 10;
+                    k -= 1;
+                }
+                return Some(Dec { m, k });
+            }
+        }
+        Dec::of_sample(x)
+    }
+
+    /// Its number of fractional digits.
+    pub fn digits(self) -> u32 {
+        self.k
     }
 
     /// A constant as a decimal, if it is one that fits.
@@ -136,18 +168,49 @@ mod tests {
     #[test]
     fn decimals_in_fixed_point() {
         let d = |x: f64| Dec::of_sample(x).unwrap();
-        assert_eq!(d(7.9).add(d(-0.35)).unwrap().cmp(d(7.55)), Some(Ordering::Equal));
-        assert_eq!(d(0.1).add(d(0.2)).unwrap().cmp(d(0.3)), Some(Ordering::Equal));
-        assert_eq!(d(2.5).mul(d(-0.5)).unwrap().cmp(d(-1.25)), Some(Ordering::Equal));
+        assert_eq!(
+            d(7.9).add(d(-0.35)).unwrap().cmp(d(7.55)),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(
+            d(0.1).add(d(0.2)).unwrap().cmp(d(0.3)),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(
+            d(2.5).mul(d(-0.5)).unwrap().cmp(d(-1.25)),
+            Some(Ordering::Equal)
+        );
         assert!(d(1e15).mul(d(1e15)).is_none());
         assert_eq!(d(1e9).mul(d(1e9)).unwrap().signum(), Ordering::Greater);
         assert!(Dec::of_sample(1e300).is_none());
+        for (x, k) in [
+            (7.55, 5),
+            (7.55, 2),
+            (7.55, 0),
+            (0.0, 3),
+            (100.0, 2),
+            (0.1 + 0.2, 1),
+        ] {
+            assert_eq!(
+                Dec::of_sample_like(x, k),
+                Dec::of_sample(x),
+                "{x} from {k} digits"
+            );
+        }
         assert!(Dec::of_sample(1e-20).is_none());
         let third = Exact::int(1).div(&Exact::int(3)).unwrap();
         assert!(Dec::of_exact(&third).is_none());
-        assert_eq!(Dec::of_exact(&Exact::Small(25, 10)), Some(Dec { m: 25, k: 1 }));
+        assert_eq!(
+            Dec::of_exact(&Exact::Small(25, 10)),
+            Some(Dec { m: 25, k: 1 })
+        );
         let tiny = Dec { m: 1, k: 18 };
         assert!(tiny.mul(tiny).is_none());
-        assert_eq!(d(7.55).to_exact().cmp(&Exact::parse_decimal("7.55").unwrap()), Ordering::Equal);
+        assert_eq!(
+            d(7.55)
+                .to_exact()
+                .cmp(&Exact::parse_decimal("7.55").unwrap()),
+            Ordering::Equal
+        );
     }
 }

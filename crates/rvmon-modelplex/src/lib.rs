@@ -74,7 +74,10 @@ struct State {
 pub enum Outcome {
     Holds,
     /// Conjunct `n` (from 0) fails, or divides by zero if `undefined`.
-    Fails { conjunct: usize, undefined: bool },
+    Fails {
+        conjunct: usize,
+        undefined: bool,
+    },
 }
 
 impl ModelplexMonitor {
@@ -86,7 +89,9 @@ impl ModelplexMonitor {
             Some(t) => Exact::parse_decimal(t)
                 .filter(|v| v.signum() >= 0)
                 .ok_or_else(|| {
-                    Error::msg(format!("--tolerance {t}: expected a non-negative decimal number"))
+                    Error::msg(format!(
+                        "--tolerance {t}: expected a non-negative decimal number"
+                    ))
                 })?,
         };
         let file = parse::parse(name, text)?;
@@ -269,7 +274,13 @@ impl rvmon_core::Monitor<Event> for ModelplexMonitor {
                 lanes,
             };
             let (monitors, bound) = (&self.program.monitors, &mut self.bound);
-            batch::outcomes(monitors, &pairs, bound, &mut self.batch, &mut self.batch_outcomes);
+            batch::outcomes(
+                monitors,
+                &pairs,
+                bound,
+                &mut self.batch,
+                &mut self.batch_outcomes,
+            );
             let n = self.program.monitors.len();
             for j in 0..lanes {
                 let of_pair = (0..n).map(|m| self.batch_outcomes[m * lanes + j]);
@@ -295,7 +306,7 @@ impl rvmon_core::Monitor<Event> for ModelplexMonitor {
 
     /// Pairs are decided a batch at a time (each comparison over the whole batch).
     fn batch_size(&self) -> usize {
-        1024
+        128
     }
 
     /// Every pair is decided when its second sample arrives: nothing is left at the end.

@@ -306,7 +306,11 @@ fn batches_agree_with_one_pair_at_a_time() {
             let values = |r: &[&str; 4]| -> Vec<f64> {
                 names
                     .iter()
-                    .map(|n| r[["x", "y"].iter().position(|m| m == n).unwrap()].parse().unwrap())
+                    .map(|n| {
+                        r[["x", "y"].iter().position(|m| m == n).unwrap()]
+                            .parse()
+                            .unwrap()
+                    })
                     .collect()
             };
             let events: Vec<Event> = rows
@@ -327,7 +331,11 @@ fn batches_agree_with_one_pair_at_a_time() {
                 let outcomes = one.check(&values(&rows[j - 1]), &values(&rows[j])).to_vec();
                 for (m, o) in ["a", "b"].iter().zip(outcomes) {
                     if let Outcome::Fails { conjunct, .. } = o {
-                        expected.push(vec![m.to_string(), conjunct.to_string(), (j - 1).to_string()]);
+                        expected.push(vec![
+                            m.to_string(),
+                            conjunct.to_string(),
+                            (j - 1).to_string(),
+                        ]);
                     }
                 }
             }
