@@ -671,3 +671,57 @@ fn out_of_order_sources_survive_kill_9_and_match_the_sorted_log() {
         "out of order through kill -9, against offline check of the sorted log"
     );
 }
+
+/// The water tank's samples as JSON Lines: mostly the model's steps, now and then an inflow
+/// over the controller's bound or a level off the plant's solution.
+fn water_tank(n: usize, seed: u64) -> Vec<String> {
+    let mut rng = seed;
+    let mut x = 500i64; // hundredths
+    (0..n)
+        .map(|i| {
+            let f = (next(&mut rng) % 200) as i64 - 100;
+            let f = f.min(1000 - x).max(-x);
+            let bad = next(&mut rng) % 10 == 0;
+            x += f;
+            let shown = if bad { x + 25 } else { x };
+            format!(
+                "{{\"time\":{i},\"x\":{},\"f\":{},\"t\":1}}\n",
+                shown as f64 / 100.0,
+                f as f64 / 100.0
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn modelplex_verdicts_survive_kill_9() {
+    let points = water_tank(150, 7);
+    case("modelplex", &example("modelplex/watertank.modelplex"), None, points);
+}
+
+/// Paper 17's fallback in the service: a sample whose pair the model cannot explain is
+/// refused, and names the failing conjunct.
+#[test]
+fn enforcement_refuses_a_pair_the_model_cannot_explain() {
+    let dir = fresh_dir("enforce-modelplex");
+    let spec = example("modelplex/watertank.modelplex");
+    let server = Server::start_with(&spec, None, &dir.join("state"), &["--enforce"]);
+    let post = |body: &str| {
+        request_as(
+            &server.addr,
+            "POST",
+            "/v1/streams/tank/events",
+            "application/x-ndjson",
+            body.as_bytes(),
+        )
+        .unwrap()
+    };
+    let ok = "{\"time\":0,\"x\":5,\"f\":0,\"t\":0}\n{\"time\":1,\"x\":6,\"f\":1,\"t\":1}\n";
+    assert_eq!(post(ok).status, 200);
+    let r = post("{\"time\":2,\"x\":9,\"f\":6,\"t\":1}\n");
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(r.body.contains("\"conjunct\":2"), "{}", r.body);
+    assert!(r.body.contains("f' <= (m - x)/eps"), "{}", r.body);
+    assert_eq!(server.offset("tank"), 2, "the refused sample is not in");
+    assert_eq!(post("{\"time\":2,\"x\":7.5,\"f\":1.5,\"t\":1}\n").status, 200);
+}

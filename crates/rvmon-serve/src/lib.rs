@@ -32,8 +32,9 @@ use stream::{refuse, Enforce, Gauges, Options, Refusal, Spec, Stream};
 pub struct ServeArgs {
     /// The specification every stream is monitored against: a temporal formula (`.mtl`,
     /// `.mfotl`, `.ltl`), parametric properties (`.rvm`), whose events come as MonPoly log
-    /// lines or JSON Lines, or a stream specification (`.lola`) or STL formula (`.stl`),
-    /// whose events come as JSON Lines (an object a time point, a value per input).
+    /// lines or JSON Lines, or a stream specification (`.lola`), STL formula (`.stl`), R2U2
+    /// specification (`.mltl`, `.c2po`) or ModelPlex conditions (`.modelplex`), whose events
+    /// come as JSON Lines (an object a time point, a value per input).
     pub spec: String,
     /// A MonPoly signature file (first-order formulas).
     #[arg(long)]

@@ -18,8 +18,10 @@ pub use crate::sink::Output;
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
     /// The specification: `.mtl`, `.mfotl`, `.ltl` (a temporal formula in MonPoly syntax),
-    /// `.lola` (stream equations in RTLola's syntax), `.rvm` (parametric properties) or `.stl`
-    /// (a signal temporal logic formula in rtamt's syntax, over the columns of a CSV trace).
+    /// `.lola` (stream equations in RTLola's syntax), `.rvm` (parametric properties), `.stl`
+    /// (a signal temporal logic formula in rtamt's syntax, over the columns of a CSV trace),
+    /// `.mltl`/`.c2po` (R2U2's mission-time LTL) or `.modelplex` (ModelPlex monitor
+    /// conditions over each pair of consecutive samples).
     pub spec: String,
     /// The trace; `-` or nothing reads standard input incrementally (online monitoring).
     pub trace: Option<String>,
@@ -40,7 +42,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub explain: bool,
     /// The spec language when the extension does not say: `mtl` (also `mfotl`, `ltl`), `lola`,
-    /// `rvm` or `stl`.
+    /// `rvm`, `stl`, `mltl`, `c2po` or `modelplex`.
     #[arg(long)]
     pub lang: Option<String>,
     /// Stream specifications: also write every output stream's value as it is decided
