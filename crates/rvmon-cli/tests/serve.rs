@@ -681,7 +681,7 @@ fn water_tank(n: usize, seed: u64) -> Vec<String> {
         .map(|i| {
             let f = (next(&mut rng) % 200) as i64 - 100;
             let f = f.min(1000 - x).max(-x);
-            let bad = next(&mut rng) % 10 == 0;
+            let bad = next(&mut rng) % 10 < 1;
             x += f;
             let shown = if bad { x + 25 } else { x };
             format!(
@@ -696,7 +696,12 @@ fn water_tank(n: usize, seed: u64) -> Vec<String> {
 #[test]
 fn modelplex_verdicts_survive_kill_9() {
     let points = water_tank(150, 7);
-    case("modelplex", &example("modelplex/watertank.modelplex"), None, points);
+    case(
+        "modelplex",
+        &example("modelplex/watertank.modelplex"),
+        None,
+        points,
+    );
 }
 
 /// Paper 17's fallback in the service: a sample whose pair the model cannot explain is
@@ -723,5 +728,8 @@ fn enforcement_refuses_a_pair_the_model_cannot_explain() {
     assert!(r.body.contains("\"conjunct\":2"), "{}", r.body);
     assert!(r.body.contains("f' <= (m - x)/eps"), "{}", r.body);
     assert_eq!(server.offset("tank"), 2, "the refused sample is not in");
-    assert_eq!(post("{\"time\":2,\"x\":7.5,\"f\":1.5,\"t\":1}\n").status, 200);
+    assert_eq!(
+        post("{\"time\":2,\"x\":7.5,\"f\":1.5,\"t\":1}\n").status,
+        200
+    );
 }

@@ -1,5 +1,6 @@
-//! Evaluation of a compiled condition on a pair of states: each comparison first with
-//! intervals (cheap, and final when it decides), else exactly; a quantifier by trying its
+//! Evaluation of a compiled condition on one pair of states (the reference the batch
+//! evaluator is tested against): each comparison by the `f64` filter, else in fixed point,
+//! else with intervals (comparisons without a filter) and rationals; a quantifier by trying its
 //! variable at the breakpoints of its (linear) comparisons and between them, which is exact:
 //! the body's truth only changes at a breakpoint.
 
@@ -252,7 +253,8 @@ fn interval(e: &Expr, ctx: &Ctx<'_>) -> Option<Interval> {
     match e {
         Expr::Lit(_, iv) => Some(*iv),
         Expr::Var { column, post } => {
-            Interval::around(if *post { &ctx.post } else { &ctx.prior }.values[*column])
+            let sample: &Sample = if *post { ctx.post } else { ctx.prior };
+            Interval::around(sample.values[*column])
         }
         Expr::Bound(_) => None,
         Expr::Neg(a) => Some(interval(a, ctx)?.neg()),

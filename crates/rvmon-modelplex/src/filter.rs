@@ -28,7 +28,7 @@ const U: f64 = 1.0 / 9_007_199_254_740_992.0; // 2^-53
 /// A lane [`Program::decide_lanes`] leaves to the exact passes.
 pub const UNDECIDED: u8 = 3;
 /// The smallest subnormal double.
-const STEP: f64 = 4.9406564584124654e-324;
+const STEP: f64 = 5e-324;
 
 /// One operation; its result is the register of its own index.
 #[derive(Clone, Copy, Debug)]
@@ -330,7 +330,9 @@ impl Program {
             out.clear();
             out.extend(v[at..at + n].iter().zip(&e[at..at + n]).map(|(&v, &e)| {
                 let e = e * grow + tiny;
-                u8::from(v > e) * 2 + u8::from(!(v > e) && !(v < -e))
+                // (NaN in `v` or `e`: neither comparison holds, the sign is unknown.)
+                let (above, below) = (v > e, v < -e);
+                u8::from(above) * 2 + u8::from(above == below)
             }));
         };
         let last = (self.ops.len() - 1) * n;

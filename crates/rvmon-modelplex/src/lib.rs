@@ -3,10 +3,16 @@
 //! samples of a signal trace. A pair the verified model cannot explain is a violation, which
 //! names the monitor, its first failing conjunct and both states.
 //!
-//! Numbers are exact: a sample stands for the decimal it was written as, and the comparisons
-//! are decided with intervals when they can be and with exact rationals when they cannot
-//! (an equality that holds, a near tie), never with rounded floats. A tolerance, if asked,
-//! forgives differences up to it, in the condition's favour.
+//! Numbers are exact: a sample stands for the decimal it was written as, and a comparison is
+//! decided in passes, each exact or undecided, never with rounded floats: `f64` with a
+//! rigorous error bound ([`filter`], over a batch of pairs at once), then 64-bit fixed point
+//! ([`fixed`]), then rationals ([`exact`]). A tolerance, if asked, forgives differences up to
+//! it, in the condition's favour.
+
+// The arithmetic of `Exact`, `Interval` and `Dec` is fallible (overflow, a divisor that may be
+// zero) or takes its operands by reference, so it is methods named as the operations, not
+// the std operator traits.
+#![allow(clippy::should_implement_trait)]
 
 pub mod ast;
 mod batch;

@@ -217,19 +217,24 @@ impl Parser<'_> {
     }
 
     fn disjunction(&mut self) -> Result<Formula, Error> {
-        let mut f = self.conjunction()?;
-        while self.eat(&Tok::Or) {
-            let g = self.conjunction()?;
-            f = Formula::Or(Box::new(f), Box::new(g));
-        }
-        Ok(f)
+        self.chain(&Tok::Or, Parser::conjunction, Formula::Or)
     }
 
     fn conjunction(&mut self) -> Result<Formula, Error> {
-        let mut f = self.unary()?;
-        while self.eat(&Tok::And) {
-            let g = self.unary()?;
-            f = Formula::And(Box::new(f), Box::new(g));
+        self.chain(&Tok::And, Parser::unary, Formula::And)
+    }
+
+    /// `next (op next)*`, left-associative.
+    fn chain(
+        &mut self,
+        op: &Tok,
+        next: fn(&mut Self) -> Result<Formula, Error>,
+        make: fn(Box<Formula>, Box<Formula>) -> Formula,
+    ) -> Result<Formula, Error> {
+        let mut f = next(self)?;
+        while self.eat(op) {
+            let g = next(self)?;
+            f = make(Box::new(f), Box::new(g));
         }
         Ok(f)
     }

@@ -350,16 +350,18 @@ impl FormatSink<'_> {
                     .collect();
                 format!("{{{}}}", fields.join(","))
             };
-            return Ok(writeln!(
-                out,
-                "{{\"tp\":{tp},\"ts\":{t},\"verdict\":\"violation\",\"monitor\":{},\"conjunct\":{n},\
-                 \"condition\":{},\"undefined\":{undefined},\"from_tp\":{from_tp},\"from_ts\":{from_t},\
-                 \"prior\":{},\"posterior\":{}}}",
-                json_string(monitor),
-                json_string(text),
-                state(prior),
-                state(posterior)
-            )?);
+            let head = format!(
+                "{{\"tp\":{tp},\"ts\":{t},\"verdict\":\"violation\",\"monitor\":{}",
+                json_string(monitor)
+            );
+            let what = format!(
+                ",\"conjunct\":{n},\"condition\":{},\"undefined\":{undefined}",
+                json_string(text)
+            );
+            let from = format!(",\"from_tp\":{from_tp},\"from_ts\":{from_t}");
+            let (a, b) = (state(prior), state(posterior));
+            writeln!(out, "{head}{what}{from},\"prior\":{a},\"posterior\":{b}}}")?;
+            return Ok(());
         }
         let how = if undefined {
             "is undefined (division by zero)"
