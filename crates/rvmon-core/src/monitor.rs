@@ -95,6 +95,10 @@ pub enum Payload<'a> {
         prior: &'a [f64],
         posterior: &'a [f64],
     },
+    /// A verdict under imprecise timestamps (paper 16): it holds for every true timing within
+    /// the timestamps' error (`Some(true)`), for some (`Some(false)`: a possible violation),
+    /// or neither can be guaranteed (`None`: undetermined).
+    Timing { every: Option<bool> },
 }
 
 /// One verdict: where it is (time point and timestamp), what it says, and its data.
@@ -236,6 +240,11 @@ impl Sink for Collect {
                 format!("{conjunct}"),
                 format!("{from_tp}"),
             ],
+            Payload::Timing { every } => vec![match every {
+                Some(true) => "every".to_string(),
+                Some(false) => "some".to_string(),
+                None => "undetermined".to_string(),
+            }],
         };
         self.decisions.push((d.tp, d.ts, d.kind, values));
         Ok(())

@@ -303,6 +303,11 @@ pub fn payload_text(p: &Payload<'_>, interner: &Interner) -> String {
             from_tp,
             ..
         } => format!("{monitor} monitor, conjunct {conjunct} `{text}`, from sample {from_tp}"),
+        Payload::Timing { every } => match every {
+            Some(true) => "under every timing".into(),
+            Some(false) => "under some timing".into(),
+            None => "undetermined by timing".into(),
+        },
     }
 }
 

@@ -516,6 +516,89 @@ pub fn any_monitor(
     })
 }
 
+/// A formula monitored with imprecise timestamps (`--timestamp-error`, paper 16): each
+/// event's true time within ±`delta` (a non-negative decimal, in the trace's time unit) of
+/// its timestamp. The formula is rewritten (`rvmon_imprecise::cells`) and the cascade builds
+/// the rewritten formula's engine; propositional formulas only.
+pub fn imprecise_monitor(
+    spec: &FormulaSpec,
+    delta: &str,
+    interner: &mut Interner,
+    offline: bool,
+) -> Result<rvmon_imprecise::ImpreciseMonitor, Error> {
+    use rvmon_imprecise::{cells, formula, label, Label, Plan};
+    let (scaled, q) = decimal_delta(delta)?;
+    let prop = rvmon_imprecise::from_formula(&spec.formula, &spec.name, &spec.text)?;
+    let mut atoms = Vec::new();
+    formula::atoms(&prop, &mut atoms);
+    if atoms.iter().any(|a| a == cells::EVEN) {
+        return Err(Error::msg(format!(
+            "{}: `{}` is a name rvmon keeps for itself with --timestamp-error",
+            spec.name,
+            cells::EVEN
+        )));
+    }
+    let text = cells::cell_formula(&prop, q, scaled);
+    let name = format!("{} (rewritten for --timestamp-error)", spec.name);
+    let rewritten = FormulaSpec::parse(&name, text.clone(), None)?;
+    let plan = formula_monitor(&rewritten, interner, offline)?;
+    // (Bounded past: the cells the first verdict can read back, and a margin.)
+    let lead = (!formula::unbounded_past(&prop)).then(|| {
+        formula::horizon(&prop, false)
+            .saturating_mul(2 * q)
+            .saturating_add(2 * scaled + 2)
+    });
+    let future = formula::horizon(&prop, true);
+    let explain = format!(
+        "{}\nlabels: the formula's NNF {}, its negation's {}: a verdict `violation` holds for \
+         every timing, `possible-violation` for some, `undetermined` for neither\ndelay: a \
+         verdict waits for the future horizon plus δ: {future} + {delta} time units\ncells: \
+         {} per time unit; the rewritten formula over them: {text}",
+        cells::explain(&prop, delta),
+        label(&prop, false).name(),
+        label(&prop, true).name(),
+        2 * q
+    );
+    // (Without an error the observed timeline is the only one: every verdict is definite.)
+    let violation = if scaled == 0 {
+        Label::All
+    } else {
+        label(&prop, true)
+    };
+    Ok(rvmon_imprecise::ImpreciseMonitor::new(Plan {
+        inner: plan.monitor,
+        q,
+        lead,
+        violation,
+        even: interner.intern(cells::EVEN),
+        explain,
+    }))
+}
+
+/// δ as an integer `n` and a scale `q` (δ = n/q): a non-negative decimal of at most 6
+/// fractional digits.
+fn decimal_delta(delta: &str) -> Result<(u64, u64), Error> {
+    let bad = || {
+        Error::msg(format!(
+            "--timestamp-error {delta}: expected a non-negative number in the trace's time unit \
+             (a decimal of at most 6 fractional digits, say 2 or 0.5)"
+        ))
+    };
+    let (int, frac) = delta.split_once('.').unwrap_or((delta, ""));
+    if int.is_empty() && frac.is_empty()
+        || frac.len() > 6
+        || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+    {
+        return Err(bad());
+    }
+    let q = 10u64.pow(frac.len() as u32);
+    let n: u64 = format!("{int}{frac}").parse().map_err(|_| bad())?;
+    if n > 1 << 40 {
+        return Err(bad());
+    }
+    Ok((n, q))
+}
+
 /// The monitor of a `.modelplex` file's conditions, fed events whose inputs are its state
 /// variables; `tolerance` the difference comparisons forgive (`None`: exact).
 pub fn modelplex_monitor(

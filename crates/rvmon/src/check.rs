@@ -66,6 +66,15 @@ pub struct CheckArgs {
     /// comparisons are exact: each sample is the decimal written in the trace.
     #[arg(long, value_name = "T")]
     pub tolerance: Option<String>,
+    /// Temporal formulas (propositional): each event's true time is only known within ± this
+    /// much of its timestamp (in the trace's time unit; a decimal), as with clocks that
+    /// disagree (paper 16). Each time point's verdict then says whether the formula is
+    /// violated there for every true timing (`violation`), for some (`possible-violation`),
+    /// or cannot be said (`undetermined`), by the paper's rewriting and labels. The formula
+    /// is read in continuous time (between events no proposition holds); PREVIOUS, NEXT and
+    /// unbounded future operators are refused. `--explain` shows the rewriting.
+    #[arg(long, value_name = "δ")]
+    pub timestamp_error: Option<String>,
     /// Run this shell command after each violation (or stream trigger) is written, and wait
     /// for it: a Simplex-style switch to a safe fallback (paper 17). It gets the decision as
     /// one JSON line on standard input and in RVMON_DECISION, and the time point in
@@ -193,6 +202,7 @@ impl CheckArgs {
             c2po: Vec::new(),
             tolerance: None,
             fallback: None,
+            timestamp_error: None,
             dense: false,
             intervals: false,
             report: None,
@@ -257,6 +267,12 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
         _ => {}
     }
+    if args.timestamp_error.is_some() && lang != Lang::Formula {
+        return Err(Error::msg(format!(
+            "--timestamp-error is for temporal formulas (.mtl and the like); {} is not one",
+            args.spec
+        )));
+    }
     if args.tolerance.is_some() && lang != Lang::Modelplex {
         return Err(Error::msg(format!(
             "--tolerance is for ModelPlex conditions (.modelplex); {} is not one",
@@ -304,6 +320,9 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let text = crate::read_file(&args.spec)?;
     let spec = FormulaSpec::parse(&args.spec, text, lang_name.as_deref())?
         .with_signature(crate::read_signature(args.sig.as_deref())?)?;
+    if let Some(delta) = &args.timestamp_error {
+        return crate::imprecise::run(args, &spec, delta, out, err);
+    }
     let trace_path = args.trace.as_deref().filter(|t| *t != "-");
     let format = crate::trace_format(args.format, trace_path)?;
     if args.sliced() && !args.explain {
@@ -432,7 +451,7 @@ fn sliced(
 }
 
 /// The reader of the trace at `path` (standard input if `None`).
-fn open(
+pub(crate) fn open(
     args: &CheckArgs,
     path: Option<&str>,
     format: TraceFormat,

@@ -11,6 +11,7 @@
 pub mod cascade;
 pub mod check;
 pub mod fallback;
+pub mod imprecise;
 mod io;
 pub mod modelplex;
 pub mod monpoly;

@@ -246,6 +246,14 @@ pub fn summary(counts: Counts, stats: RunStats, err: &mut dyn Write) -> Result<(
             counts.inconclusive
         )?;
     }
+    if counts.undetermined > 0 {
+        write!(
+            err,
+            "; {} undetermined (the observed timestamps violate the formula, the true ones may \
+             or may not)",
+            counts.undetermined
+        )?;
+    }
     writeln!(err)?;
     crate::warn_if_empty(stats.time_points, err)
 }

@@ -36,6 +36,9 @@ pub struct Counts {
     pub first_inconclusive: Option<(u64, Timestamp)>,
     /// Stream specifications' triggers written.
     pub triggers: u64,
+    /// Time points where, with imprecise timestamps, the observed times violate the formula
+    /// and the true ones may or may not.
+    pub undetermined: u64,
 }
 
 /// Writes decisions in an [`Output`] format to `out`: violations (with their values), and
@@ -318,6 +321,36 @@ impl FormatSink<'_> {
         Ok(())
     }
 
+    /// A verdict under imprecise timestamps (paper 16): a violation for every timing, a
+    /// possible violation (for some), or undetermined (the observed times violate the formula,
+    /// the true ones may or may not).
+    fn timing(&mut self, d: &Decision<'_>, every: Option<bool>) -> Result<(), Error> {
+        let (word, text) = match every {
+            Some(true) => ("violation", "violation"),
+            Some(false) => ("possible-violation", "possible violation"),
+            None => ("undetermined", "undetermined"),
+        };
+        let why = match every {
+            Some(true) => "for every true timing within the timestamps' error",
+            Some(false) => "for some true timing within the timestamps' error",
+            None => "the observed timestamps violate it; the true timings may or may not",
+        };
+        if every.is_some() {
+            self.counts.violations += 1;
+        } else {
+            self.counts.undetermined += 1;
+        }
+        match self.format {
+            Output::Jsonl => writeln!(
+                self.out,
+                "{{\"tp\":{},\"ts\":{},\"verdict\":\"{word}\"}}",
+                d.tp, d.ts
+            )?,
+            _ => writeln!(self.out, "{text}: time point {} @{} ({why})", d.tp, d.ts)?,
+        }
+        Ok(())
+    }
+
     /// A ModelPlex monitor's violation: the monitor, the failing conjunct (numbered from 1)
     /// and the pair of states, in text or JSON Lines; time stamps in seconds.
     fn transition(&mut self, d: &Decision<'_>) -> Result<(), Error> {
@@ -457,6 +490,7 @@ impl Sink for FormatSink<'_> {
                 from,
             } => return self.mltl(d, formula, label, from),
             Payload::Transition { .. } => return self.transition(d),
+            Payload::Timing { every } => return self.timing(d, every),
             _ => {}
         }
         match d.kind {

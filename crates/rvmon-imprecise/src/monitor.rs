@@ -1,0 +1,251 @@
+//! The monitor: the observed time points become cells ([`crate::cells`]), the propositional
+//! engine the front door built for the rewritten formula monitors them, and its verdict at
+//! the cell of each observed timestamp becomes this monitor's, with the guarantee the labels
+//! give ([`crate::label`]).
+
+use std::collections::VecDeque;
+
+use rvmon_core::{
+    Decision, Description, Error, EventRef, Interner, Kind, Monitor, Payload, Sink, Sym, TimePoint,
+    Timestamp,
+};
+
+use crate::label::Label;
+
+/// How many cells are fed to the engine at once.
+const CHUNK: usize = 1024;
+
+/// What the rewritten formula's engine needs, and how to read its verdicts.
+pub struct Plan {
+    /// The engine of the cell formula ([`crate::cells::cell_formula`]).
+    pub inner: Box<dyn Monitor>,
+    /// Cells per time unit, halved (time scaled by it makes δ an integer).
+    pub q: u64,
+    /// How many cells before the first observed one the cell trace starts (`None`: at time
+    /// 0, for formulas whose past is unbounded).
+    pub lead: Option<u64>,
+    /// The label of the formula's negation: a violation holds for every (∀) or some (∃)
+    /// timing, or neither.
+    pub violation: Label,
+    /// The proposition of the point cells, interned.
+    pub even: Sym,
+    /// `--explain`'s account of the rewriting.
+    pub explain: String,
+}
+
+/// A formula monitored with imprecise timestamps.
+pub struct ImpreciseMonitor {
+    plan: Plan,
+    /// The next cell to feed, once the first time point has fixed the start.
+    next: Option<u64>,
+    start: u64,
+    /// The observed time point being gathered: its cell, number and timestamp, and the
+    /// names of its events (time points with the same timestamp are one instant).
+    current: Option<(u64, u64, Timestamp)>,
+    names: Vec<Sym>,
+    /// Observed cells whose verdict the engine has not given yet.
+    pending: VecDeque<(u64, u64, Timestamp)>,
+    cells: Vec<TimePoint>,
+    decided: Vec<(i64, Kind)>,
+}
+
+/// Collects the engine's verdicts (its timestamps are cells).
+struct Capture<'a>(&'a mut Vec<(i64, Kind)>);
+
+impl Sink for Capture<'_> {
+    fn emit(&mut self, d: &Decision<'_>, _: &Interner) -> Result<(), Error> {
+        self.0.push((d.ts, d.kind));
+        Ok(())
+    }
+}
+
+impl ImpreciseMonitor {
+    pub fn new(plan: Plan) -> ImpreciseMonitor {
+        ImpreciseMonitor {
+            plan,
+            next: None,
+            start: 0,
+            current: None,
+            names: Vec::new(),
+            pending: VecDeque::new(),
+            cells: Vec::new(),
+            decided: Vec::new(),
+        }
+    }
+
+    /// What `--explain` says about the rewriting.
+    pub fn explain(&self) -> &str {
+        &self.plan.explain
+    }
+
+    /// The cell of timestamp `ts`.
+    fn cell(&self, ts: Timestamp) -> Result<u64, Error> {
+        u64::try_from(ts)
+            .ok()
+            .and_then(|t| t.checked_mul(2 * self.plan.q))
+            .filter(|c| *c < 1 << 62)
+            .ok_or_else(|| {
+                Error::msg(format!(
+                    "timestamp {ts}: with --timestamp-error, timestamps are times from 0, \
+                     not negative, and small enough to count in half units"
+                ))
+            })
+    }
+
+    /// Feeds the engine every cell up to the gathered time point's, that one with its events.
+    fn flush(&mut self, interner: &mut Interner, sink: &mut dyn Sink) -> Result<(), Error> {
+        let Some((cell, tp, ts)) = self.current.take() else {
+            return Ok(());
+        };
+        let mut next = match self.next {
+            Some(n) => n,
+            None => {
+                self.start = self.plan.lead.map_or(0, |l| cell.saturating_sub(l));
+                self.start
+            }
+        };
+        self.pending.push_back((cell, tp, ts));
+        while next <= cell {
+            let mut tp = TimePoint {
+                index: next - self.start,
+                ts: next as Timestamp,
+                ..TimePoint::default()
+            };
+            if next % 2 == 0 {
+                tp.events.push(event(self.plan.even));
+            }
+            if next == cell {
+                tp.events.extend(self.names.drain(..).map(event));
+            }
+            self.cells.push(tp);
+            next += 1;
+            if self.cells.len() == CHUNK || next > cell {
+                let cells = std::mem::take(&mut self.cells);
+                let fed = self
+                    .plan
+                    .inner
+                    .feed(&cells, interner, &mut Capture(&mut self.decided));
+                self.cells = cells;
+                self.cells.clear();
+                self.translate(interner, sink)?;
+                fed?;
+            }
+        }
+        self.next = Some(next);
+        Ok(())
+    }
+
+    /// The engine's verdicts at observed cells, as this monitor's.
+    fn translate(&mut self, interner: &Interner, sink: &mut dyn Sink) -> Result<(), Error> {
+        for (cell, kind) in self.decided.drain(..) {
+            let Some(&(observed, tp, ts)) = self.pending.front() else {
+                continue;
+            };
+            if cell as u64 != observed {
+                continue;
+            }
+            self.pending.pop_front();
+            let (kind, payload) = match (kind, self.plan.violation) {
+                (Kind::Violation, Label::All) => {
+                    (Kind::Violation, Payload::Timing { every: Some(true) })
+                }
+                (Kind::Violation, Label::Some) => {
+                    (Kind::Violation, Payload::Timing { every: Some(false) })
+                }
+                (Kind::Violation, Label::None) => {
+                    (Kind::Inconclusive, Payload::Timing { every: None })
+                }
+                (kind, _) => (kind, Payload::None),
+            };
+            sink.emit(
+                &Decision {
+                    tp,
+                    ts,
+                    kind,
+                    payload,
+                },
+                interner,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn event(name: Sym) -> EventRef {
+    EventRef {
+        name,
+        args_start: 0,
+        args_len: 0,
+    }
+}
+
+impl Monitor for ImpreciseMonitor {
+    fn feed(
+        &mut self,
+        batch: &[TimePoint],
+        interner: &mut Interner,
+        sink: &mut dyn Sink,
+    ) -> Result<(), Error> {
+        for tp in batch {
+            let cell = self.cell(tp.ts)?;
+            match self.current {
+                Some((c, ..)) if c == cell => {}
+                Some((c, ..)) if cell < c => {
+                    return Err(Error::msg(format!(
+                        "time point {}: timestamp {} goes back in time",
+                        tp.index, tp.ts
+                    )))
+                }
+                _ => {
+                    self.flush(interner, sink)?;
+                    self.current = Some((cell, tp.index, tp.ts));
+                }
+            }
+            self.names.extend(tp.events.iter().map(|e| e.name));
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, interner: &mut Interner, sink: &mut dyn Sink) -> Result<(), Error> {
+        self.flush(interner, sink)?;
+        let finished = self
+            .plan
+            .inner
+            .finish(interner, &mut Capture(&mut self.decided));
+        self.translate(interner, sink)?;
+        finished
+    }
+
+    fn snapshot(&self) -> Result<Vec<u8>, Error> {
+        Err(Error::msg(
+            "a monitor with imprecise timestamps cannot save its state yet",
+        ))
+    }
+
+    fn restore(&mut self, _: &[u8]) -> Result<(), Error> {
+        Err(Error::msg(
+            "a monitor with imprecise timestamps cannot restore a state yet",
+        ))
+    }
+
+    fn describe(&self) -> Description {
+        let inner = self.plan.inner.describe();
+        Description {
+            strategy: format!(
+                "imprecise timestamps (rvmon-imprecise, paper 16): the formula rewritten (tf), \
+                 its continuous semantics over half-unit cells monitored by {}; a violation \
+                 holds for {}",
+                inner.strategy,
+                match self.plan.violation {
+                    Label::All => "every timing within ±δ",
+                    Label::Some => "some timing within ±δ (a possible violation)",
+                    Label::None => "no timing that can be guaranteed (undetermined)",
+                }
+            ),
+            memory: format!(
+                "{}; in cells, two per time unit (×{} for δ's decimals)",
+                inner.memory, self.plan.q
+            ),
+        }
+    }
+}
