@@ -384,3 +384,38 @@ fn a_violation_holds_for_every_timing() {
     );
     assert!(checked.get() > 20);
 }
+
+/// The same on sparse timelines (25 empty time units between events, more than any of the
+/// generated formulas' horizons): the engine skips the middle of each empty stretch for
+/// formulas with a bounded past, and must not change a verdict by it.
+#[test]
+fn long_empty_stretches_are_skipped_without_changing_a_verdict() {
+    let compared = std::cell::Cell::new(0);
+    runner(120)
+        .run(&(gen_formula(3), gen_events()), |(f, events)| {
+            let sparse: Vec<Vec<usize>> = events
+                .iter()
+                .flat_map(|e| std::iter::once(e.clone()).chain(std::iter::repeat_n(Vec::new(), 25)))
+                .collect();
+            let formula = text(&f, 1);
+            let log = log_of(&sparse, 1, None);
+            for (ts, r, _) in monitor(&formula, &log, "0") {
+                let Some(r) = r else { continue };
+                if ts >= sparse.len() as i64 {
+                    continue;
+                }
+                prop_assert_eq!(
+                    r,
+                    holds(&f, ts * 4, &sparse),
+                    "{} at {} on {}",
+                    formula,
+                    ts,
+                    log
+                );
+                compared.set(compared.get() + 1);
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert!(compared.get() > 100);
+}

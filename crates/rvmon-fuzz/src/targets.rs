@@ -535,6 +535,16 @@ pub static TARGETS: &[Target] = &[
         short_cases: 1000,
     },
     Target {
+        name: "imprecise",
+        run: imprecise,
+        seeds: LTL_SEEDS,
+        examples: &["mtl"],
+        tokens: LTL_TOKENS,
+        nests: LTL_NESTS,
+        made: None,
+        short_cases: 1000,
+    },
+    Target {
         name: "monpoly_formula",
         run: monpoly_formula,
         seeds: &[
@@ -926,6 +936,28 @@ fn formula(bytes: &[u8]) -> bool {
         }
     }
     check_spec(bytes, "f.mfotl", "t.log", true)
+}
+
+/// A formula monitored with imprecise timestamps (`--timestamp-error`: the rewriting to
+/// cells and the propositional engine), with a whole and a decimal error.
+fn imprecise(bytes: &[u8]) -> bool {
+    SCRATCH.with(|s| {
+        let spec = s.path("i.mtl");
+        std::fs::write(&spec, bytes).expect("a scratch file");
+        let mut args = CheckArgs::new(
+            spec.display().to_string(),
+            s.path("t.log").display().to_string(),
+        );
+        let mut ok = false;
+        for delta in ["1", "0.5"] {
+            args.timestamp_error = Some(delta.into());
+            args.explain = false;
+            ok |= check_cmd::run(&args, &mut std::io::sink(), &mut std::io::sink()).is_ok();
+            args.explain = true;
+            let _ = check_cmd::run(&args, &mut std::io::sink(), &mut std::io::sink());
+        }
+        ok
+    })
 }
 
 /// A `.ltl` file: Spot's syntax or MonPoly's, on the propositional engine.

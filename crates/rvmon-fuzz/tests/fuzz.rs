@@ -52,6 +52,7 @@ macro_rules! targets {
 targets!(
     formula,
     ltl,
+    imprecise,
     monpoly_formula,
     signature,
     monpoly_log,

@@ -15,15 +15,21 @@ use crate::label::Label;
 /// How many cells are fed to the engine at once.
 const CHUNK: usize = 1024;
 
+/// The longest empty stretch, in cells, fed cell by cell (formulas with an unbounded past).
+const MAX_GAP: u64 = 1 << 32;
+
 /// What the rewritten formula's engine needs, and how to read its verdicts.
 pub struct Plan {
     /// The engine of the cell formula ([`crate::cells::cell_formula`]).
     pub inner: Box<dyn Monitor>,
     /// Cells per time unit, halved (time scaled by it makes δ an integer).
     pub q: u64,
-    /// How many cells before the first observed one the cell trace starts (`None`: at time
-    /// 0, for formulas whose past is unbounded).
+    /// How many cells back a verdict can read (`None`: all, for formulas whose past is
+    /// unbounded): the cell trace starts that far before the first observed cell, and skips
+    /// the middle of a longer empty stretch.
     pub lead: Option<u64>,
+    /// How many cells ahead a verdict can read.
+    pub ahead: u64,
     /// The label of the formula's negation: a violation holds for every (∀) or some (∃)
     /// timing, or neither.
     pub violation: Label,
@@ -36,9 +42,12 @@ pub struct Plan {
 /// A formula monitored with imprecise timestamps.
 pub struct ImpreciseMonitor {
     plan: Plan,
-    /// The next cell to feed, once the first time point has fixed the start.
+    /// The next cell to feed, once the first time point has fixed the start; the number of
+    /// cells fed (the engine's time point numbers).
     next: Option<u64>,
-    start: u64,
+    fed: u64,
+    /// The cells after the last observed one that its verdict (or its neighbours') may read.
+    needed_to: u64,
     /// The observed time point being gathered: its cell, number and timestamp, and the
     /// names of its events (time points with the same timestamp are one instant).
     current: Option<(u64, u64, Timestamp)>,
@@ -64,7 +73,8 @@ impl ImpreciseMonitor {
         ImpreciseMonitor {
             plan,
             next: None,
-            start: 0,
+            fed: 0,
+            needed_to: 0,
             current: None,
             names: Vec::new(),
             pending: VecDeque::new(),
@@ -99,18 +109,32 @@ impl ImpreciseMonitor {
         };
         let mut next = match self.next {
             Some(n) => n,
-            None => {
-                self.start = self.plan.lead.map_or(0, |l| cell.saturating_sub(l));
-                self.start
-            }
+            None => self.plan.lead.map_or(0, |l| cell.saturating_sub(l)),
         };
+        if self.plan.lead.is_none() && cell - next > MAX_GAP {
+            return Err(Error::msg(format!(
+                "time point {tp}: a gap of {} time units, which a formula with an unbounded \
+                 past operator is monitored through in half units: too long (at most {})",
+                (cell - next) / (2 * self.plan.q),
+                MAX_GAP / (2 * self.plan.q)
+            )));
+        }
         self.pending.push_back((cell, tp, ts));
         while next <= cell {
+            // The middle of a long empty stretch: no verdict reads it (a bounded past reads
+            // `lead` cells back, a future `ahead`), so the engine jumps over it.
+            if let Some(lead) = self.plan.lead {
+                let resume = cell.saturating_sub(lead);
+                if next > self.needed_to && next < resume {
+                    next = resume;
+                }
+            }
             let mut tp = TimePoint {
-                index: next - self.start,
+                index: self.fed,
                 ts: next as Timestamp,
                 ..TimePoint::default()
             };
+            self.fed += 1;
             if next % 2 == 0 {
                 tp.events.push(event(self.plan.even));
             }
@@ -132,6 +156,7 @@ impl ImpreciseMonitor {
             }
         }
         self.next = Some(next);
+        self.needed_to = cell.saturating_add(self.plan.ahead);
         Ok(())
     }
 

@@ -549,6 +549,7 @@ pub fn imprecise_monitor(
             .saturating_add(2 * scaled + 2)
     });
     let future = formula::horizon(&prop, true);
+    let ahead = future.saturating_mul(2 * q).saturating_add(2 * scaled + 2);
     let explain = format!(
         "{}\nlabels: the formula's NNF {}, its negation's {}: a verdict `violation` holds for \
          every timing, `possible-violation` for some, `undetermined` for neither\ndelay: a \
@@ -569,6 +570,7 @@ pub fn imprecise_monitor(
         inner: plan.monitor,
         q,
         lead,
+        ahead,
         violation,
         even: interner.intern(cells::EVEN),
         explain,
