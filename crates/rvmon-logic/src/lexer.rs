@@ -5,11 +5,28 @@ use logos::Logos;
 
 use crate::ast::AggOp;
 
+fn comment(lex: &mut logos::Lexer<Tok>) -> logos::FilterResult<(), ()> {
+    match lex.remainder().find("*)") {
+        Some(end) => {
+            lex.bump(end + 2);
+            logos::FilterResult::Skip
+        }
+        None => {
+            lex.bump(lex.remainder().len());
+            logos::FilterResult::Error(())
+        }
+    }
+}
+
 #[derive(Logos, Clone, Debug, PartialEq)]
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip r"#[^\n]*")]
-#[logos(skip r"\(\*([^*]|\*+[^*)])*\*+\)")]
 pub enum Tok {
+    /// `(* … *)`, MonPoly's comment, skipped (an unterminated one is an error). A callback
+    /// and not a regex: logos does not backtrack, and the usual comment regex needs it (it
+    /// matched no comment at all).
+    #[token("(*", comment)]
+    Comment,
     #[token("NOT")]
     #[token("not")]
     Not,
@@ -154,6 +171,7 @@ impl Tok {
             Tok::Agg(op) => format!("`{}`", op.keyword()),
             other => {
                 let text = match other {
+                    Tok::Comment => "(*",
                     Tok::Not => "NOT",
                     Tok::And => "AND",
                     Tok::Or => "OR",

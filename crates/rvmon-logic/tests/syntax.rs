@@ -512,3 +512,34 @@ proptest! {
         }
     }
 }
+
+/// MonPoly's `(* … *)` comments, anywhere, over several lines, with `*` and `)` inside; an
+/// unterminated one is an error at its start. (The comment regex once matched none: logos
+/// does not backtrack.)
+#[test]
+fn monpoly_comments_are_skipped() {
+    for text in [
+        "(* a *) p()",
+        "p() (* a *)",
+        "(* two\n lines *) p()",
+        "(* it's (a * b) **) p()",
+        "ONCE[0,3] (* inside *) p()",
+    ] {
+        let f =
+            rvmon_logic::parse_formula("f.mtl", text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        let plain = rvmon_logic::parse_formula("f.mtl", &text.replace("(* inside *)", "")).ok();
+        assert!(
+            plain.is_some() || text.contains("inside"),
+            "{text:?}: {f:?}"
+        );
+    }
+    for (text, at) in [("(* open p()", "1:1"), ("p() (* open", "1:5")] {
+        let e = rvmon_logic::parse_formula("f.mtl", text)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("f.mtl:{at}: unterminated comment")),
+            "{text:?}: {e}"
+        );
+    }
+}
