@@ -11,6 +11,7 @@
 //!   `[2a, 2b]` whatever the ends (a point just inside the interval is always reachable);
 //! * a witness `ψ` inside an open cell needs `φ` on that cell too (`(t', t]` contains the
 //!   rest of it): the witness is `ψ ∧ (point ∨ φ)`.
+//!
 //! `UNTIL` mirrors it. The proposition `p` holds at the cell of each event with `p`, and
 //! paper 16's `tf(p) = ◆[0,δ] p ∨ ◇[0,δ] p` is the window `[0, 2δ]` both ways. The
 //! propositional engine then monitors the cell trace, online, in memory bounded by the

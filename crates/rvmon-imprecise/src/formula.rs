@@ -74,7 +74,7 @@ pub enum Prop {
 }
 
 impl Prop {
-    pub fn not(p: Prop) -> Prop {
+    pub fn negated(p: Prop) -> Prop {
         Prop::Not(Box::new(p))
     }
 }
@@ -122,10 +122,12 @@ pub fn from_formula(f: &Formula, name: &str, text: &str) -> Result<Prop, Error> 
                     )
                 }
                 UnaryTemporal::Once => Prop::Since(w, t, b),
-                UnaryTemporal::PastAlways => Prop::not(Prop::Since(w, t, Box::new(Prop::Not(b)))),
+                UnaryTemporal::PastAlways => {
+                    Prop::negated(Prop::Since(w, t, Box::new(Prop::Not(b))))
+                }
                 UnaryTemporal::Eventually => bounded(w, refuse, |w| Prop::Until(w, t, b))?,
                 UnaryTemporal::Always => bounded(w, refuse, |w| {
-                    Prop::not(Prop::Until(w, t, Box::new(Prop::Not(b))))
+                    Prop::negated(Prop::Until(w, t, Box::new(Prop::Not(b))))
                 })?,
             }
         }

@@ -100,7 +100,7 @@ mod tests {
             hi_open: false,
         };
         let phi = Prop::Or(
-            Box::new(Prop::not(Prop::not(Prop::Atom("p".into())))),
+            Box::new(Prop::negated(Prop::negated(Prop::Atom("p".into())))),
             Box::new(once(w, atom("q"))),
         );
         assert_eq!(label(&phi, false), Label::Some);
@@ -136,7 +136,7 @@ mod tests {
         let w = Win::ALL;
         let neg = Prop::Since(
             w,
-            Box::new(Prop::not(Prop::Atom("p".into()))),
+            Box::new(Prop::negated(Prop::Atom("p".into()))),
             Box::new(Prop::True),
         );
         assert_eq!(label(&neg, false), Label::All);
