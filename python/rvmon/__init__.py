@@ -28,7 +28,7 @@ __all__ = [
     "Monitor",
 ]
 
-LANGS = ("mtl", "mfotl", "ltl", "lola", "rtlola", "rvm", "stl")
+LANGS = ("mtl", "mfotl", "ltl", "lola", "rtlola", "rvm", "stl", "mltl", "c2po", "modelplex")
 
 
 class Error(ValueError):
@@ -124,8 +124,10 @@ def check(spec, trace, sig=None, *, lang=None, **options):
 
     `spec`, `trace` and `sig` are paths or text (`lang` names the spec's language when it
     is text). Options are `rvmon check`'s: `format`, `time_field`, `robustness`, `dense`,
-    `intervals`, `values`, `workers`. Raises SpecError or TraceError (whose `verdicts` are
-    those decided before the bad input).
+    `intervals`, `values`, `workers`, `tolerance` (ModelPlex conditions) and
+    `timestamp_error` (imprecise timestamps: each verdict then says `violation`,
+    `possible-violation` or `undetermined`), the last two as numbers or strings. Raises
+    SpecError or TraceError (whose `verdicts` are those decided before the bad input).
     """
     _check_lang(lang)
     with tempfile.TemporaryDirectory(prefix="rvmon-") as tmp:
@@ -145,6 +147,10 @@ def check(spec, trace, sig=None, *, lang=None, **options):
         spec_path = as_file(spec, "spec." + (lang or "txt"), "<spec>")
         trace_path = as_file(trace, "trace" + _trace_suffix(trace, options.get("format")), "<trace>")
         sig_path = None if sig is None else as_file(sig, "spec.sig", "<sig>")
+        for exact in ("tolerance", "timestamp_error"):
+            # (Passed as text: rvmon reads the decimal exactly.)
+            if options.get(exact) is not None:
+                options[exact] = str(options[exact])
         try:
             out, _status = _rvmon.check(spec_path, trace_path, lang=lang, sig=sig_path, **options)
         except _rvmon.Failure as f:

@@ -8,7 +8,7 @@ import numpy.typing as npt
 
 Path = Union[str, "os.PathLike[str]"]
 Verdict = Dict[str, Any]
-Lang = str  # 'mtl', 'mfotl', 'ltl', 'lola', 'rtlola', 'rvm' or 'stl'
+Lang = str  # 'mtl', 'mfotl', 'ltl', 'lola', 'rtlola', 'rvm', 'stl', 'mltl', 'c2po', 'modelplex'
 
 class Error(ValueError):
     message: str
@@ -34,6 +34,8 @@ def check(
     intervals: bool = ...,
     values: bool = ...,
     workers: int = ...,
+    tolerance: Optional[Union[str, float]] = ...,
+    timestamp_error: Optional[Union[str, float]] = ...,
 ) -> List[Verdict]: ...
 def robustness(
     spec: Path,

@@ -52,6 +52,13 @@ CASES = [
     ("rvm/acks.rvm", "rvm/acks.log", [], {}),
     ("rvm/locks-ere.rvm", "rvm/locks.log", [], {}),
     ("rvm/maps.rvm", "rvm/maps.log", [], {}),
+    ("modelplex/watertank.modelplex", "modelplex/watertank-violating.csv", [], {}),
+    ("modelplex/watertank.modelplex", "modelplex/watertank-violating.csv",
+     ["--tolerance", "0.5"], {"tolerance": 0.5}),
+    ("imprecise/alarm.mtl", "imprecise/alarm.log", ["--timestamp-error", "2"],
+     {"timestamp_error": 2}),
+    ("imprecise/ack.mtl", "imprecise/ack.log", ["--timestamp-error", "2"],
+     {"timestamp_error": "2"}),
 ]
 
 
@@ -61,6 +68,17 @@ def test_check_equals_the_command_line(spec, trace, flags, options):
     got = rvmon.check(spec, trace, **options)
     assert got == cli(spec, trace, *flags)
     assert got, "the example decides something"
+
+
+def test_modelplex_and_imprecise_verdicts_name_what_they_mean():
+    pairs = rvmon.check(os.path.join(EX, "modelplex", "watertank.modelplex"),
+                        os.path.join(EX, "modelplex", "watertank-violating.csv"))
+    assert [(v["tp"], v["conjunct"], v["condition"]) for v in pairs] == [
+        (2, 2, "f' <= (m - x)/eps"), (3, 3, "x' = x + f'*t'"), (4, 6, "eps >= t'")]
+    assert pairs[1]["prior"] == {"f": 6, "x": 9, "t": 0.5}
+    alarms = rvmon.check(os.path.join(EX, "imprecise", "ack.mtl"),
+                         os.path.join(EX, "imprecise", "ack.log"), timestamp_error=2)
+    assert [(v["ts"], v["verdict"]) for v in alarms] == [(50, "possible-violation")]
 
 
 def test_first_order_with_a_signature_as_text_and_paths(tmp_path):

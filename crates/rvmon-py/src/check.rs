@@ -20,7 +20,8 @@ struct Failed {
 /// Options are the command's (`robustness=True` is `--robustness`).
 #[pyfunction]
 #[pyo3(signature = (spec, trace, *, lang=None, sig=None, format=None, time_field=None,
-                    robustness=false, dense=false, intervals=false, values=false, workers=1))]
+                    robustness=false, dense=false, intervals=false, values=false, workers=1,
+                    tolerance=None, timestamp_error=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn check<'py>(
     py: Python<'py>,
@@ -35,6 +36,8 @@ pub fn check<'py>(
     intervals: bool,
     values: bool,
     workers: usize,
+    tolerance: Option<String>,
+    timestamp_error: Option<String>,
 ) -> PyResult<(Bound<'py, PyBytes>, i32)> {
     let mut args = CheckArgs::new(spec, trace);
     args.lang = lang;
@@ -43,6 +46,7 @@ pub fn check<'py>(
     args.output = Output::Jsonl;
     (args.robustness, args.dense, args.intervals) = (robustness, dense, intervals);
     (args.values, args.workers, args.quiet) = (values, workers.max(1), true);
+    (args.tolerance, args.timestamp_error) = (tolerance, timestamp_error);
     if let Some(f) = format {
         args.format = Some(f.parse().map_err(|e: String| {
             failure(Blame::Trace, &Error::msg(format!("format: {e}")), b"")
