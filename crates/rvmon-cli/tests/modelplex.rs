@@ -205,3 +205,23 @@ fn bad_input_is_reported_with_its_place() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--report`: the page lists the violations with their monitor and conjunct (numbered as
+/// the text output numbers them).
+#[test]
+fn the_report_lists_the_failing_conjuncts() {
+    let dir = std::env::temp_dir().join(format!("rvmon-mplex-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("r.html");
+    let o = run(&[
+        &example("watertank.modelplex"),
+        &example("watertank-violating.csv"),
+        "--report",
+        &page.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("model monitor, conjunct 2 `f&#39; &lt;= (m - x)/eps`"), "{html}");
+    assert!(html.contains("<svg"), "a picture of the signals");
+    std::fs::remove_dir_all(&dir).ok();
+}

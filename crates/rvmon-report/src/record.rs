@@ -302,7 +302,10 @@ pub fn payload_text(p: &Payload<'_>, interner: &Interner) -> String {
             text,
             from_tp,
             ..
-        } => format!("{monitor} monitor, conjunct {conjunct} `{text}`, from sample {from_tp}"),
+        } => format!(
+            "{monitor} monitor, conjunct {} `{text}`, from sample {from_tp}",
+            conjunct + 1
+        ),
         Payload::Timing { every } => match every {
             Some(true) => "under every timing".into(),
             Some(false) => "under some timing".into(),
