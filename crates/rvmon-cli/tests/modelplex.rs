@@ -221,7 +221,10 @@ fn the_report_lists_the_failing_conjuncts() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     let html = std::fs::read_to_string(&page).unwrap();
-    assert!(html.contains("model monitor, conjunct 2 `f&#39; &lt;= (m - x)/eps`"), "{html}");
+    assert!(
+        html.contains("model monitor, conjunct 2 `f&#39; &lt;= (m - x)/eps`"),
+        "{html}"
+    );
     assert!(html.contains("<svg"), "a picture of the signals");
     std::fs::remove_dir_all(&dir).ok();
 }
