@@ -97,8 +97,13 @@ pub enum Payload<'a> {
     },
     /// A verdict under imprecise timestamps (paper 16): it holds for every true timing within
     /// the timestamps' error (`Some(true)`), for some (`Some(false)`: a possible violation),
-    /// or neither can be guaranteed (`None`: undetermined).
-    Timing { every: Option<bool> },
+    /// or neither can be guaranteed (`None`: undetermined); for a first-order formula, the
+    /// values of its free variables, as in [`Payload::Tuple`].
+    Timing {
+        every: Option<bool>,
+        vars: &'a [String],
+        values: &'a [Value],
+    },
 }
 
 /// One verdict: where it is (time point and timestamp), what it says, and its data.
@@ -240,11 +245,16 @@ impl Sink for Collect {
                 format!("{conjunct}"),
                 format!("{from_tp}"),
             ],
-            Payload::Timing { every } => vec![match every {
-                Some(true) => "every".to_string(),
-                Some(false) => "some".to_string(),
-                None => "undetermined".to_string(),
-            }],
+            Payload::Timing { every, values, .. } => std::iter::once(
+                match every {
+                    Some(true) => "every",
+                    Some(false) => "some",
+                    None => "undetermined",
+                }
+                .to_string(),
+            )
+            .chain(values.iter().map(|v| text(v, interner)))
+            .collect(),
         };
         self.decisions.push((d.tp, d.ts, d.kind, values));
         Ok(())

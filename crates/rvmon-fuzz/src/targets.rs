@@ -948,6 +948,8 @@ fn imprecise(bytes: &[u8]) -> bool {
             spec.display().to_string(),
             s.path("t.log").display().to_string(),
         );
+        // (First-order formulas too: they need the signature.)
+        args.sig = Some(s.path("s.sig").display().to_string());
         let mut ok = false;
         for delta in ["1", "0.5"] {
             args.timestamp_error = Some(delta.into());

@@ -26,66 +26,89 @@ pub const EVEN: &str = "rvmon_even";
 /// (MonPoly's syntax), for time scaled by `q` (cells per time unit: `2q`) and `delta` in
 /// scaled units.
 pub fn cell_formula(p: &Prop, q: u64, delta: u64) -> String {
+    let sub = |a: &Prop| cell_formula(a, q, delta);
     match p {
         Prop::True => "TRUE".into(),
         Prop::False => "FALSE".into(),
-        Prop::Atom(a) if delta == 0 => format!("{a}()"),
-        Prop::Atom(a) => {
+        Prop::Atom(_, text) if delta == 0 => text.clone(),
+        Prop::Atom(_, text) => {
             let d = 2 * delta;
-            format!("(ONCE[0,{d}] {a}() OR EVENTUALLY[0,{d}] {a}())")
+            format!("(ONCE[0,{d}] {text} OR EVENTUALLY[0,{d}] {text})")
         }
-        Prop::Not(a) => format!("(NOT {})", cell_formula(a, q, delta)),
-        Prop::And(a, b) => format!(
-            "({} AND {})",
-            cell_formula(a, q, delta),
-            cell_formula(b, q, delta)
-        ),
-        Prop::Or(a, b) => format!(
-            "({} OR {})",
-            cell_formula(a, q, delta),
-            cell_formula(b, q, delta)
-        ),
+        Prop::Rigid(text) => text.clone(),
+        Prop::Exists(vars, a) | Prop::Forall(vars, a) => {
+            let q = if matches!(p, Prop::Exists(..)) {
+                "EXISTS"
+            } else {
+                "FORALL"
+            };
+            format!("({q} {}. {})", vars.join(", "), sub(a))
+        }
+        // (`¬◆¬b` and `¬◇¬b` are written as PAST_ALWAYS and ALWAYS, which the first-order
+        // engine monitors with free variables.)
+        Prop::Not(a) => match &**a {
+            Prop::Since(w, l, r) | Prop::Until(w, l, r) if **l == Prop::True => match &**r {
+                Prop::Not(b) => {
+                    let op = if matches!(**a, Prop::Since(..)) {
+                        "PAST_ALWAYS"
+                    } else {
+                        "ALWAYS"
+                    };
+                    unary(op, *w, q, &sub(b))
+                }
+                _ => format!("(NOT {})", sub(a)),
+            },
+            _ => format!("(NOT {})", sub(a)),
+        },
+        Prop::And(a, b) => format!("({} AND {})", sub(a), sub(b)),
+        Prop::Or(a, b) => format!("({} OR {})", sub(a), sub(b)),
         Prop::Since(w, a, b) | Prop::Until(w, a, b) => {
             let op = if matches!(p, Prop::Since(..)) {
                 "SINCE"
             } else {
                 "UNTIL"
             };
-            let (lhs, rhs) = (cell_formula(a, q, delta), cell_formula(b, q, delta));
-            let lhs = if **a == Prop::True { None } else { Some(lhs) };
-            temporal(op, *w, q, lhs, rhs)
+            if **a == Prop::True {
+                let op = if op == "SINCE" { "ONCE" } else { "EVENTUALLY" };
+                return unary(op, *w, q, &sub(b));
+            }
+            let (lhs, rhs) = (sub(a), sub(b));
+            // (A witness inside an open cell needs the left operand there too; written as a
+            // disjunction for the first-order engine's fragment.)
+            let witness = format!("(({rhs} AND {EVEN}()) OR ({rhs} AND {lhs}))");
+            by_kind(*w, q, "FALSE", |window| {
+                format!("({lhs} {op}{window} {witness})")
+            })
         }
     }
 }
 
-/// `lhs OP_w rhs` over cells (`lhs` `None`: `TRUE`, then a `ONCE`/`EVENTUALLY`).
-fn temporal(op: &str, w: Win, q: u64, lhs: Option<String>, rhs: String) -> String {
+/// `OP_w body` over cells (`ONCE`, `EVENTUALLY`, `PAST_ALWAYS`, `ALWAYS`).
+fn unary(op: &str, w: Win, q: u64, body: &str) -> String {
+    let empty = if op.ends_with("ALWAYS") {
+        "TRUE"
+    } else {
+        "FALSE"
+    };
+    by_kind(w, q, empty, |window| format!("({op}{window} {body})"))
+}
+
+/// `make(window)` with the window of cells `w` reaches: from an open cell `[2a, 2b]`, from
+/// a point cell open ends one cell in; one formula if both are the same, else split on the
+/// cell's kind. An empty window makes `empty`.
+fn by_kind(w: Win, q: u64, empty: &str, make: impl Fn(&str) -> String) -> String {
     let scaled = |x: u64| x.saturating_mul(2 * q);
     let (lo, hi) = (scaled(w.lo), w.hi.map(scaled));
-    // From an open cell: [2a, 2b]; from a point: open ends one cell in.
     let from_open = (lo, hi);
     let from_point = (
         lo + u64::from(w.lo_open),
         hi.map(|h| h.saturating_sub(u64::from(w.hi_open))),
     );
     let one = |(lo, hi): (u64, Option<u64>)| -> String {
-        let (hi_text, empty) = match hi {
-            Some(h) => (h.to_string(), h < lo),
-            None => ("*".into(), false),
-        };
-        if empty {
-            return "FALSE".into();
-        }
-        let window = if hi.is_some() {
-            format!("[{lo},{hi_text}]")
-        } else {
-            format!("[{lo},*)")
-        };
-        match &lhs {
-            None if op == "SINCE" => format!("(ONCE{window} {rhs})"),
-            None => format!("(EVENTUALLY{window} {rhs})"),
-            // (A witness inside an open cell needs the left operand there too.)
-            Some(l) => format!("({l} {op}{window} ({rhs} AND ({EVEN}() OR {l})))"),
+        match hi {
+            Some(h) if h < lo => empty.to_string(),
+            Some(h) => make(&format!("[{lo},{h}]")),
+            None => make(&format!("[{lo},*)")),
         }
     };
     if from_point == from_open {

@@ -5,7 +5,7 @@
 
 use rvmon_core::Error;
 use rvmon_logic::ast::{
-    BinaryTemporal, BoolOp, Bound, Formula, FormulaKind, Interval, UnaryTemporal,
+    BinaryTemporal, BoolOp, Bound, Formula, FormulaKind, Interval, Quant, UnaryTemporal,
 };
 
 /// An interval of time distances, in the trace's time unit.
@@ -60,12 +60,18 @@ impl Win {
     }
 }
 
-/// A propositional MTL formula, in the paper's continuous semantics.
+/// An MTL formula (propositional, or first-order over predicates with arguments), in the
+/// paper's continuous semantics.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Prop {
     True,
     False,
-    Atom(String),
+    /// An event: its predicate's name, and the atom as MonPoly writes it (`p(x, 3)`).
+    Atom(String, String),
+    /// A comparison or string relation (`x < 3`): no event, so no timing to doubt.
+    Rigid(String),
+    Exists(Vec<String>, Box<Prop>),
+    Forall(Vec<String>, Box<Prop>),
     Not(Box<Prop>),
     And(Box<Prop>, Box<Prop>),
     Or(Box<Prop>, Box<Prop>),
@@ -91,13 +97,12 @@ pub fn from_formula(f: &Formula, name: &str, text: &str) -> Result<Prop, Error> 
                 Prop::False
             }
         }
-        FormulaKind::Pred { name: p, args } if args.is_empty() => Prop::Atom(p.clone()),
-        FormulaKind::Pred { .. } | FormulaKind::Quant { .. } | FormulaKind::Cmp { .. } => {
-            return refuse(
-                "--timestamp-error monitors propositional formulas (predicates without \
-                 arguments); first-order formulas are not supported with it yet",
-            )
-        }
+        FormulaKind::Pred { name: p, .. } => Prop::Atom(p.clone(), format!("{f}")),
+        FormulaKind::Cmp { .. } | FormulaKind::StrRel { .. } => Prop::Rigid(format!("{f}")),
+        FormulaKind::Quant { q, vars, body } => match q {
+            Quant::Exists => Prop::Exists(vars.clone(), sub(body)?),
+            Quant::Forall => Prop::Forall(vars.clone(), sub(body)?),
+        },
         FormulaKind::Not(a) => Prop::Not(sub(a)?),
         FormulaKind::Bool2 { op, lhs, rhs } => {
             let (a, b) = (sub(lhs)?, sub(rhs)?);
@@ -143,10 +148,10 @@ pub fn from_formula(f: &Formula, name: &str, text: &str) -> Result<Prop, Error> 
                 BinaryTemporal::Until => bounded(w, refuse, |w| Prop::Until(w, a, b))?,
             }
         }
-        FormulaKind::Agg { .. } | FormulaKind::StrRel { .. } | FormulaKind::Let { .. } => {
+        FormulaKind::Agg { .. } | FormulaKind::Let { .. } => {
             return refuse(
-                "--timestamp-error monitors propositional formulas: aggregations, string \
-                 relations and LET are not supported with it",
+                "--timestamp-error does not support aggregations and LET (paper 16's rewriting \
+                 and labels are for temporal operators over events)",
             )
         }
     })
@@ -170,13 +175,13 @@ fn bounded(
 /// The atoms of `p`, each once, in order of first use.
 pub fn atoms(p: &Prop, out: &mut Vec<String>) {
     match p {
-        Prop::True | Prop::False => {}
-        Prop::Atom(a) => {
+        Prop::True | Prop::False | Prop::Rigid(_) => {}
+        Prop::Atom(a, _) => {
             if !out.contains(a) {
                 out.push(a.clone());
             }
         }
-        Prop::Not(a) => atoms(a, out),
+        Prop::Not(a) | Prop::Exists(_, a) | Prop::Forall(_, a) => atoms(a, out),
         Prop::And(a, b) | Prop::Or(a, b) | Prop::Since(_, a, b) | Prop::Until(_, a, b) => {
             atoms(a, out);
             atoms(b, out);
@@ -187,8 +192,8 @@ pub fn atoms(p: &Prop, out: &mut Vec<String>) {
 /// Whether some `SINCE` of `p` has no upper bound (then the past from time 0 matters).
 pub fn unbounded_past(p: &Prop) -> bool {
     match p {
-        Prop::True | Prop::False | Prop::Atom(_) => false,
-        Prop::Not(a) => unbounded_past(a),
+        Prop::True | Prop::False | Prop::Atom(..) | Prop::Rigid(_) => false,
+        Prop::Not(a) | Prop::Exists(_, a) | Prop::Forall(_, a) => unbounded_past(a),
         Prop::And(a, b) | Prop::Or(a, b) | Prop::Until(_, a, b) => {
             unbounded_past(a) || unbounded_past(b)
         }
@@ -200,8 +205,8 @@ pub fn unbounded_past(p: &Prop) -> bool {
 /// units (unbounded past: `u64::MAX`).
 pub fn horizon(p: &Prop, future: bool) -> u64 {
     match p {
-        Prop::True | Prop::False | Prop::Atom(_) => 0,
-        Prop::Not(a) => horizon(a, future),
+        Prop::True | Prop::False | Prop::Atom(..) | Prop::Rigid(_) => 0,
+        Prop::Not(a) | Prop::Exists(_, a) | Prop::Forall(_, a) => horizon(a, future),
         Prop::And(a, b) | Prop::Or(a, b) => horizon(a, future).max(horizon(b, future)),
         Prop::Since(w, a, b) | Prop::Until(w, a, b) => {
             let own = if matches!(p, Prop::Until(..)) == future {

@@ -4,6 +4,8 @@
 //! (∀) operands is (∀); `φ ∧ ψ` is (∃) when one side is (∃) and the other (∀); `φ ∨ ψ` is
 //! (∃) when both are; a temporal operator with a (∀) left and an (∃) right operand is (∃);
 //! and (∀) is also (∃). `(∃) ∧ (∃)` is deliberately not (∃) (the note's counterexample).
+//! First-order, by the same rules: `∃x` is a disjunction over the values, `∀x` a
+//! conjunction; a comparison depends on no event's time, so it is (∀) either way.
 //!
 //! Theorem 2: if the formula's NNF is labelled ℓ and the rewritten formula holds on the
 //! observed timeline at t, then the formula holds at t for every (ℓ = ∀) or some (ℓ = ∃)
@@ -36,9 +38,21 @@ impl Label {
 /// The label of the NNF of `p` (`negated`: of `¬p`).
 pub fn label(p: &Prop, negated: bool) -> Label {
     match p {
-        Prop::True | Prop::False => Label::All,
-        Prop::Atom(_) if negated => Label::All,
-        Prop::Atom(_) => Label::Some,
+        Prop::True | Prop::False | Prop::Rigid(_) => Label::All,
+        Prop::Atom(..) if negated => Label::All,
+        Prop::Atom(..) => Label::Some,
+        // ∃ is a disjunction over the values, ∀ a conjunction (¬∃ = ∀¬): (∃) ∨ (∃) is (∃),
+        // (∃) ∧ (∃) is not.
+        Prop::Exists(_, a) | Prop::Forall(_, a) => {
+            let inner = label(a, negated);
+            if matches!(p, Prop::Exists(..)) != negated {
+                inner
+            } else if inner == Label::All {
+                Label::All
+            } else {
+                Label::None
+            }
+        }
         Prop::Not(a) => label(a, !negated),
         // ¬(a ∧ b) = ¬a ∨ ¬b, ¬(a ∨ b) = ¬a ∧ ¬b.
         Prop::And(a, b) | Prop::Or(a, b) => {
@@ -81,7 +95,7 @@ mod tests {
     use crate::formula::Win;
 
     fn atom(p: &str) -> Box<Prop> {
-        Box::new(Prop::Atom(p.into()))
+        Box::new(Prop::Atom(p.into(), format!("{p}()")))
     }
 
     fn once(w: Win, p: Box<Prop>) -> Prop {
@@ -100,7 +114,7 @@ mod tests {
             hi_open: false,
         };
         let phi = Prop::Or(
-            Box::new(Prop::negated(Prop::negated(Prop::Atom("p".into())))),
+            Box::new(Prop::negated(Prop::negated(*atom("p")))),
             Box::new(once(w, atom("q"))),
         );
         assert_eq!(label(&phi, false), Label::Some);
@@ -135,13 +149,9 @@ mod tests {
     #[test]
     fn universal_fragment() {
         let w = Win::ALL;
-        let neg = Prop::Since(
-            w,
-            Box::new(Prop::negated(Prop::Atom("p".into()))),
-            Box::new(Prop::True),
-        );
+        let neg = Prop::Since(w, Box::new(Prop::negated(*atom("p"))), Box::new(Prop::True));
         assert_eq!(label(&neg, false), Label::All);
-        assert_eq!(label(&Prop::Atom("p".into()), false), Label::Some);
+        assert_eq!(label(&atom("p"), false), Label::Some);
         assert_eq!(
             label(&Prop::Since(w, atom("p"), atom("q")), false),
             Label::None

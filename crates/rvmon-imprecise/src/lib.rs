@@ -1,5 +1,6 @@
 //! Imprecise timestamps (paper 16, note C §5): each event's true time is only known within
-//! ±δ of its observed timestamp. A propositional MTL formula φ is rewritten into `tf(φ)`,
+//! ±δ of its observed timestamp. An MTL formula φ (propositional, or first-order: a
+//! predicate with arguments is an event too) is rewritten into `tf(φ)`,
 //! every proposition `p` into `◆[0,δ] p ∨ ◇[0,δ] p` (the operators' intervals unchanged);
 //! `tf(φ)` is monitored on the observed timeline in the paper's continuous semantics
 //! ([`cells`]); and a verdict is read through the labels of Fig. 1 ([`label`]): a violation

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use rvmon_core::{
     Decision, Description, Error, EventRef, Interner, Kind, Monitor, Payload, Sink, Sym, TimePoint,
-    Timestamp,
+    Timestamp, Value,
 };
 
 use crate::label::Label;
@@ -49,21 +49,34 @@ pub struct ImpreciseMonitor {
     /// The cells after the last observed one that its verdict (or its neighbours') may read.
     needed_to: u64,
     /// The observed time point being gathered: its cell, number and timestamp, and the
-    /// names of its events (time points with the same timestamp are one instant).
+    /// events, with their arguments (time points with the same timestamp are one instant).
     current: Option<(u64, u64, Timestamp)>,
-    names: Vec<Sym>,
+    events: Vec<(Sym, Vec<Value>)>,
     /// Observed cells whose verdict the engine has not given yet.
     pending: VecDeque<(u64, u64, Timestamp)>,
     cells: Vec<TimePoint>,
-    decided: Vec<(i64, Kind)>,
+    decided: Decided,
 }
 
-/// Collects the engine's verdicts (its timestamps are cells).
-struct Capture<'a>(&'a mut Vec<(i64, Kind)>);
+/// The engine's verdicts (its timestamps are cells), with a first-order verdict's values.
+#[derive(Default)]
+struct Decided {
+    verdicts: Vec<(i64, Kind, Vec<Value>)>,
+    vars: Vec<String>,
+}
 
-impl Sink for Capture<'_> {
+impl Sink for Decided {
     fn emit(&mut self, d: &Decision<'_>, _: &Interner) -> Result<(), Error> {
-        self.0.push((d.ts, d.kind));
+        let values = match d.payload {
+            Payload::Tuple { vars, values } => {
+                if self.vars.len() != vars.len() {
+                    self.vars = vars.to_vec();
+                }
+                values.to_vec()
+            }
+            _ => Vec::new(),
+        };
+        self.verdicts.push((d.ts, d.kind, values));
         Ok(())
     }
 }
@@ -76,10 +89,10 @@ impl ImpreciseMonitor {
             fed: 0,
             needed_to: 0,
             current: None,
-            names: Vec::new(),
+            events: Vec::new(),
             pending: VecDeque::new(),
             cells: Vec::new(),
-            decided: Vec::new(),
+            decided: Decided::default(),
         }
     }
 
@@ -139,20 +152,26 @@ impl ImpreciseMonitor {
                 tp.events.push(event(self.plan.even));
             }
             if next == cell {
-                tp.events.extend(self.names.drain(..).map(event));
+                for (name, args) in self.events.drain(..) {
+                    tp.push_event(name, &args);
+                }
             }
             self.cells.push(tp);
             next += 1;
             if self.cells.len() == CHUNK || next > cell {
                 let cells = std::mem::take(&mut self.cells);
-                let fed = self
-                    .plan
-                    .inner
-                    .feed(&cells, interner, &mut Capture(&mut self.decided));
+                let fed = self.plan.inner.feed(&cells, interner, &mut self.decided);
                 self.cells = cells;
                 self.cells.clear();
                 self.translate(interner, sink)?;
                 fed?;
+                // (The engine is past the future horizon of the cells this far back: they are
+                // decided, a violation or not. The first-order engine says nothing of the
+                // others.)
+                let decided_to = next.saturating_sub(self.plan.ahead + 1);
+                while self.pending.front().is_some_and(|p| p.0 < decided_to) {
+                    self.pending.pop_front();
+                }
             }
         }
         self.next = Some(next);
@@ -160,26 +179,29 @@ impl ImpreciseMonitor {
         Ok(())
     }
 
-    /// The engine's verdicts at observed cells, as this monitor's.
+    /// The engine's verdicts at observed cells, as this monitor's (several at one cell for
+    /// a first-order formula, one per violating assignment).
     fn translate(&mut self, interner: &Interner, sink: &mut dyn Sink) -> Result<(), Error> {
-        for (cell, kind) in self.decided.drain(..) {
+        let vars = std::mem::take(&mut self.decided.vars);
+        for (cell, kind, values) in self.decided.verdicts.drain(..) {
+            while self.pending.front().is_some_and(|p| (p.0 as i64) < cell) {
+                self.pending.pop_front();
+            }
             let Some(&(observed, tp, ts)) = self.pending.front() else {
                 continue;
             };
             if cell as u64 != observed {
                 continue;
             }
-            self.pending.pop_front();
+            let timing = |every| Payload::Timing {
+                every,
+                vars: &vars,
+                values: &values,
+            };
             let (kind, payload) = match (kind, self.plan.violation) {
-                (Kind::Violation, Label::All) => {
-                    (Kind::Violation, Payload::Timing { every: Some(true) })
-                }
-                (Kind::Violation, Label::Some) => {
-                    (Kind::Violation, Payload::Timing { every: Some(false) })
-                }
-                (Kind::Violation, Label::None) => {
-                    (Kind::Inconclusive, Payload::Timing { every: None })
-                }
+                (Kind::Violation, Label::All) => (Kind::Violation, timing(Some(true))),
+                (Kind::Violation, Label::Some) => (Kind::Violation, timing(Some(false))),
+                (Kind::Violation, Label::None) => (Kind::Inconclusive, timing(None)),
                 (kind, _) => (kind, Payload::None),
             };
             sink.emit(
@@ -192,6 +214,7 @@ impl ImpreciseMonitor {
                 interner,
             )?;
         }
+        self.decided.vars = vars;
         Ok(())
     }
 }
@@ -226,18 +249,17 @@ impl Monitor for ImpreciseMonitor {
                     self.current = Some((cell, tp.index, tp.ts));
                 }
             }
-            self.names.extend(tp.events.iter().map(|e| e.name));
+            self.events
+                .extend(tp.events.iter().map(|e| (e.name, tp.args_of(e).to_vec())));
         }
         Ok(())
     }
 
     fn finish(&mut self, interner: &mut Interner, sink: &mut dyn Sink) -> Result<(), Error> {
         self.flush(interner, sink)?;
-        let finished = self
-            .plan
-            .inner
-            .finish(interner, &mut Capture(&mut self.decided));
+        let finished = self.plan.inner.finish(interner, &mut self.decided);
         self.translate(interner, sink)?;
+        self.pending.clear();
         finished
     }
 

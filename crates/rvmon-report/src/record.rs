@@ -306,7 +306,7 @@ pub fn payload_text(p: &Payload<'_>, interner: &Interner) -> String {
             "{monitor} monitor, conjunct {} `{text}`, from sample {from_tp}",
             conjunct + 1
         ),
-        Payload::Timing { every } => match every {
+        Payload::Timing { every, .. } => match every {
             Some(true) => "under every timing".into(),
             Some(false) => "under some timing".into(),
             None => "undetermined by timing".into(),

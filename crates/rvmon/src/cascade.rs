@@ -519,7 +519,7 @@ pub fn any_monitor(
 /// A formula monitored with imprecise timestamps (`--timestamp-error`, paper 16): each
 /// event's true time within ±`delta` (a non-negative decimal, in the trace's time unit) of
 /// its timestamp. The formula is rewritten (`rvmon_imprecise::cells`) and the cascade builds
-/// the rewritten formula's engine; propositional formulas only.
+/// the rewritten formula's engine (propositional or first-order).
 pub fn imprecise_monitor(
     spec: &FormulaSpec,
     delta: &str,
@@ -540,7 +540,15 @@ pub fn imprecise_monitor(
     }
     let text = cells::cell_formula(&prop, q, scaled);
     let name = format!("{} (rewritten for --timestamp-error)", spec.name);
-    let rewritten = FormulaSpec::parse(&name, text.clone(), None)?;
+    // (The point cells' proposition joins the signature, if there is one.)
+    let sig = spec.sig.clone().map(|mut sig| {
+        sig.preds.push(rvmon_core::PredDecl {
+            name: cells::EVEN.to_string(),
+            args: Vec::new(),
+        });
+        sig
+    });
+    let rewritten = FormulaSpec::parse(&name, text.clone(), None)?.with_signature(sig)?;
     let plan = formula_monitor(&rewritten, interner, offline)?;
     // (Bounded past: the cells the first verdict can read back, and a margin.)
     let lead = (!formula::unbounded_past(&prop)).then(|| {

@@ -66,7 +66,7 @@ pub struct CheckArgs {
     /// comparisons are exact: each sample is the decimal written in the trace.
     #[arg(long, value_name = "T")]
     pub tolerance: Option<String>,
-    /// Temporal formulas (propositional): each event's true time is only known within ± this
+    /// Temporal formulas: each event's true time is only known within ± this
     /// much of its timestamp (in the trace's time unit; a decimal), as with clocks that
     /// disagree (paper 16). Each time point's verdict then says whether the formula is
     /// violated there for every true timing (`violation`), for some (`possible-violation`),

@@ -1,4 +1,4 @@
-//! `rvmon check F.mtl TRACE --timestamp-error δ`: a propositional formula monitored when each
+//! `rvmon check F.mtl TRACE --timestamp-error δ`: a formula monitored when each
 //! event's true time is only known within ±δ of its timestamp (paper 16).
 
 use std::io::Write;

@@ -182,15 +182,7 @@ impl<'a> FormatSink<'a> {
             (Output::Text | Output::Rtlola | Output::R2u2, payload) => {
                 write!(out, "violation: time point {} @{}", d.tp, d.ts)?;
                 if let Payload::Tuple { vars, values } = payload {
-                    for (k, (v, x)) in vars.iter().zip(values).enumerate() {
-                        out.write_all(if k == 0 { b" (" } else { b", " })?;
-                        out.write_all(v.as_bytes())?;
-                        out.write_all(b"=")?;
-                        rvmon_fo::rel::write_value(out, x, interner)?;
-                    }
-                    if !vars.is_empty() {
-                        out.write_all(b")")?;
-                    }
+                    text_values(out, vars, values, interner)?;
                 }
                 out.write_all(b"\n")?;
             }
@@ -201,16 +193,7 @@ impl<'a> FormatSink<'a> {
                     d.tp, d.ts
                 )?;
                 if let Payload::Tuple { vars, values } = payload {
-                    out.write_all(b",\"values\":{")?;
-                    for (k, (v, x)) in vars.iter().zip(values).enumerate() {
-                        if k > 0 {
-                            out.write_all(b",")?;
-                        }
-                        out.write_all(json_string(v).as_bytes())?;
-                        out.write_all(b":")?;
-                        out.write_all(json_value(x, interner).as_bytes())?;
-                    }
-                    out.write_all(b"}")?;
+                    json_values(out, vars, values, interner)?;
                 }
                 out.write_all(b"}\n")?;
             }
@@ -324,7 +307,15 @@ impl FormatSink<'_> {
     /// A verdict under imprecise timestamps (paper 16): a violation for every timing, a
     /// possible violation (for some), or undetermined (the observed times violate the formula,
     /// the true ones may or may not).
-    fn timing(&mut self, d: &Decision<'_>, every: Option<bool>) -> Result<(), Error> {
+    fn timing(&mut self, d: &Decision<'_>, interner: &Interner) -> Result<(), Error> {
+        let Payload::Timing {
+            every,
+            vars,
+            values,
+        } = d.payload
+        else {
+            return Ok(());
+        };
         let (word, text) = match every {
             Some(true) => ("violation", "violation"),
             Some(false) => ("possible-violation", "possible violation"),
@@ -340,14 +331,22 @@ impl FormatSink<'_> {
         } else {
             self.counts.undetermined += 1;
         }
-        match self.format {
-            Output::Jsonl => writeln!(
-                self.out,
-                "{{\"tp\":{},\"ts\":{},\"verdict\":\"{word}\"}}",
+        let out = &mut *self.out;
+        if self.format == Output::Jsonl {
+            write!(
+                out,
+                "{{\"tp\":{},\"ts\":{},\"verdict\":\"{word}\"",
                 d.tp, d.ts
-            )?,
-            _ => writeln!(self.out, "{text}: time point {} @{} ({why})", d.tp, d.ts)?,
+            )?;
+            if !vars.is_empty() {
+                json_values(out, vars, values, interner)?;
+            }
+            writeln!(out, "}}")?;
+            return Ok(());
         }
+        write!(out, "{text}: time point {} @{}", d.tp, d.ts)?;
+        text_values(out, vars, values, interner)?;
+        writeln!(out, " ({why})")?;
         Ok(())
     }
 
@@ -490,7 +489,7 @@ impl Sink for FormatSink<'_> {
                 from,
             } => return self.mltl(d, formula, label, from),
             Payload::Transition { .. } => return self.transition(d),
-            Payload::Timing { every } => return self.timing(d, every),
+            Payload::Timing { .. } => return self.timing(d, interner),
             _ => {}
         }
         match d.kind {
@@ -520,6 +519,45 @@ impl Sink for FormatSink<'_> {
         self.out.flush()?;
         Ok(())
     }
+}
+
+/// A first-order verdict's values in text: ` (x=1, y="a")` (nothing for none).
+fn text_values(
+    out: &mut dyn Write,
+    vars: &[String],
+    values: &[Value],
+    interner: &Interner,
+) -> Result<(), Error> {
+    for (k, (v, x)) in vars.iter().zip(values).enumerate() {
+        out.write_all(if k == 0 { b" (" } else { b", " })?;
+        out.write_all(v.as_bytes())?;
+        out.write_all(b"=")?;
+        rvmon_fo::rel::write_value(out, x, interner)?;
+    }
+    if !vars.is_empty() {
+        out.write_all(b")")?;
+    }
+    Ok(())
+}
+
+/// A first-order verdict's values in JSON: `,"values":{"x":1,"y":"a"}`.
+fn json_values(
+    out: &mut dyn Write,
+    vars: &[String],
+    values: &[Value],
+    interner: &Interner,
+) -> Result<(), Error> {
+    out.write_all(b",\"values\":{")?;
+    for (k, (v, x)) in vars.iter().zip(values).enumerate() {
+        if k > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(json_string(v).as_bytes())?;
+        out.write_all(b":")?;
+        out.write_all(json_value(x, interner).as_bytes())?;
+    }
+    out.write_all(b"}")?;
+    Ok(())
 }
 
 /// A value as JSON: numbers and Booleans as such, strings (and infinite floats) quoted.
