@@ -180,7 +180,13 @@ fn bad_input_is_reported_with_its_place() {
     let no_t = write("no_t.csv", "time,x,f\n0,5,0\n");
     let o = run(&[&spec, &no_t]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).1.contains('t'), "{}", text(&o).1);
+    assert!(
+        text(&o)
+            .1
+            .contains("no_t.csv:1:1: the header has no column for input stream `t`"),
+        "{}",
+        text(&o).1
+    );
     let bad = write("bad.csv", "time,x,f,t\n0,5,0,0\n1,12,6,1\n2,abc,0,1\n");
     let o = run(&[&spec, &bad]);
     let (out, err) = text(&o);

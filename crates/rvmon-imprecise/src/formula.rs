@@ -44,20 +44,6 @@ impl Win {
         hi: None,
         hi_open: false,
     };
-
-    /// As MonPoly writes it.
-    pub fn text(&self) -> String {
-        let lo = if self.lo_open { '(' } else { '[' };
-        match self.hi {
-            Some(b) => format!(
-                "{lo}{},{}{}",
-                self.lo,
-                b,
-                if self.hi_open { ')' } else { ']' }
-            ),
-            None => format!("{lo}{},*)", self.lo),
-        }
-    }
 }
 
 /// An MTL formula (propositional, or first-order over predicates with arguments), in the

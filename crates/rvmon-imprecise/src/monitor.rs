@@ -51,7 +51,8 @@ pub struct ImpreciseMonitor {
     /// The observed time point being gathered: its cell, number and timestamp, and the
     /// events, with their arguments (time points with the same timestamp are one instant).
     current: Option<(u64, u64, Timestamp)>,
-    events: Vec<(Sym, Vec<Value>)>,
+    /// (Kept as one time point, whose flat argument storage is reused.)
+    gathered: TimePoint,
     /// Observed cells whose verdict the engine has not given yet.
     pending: VecDeque<(u64, u64, Timestamp)>,
     cells: Vec<TimePoint>,
@@ -89,7 +90,7 @@ impl ImpreciseMonitor {
             fed: 0,
             needed_to: 0,
             current: None,
-            events: Vec::new(),
+            gathered: TimePoint::default(),
             pending: VecDeque::new(),
             cells: Vec::new(),
             decided: Decided::default(),
@@ -152,9 +153,10 @@ impl ImpreciseMonitor {
                 tp.events.push(event(self.plan.even));
             }
             if next == cell {
-                for (name, args) in self.events.drain(..) {
-                    tp.push_event(name, &args);
+                for e in &self.gathered.events {
+                    tp.push_event(e.name, self.gathered.args_of(e));
                 }
+                self.gathered.clear();
             }
             self.cells.push(tp);
             next += 1;
@@ -249,8 +251,9 @@ impl Monitor for ImpreciseMonitor {
                     self.current = Some((cell, tp.index, tp.ts));
                 }
             }
-            self.events
-                .extend(tp.events.iter().map(|e| (e.name, tp.args_of(e).to_vec())));
+            for e in &tp.events {
+                self.gathered.push_event(e.name, tp.args_of(e));
+            }
         }
         Ok(())
     }

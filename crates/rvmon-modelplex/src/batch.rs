@@ -8,7 +8,7 @@
 use crate::compile::{Atom, CompiledMonitor, Cond};
 use crate::eval::{self, Ctx, Sample};
 use crate::exact::Exact;
-use crate::filter::UNDECIDED as UNDECIDED_LANE;
+use crate::filter::{Lanes, UNDECIDED as UNDECIDED_LANE};
 use crate::fixed::Dec;
 use crate::Outcome;
 
@@ -28,11 +28,8 @@ pub struct Pairs<'a> {
 /// Scratch space, kept between batches.
 #[derive(Default)]
 pub struct Scratch {
-    v: Vec<f64>,
-    e: Vec<f64>,
-    decided: Vec<u8>,
+    lanes: Lanes,
     pair: [Sample; 2],
-    regs: Vec<(f64, f64)>,
     decs: Vec<Dec>,
     /// The batch's samples as decimals, each computed once when first needed; `known` says
     /// which are (0: not yet, 1: in `cells`, 2: not a decimal that fits).
@@ -135,12 +132,11 @@ fn atom(a: &Atom, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scratch) -> Ve
     filter.decide_lanes(
         &a.test,
         (pairs.rows, pairs.width, pairs.lanes),
-        (&mut s.v, &mut s.e),
-        &mut s.decided,
+        &mut s.lanes,
     );
     let mut out = Vec::with_capacity(pairs.lanes);
     for j in 0..pairs.lanes {
-        out.push(match s.decided[j] {
+        out.push(match s.lanes.decided[j] {
             UNDECIDED_LANE => {
                 let (rows, w) = (pairs.rows, pairs.width);
                 let (cells, known, digits) = (&mut s.cells, &mut s.known, &mut s.digits);
@@ -195,7 +191,7 @@ fn pair<'s>(j: usize, pairs: &Pairs<'_>, bound: &'s mut [Exact], s: &'s mut Scra
         prior,
         post,
         bound,
-        regs: &mut s.regs,
+        regs: &mut s.lanes,
         decs: &mut s.decs,
     }
 }

@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 use crate::ast::{BinOp, Func};
 use crate::compile::{Atom, Cond, Expr, Test};
 use crate::exact::{DivByZero, Exact};
+use crate::filter::Lanes;
 use crate::fixed::Dec;
 use crate::interval::Interval;
 
@@ -67,7 +68,7 @@ pub struct Ctx<'a> {
     pub post: &'a mut Sample,
     pub bound: &'a mut [Exact],
     /// The filter's registers ([`crate::filter`]), and the fixed-point pass'.
-    pub regs: &'a mut Vec<(f64, f64)>,
+    pub regs: &'a mut Lanes,
     pub decs: &'a mut Vec<Dec>,
 }
 
@@ -116,7 +117,7 @@ fn step(x: f64, n: i32) -> f64 {
 /// The value of an expression that reads no state (constants, exponents).
 pub fn constant(e: &Expr) -> Option<Exact> {
     let (mut none, mut a, mut b) = ([], Sample::default(), Sample::default());
-    let (mut regs, mut decs) = (Vec::new(), Vec::new());
+    let (mut regs, mut decs) = (Lanes::default(), Vec::new());
     let mut ctx = Ctx {
         prior: &mut a,
         post: &mut b,

@@ -69,23 +69,11 @@ impl Exact {
         if !x.is_finite() {
             return None;
         }
-        // The fewest fractional digits k such that round(x·10^k)/10^k reads back as x (the
-        // division of two exact doubles is correctly rounded, so the test is exact).
-        let mut scale = 1.0f64;
-        let mut den: i128 = 1;
-        for _ in 0..=17 {
-            let m = (x * scale).round();
-            if m.abs() >= 9_007_199_254_740_992.0 {
-                break;
-            }
-            if m / scale == x {
-                return Some(Exact::Small(m as i128, den));
-            }
-            scale *= 10.0;
-            den *= 10;
-        }
-        // Large or tiny magnitudes: Rust prints the shortest round-trip decimal.
-        Exact::parse_decimal(&format!("{x:e}"))
+        // (The common case in fixed point; large or tiny magnitudes: Rust prints the
+        // shortest round-trip decimal.)
+        crate::fixed::Dec::of_sample(x)
+            .map(crate::fixed::Dec::to_exact)
+            .or_else(|| Exact::parse_decimal(&format!("{x:e}")))
     }
 
     /// Its size in 64-bit words (numerator and denominator), at least 1.

@@ -27,6 +27,16 @@ const U: f64 = 1.0 / 9_007_199_254_740_992.0; // 2^-53
 
 /// A lane [`Program::decide_lanes`] leaves to the exact passes.
 pub const UNDECIDED: u8 = 3;
+
+/// The filter's scratch space: its registers (values and bounds, a lane each), its verdicts
+/// a lane each (0 false, 1 true, [`UNDECIDED`]), and one pair's rows.
+#[derive(Default)]
+pub struct Lanes {
+    v: Vec<f64>,
+    e: Vec<f64>,
+    pub decided: Vec<u8>,
+    rows: Vec<f64>,
+}
 /// The smallest subnormal double.
 const STEP: f64 = 5e-324;
 
@@ -160,73 +170,6 @@ impl Program {
         })
     }
 
-    /// Runs the program on a pair of samples (`regs` is scratch space). `Some(sign)` of
-    /// `d - k` (and, for the absolute tests, of `d + k` first) when the bounds decide them:
-    /// `None` when one may be zero or the arithmetic left the doubles.
-    fn run(&self, prior: &[f64], post: &[f64], regs: &mut Vec<(f64, f64)>) -> Option<()> {
-        regs.resize(self.ops.len(), (0.0, 0.0));
-        for (i, op) in self.ops.iter().enumerate() {
-            let r = |k: u32| regs[k as usize];
-            // (Overflow and NaN need no test here: they make a bound infinite or NaN, which
-            // decides nothing at the end; only `min`/`max`, which drop a NaN, test.)
-            regs[i] = match *op {
-                Op::Sample { column, post: p } => {
-                    let x = if p { post[column] } else { prior[column] };
-                    (x, U * x.abs())
-                }
-                Op::Const { v, e, .. } => (v, e),
-                Op::Add(a, b) => {
-                    let ((x, ex), (y, ey)) = (r(a), r(b));
-                    let v = x + y;
-                    (v, ex + ey + U * v.abs())
-                }
-                Op::Sub(a, b) => {
-                    let ((x, ex), (y, ey)) = (r(a), r(b));
-                    let v = x - y;
-                    (v, ex + ey + U * v.abs())
-                }
-                Op::Mul(a, b) => {
-                    let ((x, ex), (y, ey)) = (r(a), r(b));
-                    let v = x * y;
-                    let e = x.abs() * ey + y.abs() * ex + ex * ey + U * v.abs();
-                    (v, e)
-                }
-                Op::Div(a, b) => {
-                    let ((x, ex), (y, ey)) = (r(a), r(b));
-                    // (The divisor's bound as the last bound is enlarged: the room is then
-                    // certainly no larger than the true one.)
-                    let room = y.abs() - (ey * self.grow + self.tiny);
-                    if room.is_nan() || room <= 0.0 {
-                        return None;
-                    }
-                    let v = x / y;
-                    (v, ((ex + v.abs() * ey) / room + U * v.abs()) * self.grow)
-                }
-                Op::Neg(a) => {
-                    let (x, e) = r(a);
-                    (-x, e)
-                }
-                Op::Abs(a) => {
-                    let (x, e) = r(a);
-                    (x.abs(), e)
-                }
-                Op::Min(a, b) | Op::Max(a, b) => {
-                    let ((x, ex), (y, ey)) = (r(a), r(b));
-                    if !(x.is_finite() && y.is_finite() && ex.is_finite() && ey.is_finite()) {
-                        return None;
-                    }
-                    let v = if matches!(op, Op::Min(..)) {
-                        x.min(y)
-                    } else {
-                        x.max(y)
-                    };
-                    (v, ex.max(ey))
-                }
-            };
-        }
-        Some(())
-    }
-
     /// Runs the program on `lanes` pairs at once, each operation over every lane before the
     /// next (no dispatch per pair, and loops the compiler vectorises): pair `j`'s prior is
     /// row `j` of `rows` (row-major, `width` values a row), its posterior row `j + 1`. Then
@@ -237,10 +180,10 @@ impl Program {
         &self,
         test: &Test,
         (rows, width, lanes): (&[f64], usize, usize),
-        (v, e): (&mut Vec<f64>, &mut Vec<f64>),
-        decided: &mut Vec<u8>,
+        scratch: &mut Lanes,
     ) {
         let n = lanes;
+        let Lanes { v, e, decided, .. } = scratch;
         // (Every register is written before it is read: no need to clear them.)
         let need = self.ops.len() * n;
         if v.len() < need {
@@ -335,61 +278,48 @@ impl Program {
                 u8::from(above) * 2 + u8::from(above == below)
             }));
         };
-        let last = (self.ops.len() - 1) * n;
-        const X: u8 = UNDECIDED;
-        let table: [u8; 3] = match test {
-            Test::Le(_) => [1, X, 0],
-            Test::Lt(_) => [1, X, 0],
-            Test::Ge(_) => [0, X, 1],
-            Test::Gt(_) => [0, X, 1],
-            Test::Eq => [0, X, 0],
-            Test::Ne => [1, X, 1],
-            Test::AbsLe(_) | Test::AbsGt(_) => {
-                // |d| <= k: d - k not positive and d + k not negative.
-                let mut above = Vec::with_capacity(n);
-                signs(last - n, &mut above);
-                signs(last, decided);
-                let le = matches!(test, Test::AbsLe(_));
-                for (b, a) in decided.iter_mut().zip(above) {
-                    let inside = match (*b, a) {
-                        (0, 2) => Some(true),
-                        (2, _) | (_, 0) => Some(false),
-                        _ => None,
-                    };
-                    *b = inside.map_or(X, |i| u8::from(i == le));
-                }
-                return;
-            }
+        // The test's verdict from the signs, as the exact passes decide it ([`by_signs`]).
+        let ord = |s: u8| match s {
+            0 => Some(Ordering::Less),
+            2 => Some(Ordering::Greater),
+            _ => None,
         };
+        let code = |b: Option<bool>| b.map_or(UNDECIDED, u8::from);
+        let last = (self.ops.len() - 1) * n;
         signs(last, decided);
+        if matches!(test, Test::AbsLe(_) | Test::AbsGt(_)) {
+            // (`d + k` is the register before `d - k`.)
+            let mut above = Vec::with_capacity(n);
+            signs(last - n, &mut above);
+            for (b, a) in decided.iter_mut().zip(above) {
+                *b = code(by_signs(test, ord(*b), ord(a)));
+            }
+            return;
+        }
+        let table = [0, 1, 2].map(|s| code(by_signs(test, ord(s), None)));
         for d in decided.iter_mut() {
             *d = table[*d as usize];
         }
     }
 
-    /// The comparison decided by the filter, if it decides it.
+    /// The comparison on one pair, decided by the filter if it decides it.
     pub fn decide(
         &self,
         test: &Test,
         prior: &[f64],
         post: &[f64],
-        regs: &mut Vec<(f64, f64)>,
+        scratch: &mut Lanes,
     ) -> Option<bool> {
-        self.run(prior, post, regs)?;
-        let (grow, tiny) = (self.grow, self.tiny);
-        let sign = |(v, e): (f64, f64)| -> Option<Ordering> {
-            let e = e * grow + tiny;
-            if v > e {
-                Some(Ordering::Greater)
-            } else if v < -e {
-                Some(Ordering::Less)
-            } else {
-                None
-            }
-        };
-        let n = regs.len();
-        let above = if n >= 2 { sign(regs[n - 2]) } else { None };
-        by_signs(test, sign(regs[n - 1]), above)
+        let mut rows = std::mem::take(&mut scratch.rows);
+        rows.clear();
+        rows.extend_from_slice(prior);
+        rows.extend_from_slice(post);
+        self.decide_lanes(test, (&rows, prior.len(), 1), scratch);
+        scratch.rows = rows;
+        match scratch.decided[0] {
+            UNDECIDED => None,
+            b => Some(b == 1),
+        }
     }
 
     /// The comparison decided exactly in fixed point, if every number on the way is a

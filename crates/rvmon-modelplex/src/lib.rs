@@ -48,7 +48,7 @@ pub struct ModelplexMonitor {
     /// Quantified variables' values while evaluating.
     bound: Vec<Exact>,
     /// Scratch space of the passes, and each monitor's outcome on the pair.
-    regs: Vec<(f64, f64)>,
+    regs: filter::Lanes,
     decs: Vec<fixed::Dec>,
     outcomes: Vec<Outcome>,
     /// A batch's samples, row-major (the previous batch's last sample first), with each
@@ -108,7 +108,7 @@ impl ModelplexMonitor {
             program,
             prior: None,
             samples: Default::default(),
-            regs: Vec::new(),
+            regs: Default::default(),
             decs: Vec::new(),
             outcomes: Vec::new(),
             rows: Vec::new(),
