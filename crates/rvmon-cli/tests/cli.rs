@@ -13,7 +13,7 @@ fn rvmon() -> Command {
 
 /// Writes `content` to a fresh file named `name` in a per-test directory.
 fn file(test: &str, name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rvmon-cli-{}-{test}", std::process::id()));
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "cli").join(test);
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, content).unwrap();
@@ -1702,8 +1702,8 @@ fn monpoly_help_and_standard_input() {
 fn a_missing_file_is_named() {
     let (spec, log) = requests_example();
     let missing = |dir: &str| {
-        std::env::temp_dir()
-            .join(format!("rvmon-cli-{}-missing", std::process::id()))
+        rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "cli")
+            .join("missing")
             .join(dir)
             .display()
             .to_string()

@@ -155,11 +155,8 @@ fn render(fmt: Fmt, evs: &[Ev]) -> Rendered {
 fn case_dir() -> PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static CASES: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "rvmon-damaged-{}-{}",
-        std::process::id(),
-        CASES.fetch_add(1, Ordering::Relaxed)
-    ));
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "damaged_traces")
+        .join(CASES.fetch_add(1, Ordering::Relaxed).to_string());
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

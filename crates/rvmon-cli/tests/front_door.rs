@@ -15,7 +15,7 @@ use rvmon_testkit::gen;
 use rvmon_trace::{open_reader, Signature, TraceFormat, TraceOptions};
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rvmon-front-door-{}-{name}", std::process::id()));
+    let d = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "front_door").join(name);
     std::fs::create_dir_all(&d).unwrap();
     d
 }

@@ -108,7 +108,7 @@ fn the_controller_monitor_from_keymaera_x() {
 /// fallback that fails stops the run with status 2, after the decision it was for.
 #[test]
 fn the_fallback_switch_runs_per_violation() {
-    let dir = std::env::temp_dir().join(format!("rvmon-fallback-{}", std::process::id()));
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "modelplex").join("fallback");
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("switched");
     let cmd = format!("cat >> {}", log.display());
@@ -148,7 +148,7 @@ fn the_fallback_switch_runs_per_violation() {
 
 #[test]
 fn tolerance_forgives_small_differences() {
-    let dir = std::env::temp_dir().join(format!("rvmon-tolerance-{}", std::process::id()));
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "modelplex").join("tolerance");
     std::fs::create_dir_all(&dir).unwrap();
     let trace = dir.join("t.csv");
     std::fs::write(&trace, "time,x,f,t\n0,5,0,0\n1,6.0004,1,1\n").unwrap();
@@ -169,7 +169,7 @@ fn tolerance_forgives_small_differences() {
 /// before a bad row are written first.
 #[test]
 fn bad_input_is_reported_with_its_place() {
-    let dir = std::env::temp_dir().join(format!("rvmon-mplex-bad-{}", std::process::id()));
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "modelplex").join("bad");
     std::fs::create_dir_all(&dir).unwrap();
     let spec = example("watertank.modelplex");
     let write = |name: &str, body: &str| {
@@ -216,7 +216,7 @@ fn bad_input_is_reported_with_its_place() {
 /// the text output numbers them).
 #[test]
 fn the_report_lists_the_failing_conjuncts() {
-    let dir = std::env::temp_dir().join(format!("rvmon-mplex-report-{}", std::process::id()));
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "modelplex").join("report");
     std::fs::create_dir_all(&dir).unwrap();
     let page = dir.join("r.html");
     let o = run(&[

@@ -59,11 +59,8 @@ fn state_files_in_temp(case: &str, log: &Path) -> (String, Option<PathBuf>) {
         return (log.display().to_string(), None);
     }
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = std::env::temp_dir().join(format!(
-        "rvmon-compat-{}-{run}-{}",
-        std::process::id(),
-        case.replace('/', "-")
-    ));
+    let tmp = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "monpoly_compat")
+        .join(format!("{run}-{}", case.replace('/', "-")));
     std::fs::create_dir_all(&tmp).unwrap();
     let rewritten = text
         .replace(">save_state ", &format!(">save_state {}/", tmp.display()))

@@ -12,7 +12,7 @@ use rvmon_cli::monpoly_cmd::{run, MonpolyArgs};
 
 /// A fresh directory for one test case.
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rvmon-state-{}-{name}", std::process::id()));
+    let d = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "monpoly_state").join(name);
     std::fs::create_dir_all(&d).unwrap();
     d
 }

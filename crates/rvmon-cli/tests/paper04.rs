@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use rvmon_cli::check_cmd::{self, CheckArgs, Output};
 
 fn file(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rvmon-paper04-{}", std::process::id()));
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "paper04");
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, content).unwrap();

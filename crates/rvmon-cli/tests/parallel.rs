@@ -16,7 +16,7 @@ fn rvmon() -> Command {
 }
 
 fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rvmon-parallel-{}", std::process::id()));
+    let d = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "parallel");
     std::fs::create_dir_all(&d).unwrap();
     d
 }

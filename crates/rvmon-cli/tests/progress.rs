@@ -6,7 +6,7 @@ use std::process::Command;
 
 /// A log of 600,000 time points in a directory of its own (`name`: the tests run in parallel).
 fn big_log(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rvmon-progress-{}-{name}", std::process::id()));
+    let d = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "progress").join(name);
     std::fs::create_dir_all(&d).unwrap();
     let log = d.join("t.log");
     let mut text = String::new();

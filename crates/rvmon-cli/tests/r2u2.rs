@@ -164,7 +164,7 @@ fn mltl_files_and_explain() {
         "{text}"
     );
     // Errors say where.
-    let dir = std::env::temp_dir().join(format!("rvmon-r2u2-{}", std::process::id()));
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "r2u2");
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.mltl");
     std::fs::write(&bad, "G[3,1] a0\n").unwrap();

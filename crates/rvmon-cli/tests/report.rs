@@ -17,7 +17,7 @@ use rvmon_report::html::problems;
 use rvmon_testkit::{say, skip, summary, Needs};
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rvmon-report-{}-{name}", std::process::id()));
+    let d = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "report").join(name);
     std::fs::create_dir_all(&d).unwrap();
     d
 }

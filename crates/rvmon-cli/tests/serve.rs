@@ -28,7 +28,7 @@ fn example(path: &str) -> String {
 }
 
 fn fresh_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rvmon-serve-{}-{name}", std::process::id()));
+    let d = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "serve").join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

@@ -22,7 +22,7 @@ use rvmon_cli::check_cmd::{self, CheckArgs};
 use rvmon_testkit::{python_lines, shared_root, skip, stl, summary, Needs};
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rvmon-stl-dense-{}-{name}", std::process::id()));
+    let d = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "stl_dense").join(name);
     std::fs::create_dir_all(&d).unwrap();
     d
 }

@@ -1051,11 +1051,8 @@ thread_local! {
 }
 
 fn served_streams() -> [Stream; 4] {
-    let dir = std::env::temp_dir().join(format!(
-        "rvmon-fuzz-serve-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
+    // In the thread's scratch directory, which goes when the thread ends.
+    let dir = SCRATCH.with(|s| s.path("serve"));
     let _ = std::fs::remove_dir_all(&dir);
     let spec = |name: &str, text: &str, sig: Option<Signature>| Spec {
         name: name.into(),

@@ -918,10 +918,33 @@ mod tests {
         }
     }
 
-    fn fresh(name: &str) -> PathBuf {
+    /// A stream directory that does not exist yet, removed when the test is done with it (a
+    /// test run must not leave directories behind).
+    struct Fresh(PathBuf);
+
+    impl std::ops::Deref for Fresh {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl AsRef<Path> for Fresh {
+        fn as_ref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl std::ops::Drop for Fresh {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn fresh(name: &str) -> Fresh {
         let d = std::env::temp_dir().join(format!("rvmon-stream-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
-        d
+        Fresh(d)
     }
 
     #[test]
@@ -1125,7 +1148,8 @@ mod tests {
             max_lateness: 5.0,
             ..Options::default()
         };
-        let mut s = Stream::open(&fresh("bound"), &spec(), &options).unwrap();
+        let bound_dir = fresh("bound");
+        let mut s = Stream::open(&bound_dir, &spec(), &options).unwrap();
         put(&mut s, b"@10 request()\n@20 tick()\n", None).unwrap();
         assert_eq!(s.status().monitored, 1, "20 - 5 passed 10 only");
         put(&mut s, b"@15 grant()\n", None).unwrap();
@@ -1137,7 +1161,8 @@ mod tests {
             late.message
         );
         assert_eq!(s.status().offset, 3);
-        let in_order = Stream::open(&fresh("order"), &spec(), &Options::default());
+        let order_dir = fresh("order");
+        let in_order = Stream::open(&order_dir, &spec(), &Options::default());
         let mut in_order = in_order.unwrap();
         put(&mut in_order, b"@10 request()\n", None).unwrap();
         let back = put(&mut in_order, b"@9 grant()\n", None).unwrap_err();
@@ -1219,7 +1244,8 @@ mod tests {
                 .unwrap();
         }
         // Not mended by dropping what it does not have: refused.
-        let r = Stream::open(&fresh("drop-none"), &past(), &enforcing(&["tick"]))
+        let none_dir = fresh("drop-none");
+        let r = Stream::open(&none_dir, &past(), &enforcing(&["tick"]))
             .unwrap()
             .append(Post::new(M, b"@5 grant()\n"))
             .unwrap_err();
@@ -1237,7 +1263,8 @@ mod tests {
              [Events]\ndefault = radar ocu\ntrigger = ocu\n",
         )
         .unwrap();
-        let mut s = Stream::open(&fresh("access"), &spec(), &Options::default()).unwrap();
+        let access_dir = fresh("access");
+        let mut s = Stream::open(&access_dir, &spec(), &Options::default()).unwrap();
         let post = |client| Post {
             client: Some((&policy, client)),
             ..Post::new(M, b"@1 request()\n@2 trigger()\n")

@@ -318,5 +318,6 @@ mod tests {
         let end = parse(&bytes).1;
         bytes[end - 3] ^= 1;
         assert_eq!(parse(&bytes).0.len(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

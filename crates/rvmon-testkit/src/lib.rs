@@ -56,6 +56,24 @@ pub fn summary(suite: &str, what: &str) {
     say(&format!("{suite}: {what}"));
 }
 
+/// The scratch directory `name` of a test binary, under `root` (the binary's
+/// `env!("CARGO_TARGET_TMPDIR")`): emptied the first time a process asks for it, so a run
+/// starts from nothing and runs do not pile up files (one per process id, in the system's
+/// temporary directory, filled gigabytes). Test binaries run one at a time and each names its
+/// own, so no other process is using it.
+pub fn scratch(root: &str, name: &str) -> PathBuf {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static EMPTIED: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+    let dir = Path::new(root).join(name);
+    let mut emptied = EMPTIED.lock().unwrap_or_else(|e| e.into_inner());
+    if emptied.get_or_insert_with(HashSet::new).insert(dir.clone()) {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
 /// `../shared/data` beside the repository.
 pub fn shared_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")

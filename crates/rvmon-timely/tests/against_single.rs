@@ -61,7 +61,8 @@ fn job_for(
 /// Writes `text` to a log file of this test process, named by the test and a key (property
 /// tests of one kind reuse their files).
 fn log_file(test: &str, key: usize, text: &str) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("rvmon-{test}-{}-{key}.log", std::process::id()));
+    let path = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "against_single")
+        .join(format!("{test}-{key}.log"));
     std::fs::write(&path, text).unwrap();
     path
 }
