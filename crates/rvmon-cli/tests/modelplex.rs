@@ -165,6 +165,26 @@ fn tolerance_forgives_small_differences() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A sample is the shortest decimal that reads back as it, even after a sample of more
+/// digits in its column: 8.00000000000001 is also the double of 8.000000000000011, which
+/// reading it at the column's 15 digits gave (and `7.00000000000001 + 1 = 8.000000000000011`
+/// failed). Only the first pair is a violation: 6.000000000000005 + 0.0000000000000049 is
+/// 6.0000000000000099, not 6.00000000000001.
+#[test]
+fn a_sample_is_its_shortest_decimal_whatever_its_column_had() {
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "modelplex").join("shortest");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (spec, trace) = (dir.join("eq.modelplex"), dir.join("eq.csv"));
+    std::fs::write(&spec, "monitor a: x' = x + y'*y'\n").unwrap();
+    let rows = "time,x,y\n0,5.000000000000005,0.00000007\n1,6.000000000000005,-1\n\
+                2,6.00000000000001,0.00000007\n3,7.00000000000001,-1\n4,8.00000000000001,-1\n";
+    std::fs::write(&trace, rows).unwrap();
+    let o = run(&[spec.to_str().unwrap(), trace.to_str().unwrap()]);
+    let out = text(&o).0;
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("sample 1 @1 → sample 2 @2"), "{out}");
+}
+
 /// Bad input: a missing column, a cell that is not a number, a spec error; the verdicts
 /// before a bad row are written first.
 #[test]

@@ -5,11 +5,12 @@
 //! that a division by zero that one conjunct meets and an earlier one cuts short is treated
 //! the same ([`crate::eval::holds`] is the reference, and a property test compares them).
 
-use crate::compile::{Atom, CompiledMonitor, Cond};
+use crate::compile::{Atom, CompiledMonitor, Cond, Test};
 use crate::eval::{self, Ctx, Sample};
 use crate::exact::Exact;
 use crate::filter::{Lanes, UNDECIDED as UNDECIDED_LANE};
 use crate::fixed::Dec;
+use crate::fixed_lanes::{Columns, Regs};
 use crate::Outcome;
 
 /// A pair's value: false, true, or undefined (a division by zero).
@@ -36,8 +37,17 @@ pub struct Scratch {
     cells: Vec<Dec>,
     known: Vec<u8>,
     /// Per column, the most fractional digits its decimals had (the first guess for the
-    /// next: fewer are found by stripping zeros).
+    /// next: fewer are found by stripping zeros), and the scale the lane-wise fixed-point
+    /// pass reads it at.
     digits: Vec<u32>,
+    /// The batch's samples by column (`lanes + 1` a column), for the filter.
+    by_column: Vec<f64>,
+    /// The lane-wise fixed-point pass: the batch's columns as whole numbers, its registers,
+    /// the lanes it runs on and what it decided.
+    columns: Columns,
+    regs: Regs,
+    undecided: Vec<usize>,
+    fixed: Vec<u8>,
 }
 
 /// Forgets the previous batch's decimals.
@@ -46,6 +56,14 @@ pub fn start(s: &mut Scratch, pairs: &Pairs<'_>) {
     s.known.clear();
     s.known.resize(pairs.rows.len(), 0);
     s.digits.resize(pairs.width, 0);
+    s.columns.start(pairs.lanes + 1, pairs.width);
+    let rows = pairs.lanes + 1;
+    s.by_column.resize(rows * pairs.width, 0.0);
+    for (r, row) in pairs.rows.chunks_exact(pairs.width).take(rows).enumerate() {
+        for (c, &x) in row.iter().enumerate() {
+            s.by_column[c * rows + r] = x;
+        }
+    }
 }
 
 /// Each monitor's outcome on each pair: `out[m * lanes + j]`.
@@ -121,7 +139,9 @@ fn cond(c: &Cond, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scratch) -> Ve
     }
 }
 
-/// A comparison on every pair: the filter on all of them, the exact passes on the rest.
+/// A comparison on every pair: the filter on all of them and the lane-wise fixed-point pass
+/// on those it leaves (for an equality, which mostly holds and which the filter can only
+/// refute, the other way round), then the one-pair passes on the rest.
 fn atom(a: &Atom, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scratch) -> Vec<u8> {
     let Some(filter) = &a.filter else {
         let c = Cond::Atom(Box::new(a.clone()));
@@ -129,47 +149,90 @@ fn atom(a: &Atom, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scratch) -> Ve
             .map(|j| one(&c, j, pairs, bound, s))
             .collect();
     };
-    filter.decide_lanes(
-        &a.test,
-        (pairs.rows, pairs.width, pairs.lanes),
-        &mut s.lanes,
-    );
-    let mut out = Vec::with_capacity(pairs.lanes);
-    for j in 0..pairs.lanes {
-        out.push(match s.lanes.decided[j] {
-            UNDECIDED_LANE => {
-                let (rows, w) = (pairs.rows, pairs.width);
-                let (cells, known, digits) = (&mut s.cells, &mut s.known, &mut s.digits);
-                let mut sample = |column: usize, post: bool| {
-                    let at = (j + usize::from(post)) * w + column;
-                    match known[at] {
-                        1 => Some(cells[at]),
-                        2 => None,
-                        _ => {
-                            let d = Dec::of_sample_like(rows[at], digits[column]);
-                            match d {
-                                Some(d) => {
-                                    (cells[at], known[at]) = (d, 1);
-                                    digits[column] = digits[column].max(d.digits());
-                                }
-                                None => known[at] = 2,
-                            }
-                            d
-                        }
-                    }
-                };
-                match filter.decide_fixed_with(&a.test, &mut sample, &mut s.decs) {
-                    Some(b) => u8::from(b),
-                    None => match eval::atom_exactly(a, pair(j, pairs, bound, s)) {
-                        Ok(b) => u8::from(b),
-                        Err(_) => UNDEFINED,
-                    },
-                }
+    let mut out = vec![UNDECIDED_LANE; pairs.lanes];
+    let by_filter = |out: &mut [u8], s: &mut Scratch| {
+        let data = (&s.by_column[..], pairs.lanes + 1, pairs.lanes);
+        filter.decide_lanes(&a.test, data, &mut s.lanes);
+        for (o, &d) in out.iter_mut().zip(&s.lanes.decided) {
+            if *o == UNDECIDED_LANE {
+                *o = d;
             }
-            decided => decided,
-        });
+        }
+    };
+    let equality = matches!(a.test, Test::Eq | Test::Ne);
+    if !equality {
+        by_filter(&mut out, s);
+    }
+    fixed_lanes(a, s, &mut out);
+    if equality && out.contains(&UNDECIDED_LANE) {
+        by_filter(&mut out, s);
+    }
+    for (j, o) in out.iter_mut().enumerate() {
+        if *o == UNDECIDED_LANE {
+            *o = one_atom(a, j, pairs, bound, s);
+        }
     }
     out
+}
+
+/// The lane-wise fixed-point pass on the lanes `out` leaves undecided.
+fn fixed_lanes(a: &Atom, s: &mut Scratch, out: &mut [u8]) {
+    let Some(filter) = &a.filter else { return };
+    s.undecided.clear();
+    s.undecided
+        .extend((0..out.len()).filter(|&j| out[j] == UNDECIDED_LANE));
+    if s.undecided.is_empty() {
+        return;
+    }
+    s.fixed.resize(s.undecided.len(), UNDECIDED_LANE);
+    let said = filter.decide_fixed_lanes(
+        &a.test,
+        &s.by_column,
+        (&s.undecided, &s.digits),
+        &mut s.columns,
+        &mut s.regs,
+        &mut s.fixed,
+    );
+    if said {
+        for (&j, &d) in s.undecided.iter().zip(&s.fixed) {
+            out[j] = d;
+        }
+    }
+}
+
+/// A comparison on pair `j` by the one-pair passes: fixed point (its samples' decimals
+/// found one by one, and kept for the batch), then rationals.
+fn one_atom(a: &Atom, j: usize, pairs: &Pairs<'_>, bound: &mut [Exact], s: &mut Scratch) -> u8 {
+    let Some(filter) = &a.filter else {
+        return one(&Cond::Atom(Box::new(a.clone())), j, pairs, bound, s);
+    };
+    let (rows, w) = (pairs.rows, pairs.width);
+    let (cells, known, digits) = (&mut s.cells, &mut s.known, &mut s.digits);
+    let mut sample = |column: usize, post: bool| {
+        let at = (j + usize::from(post)) * w + column;
+        match known[at] {
+            1 => Some(cells[at]),
+            2 => None,
+            _ => {
+                let d = Dec::of_sample_like(rows[at], digits[column]);
+                match d {
+                    Some(d) => {
+                        (cells[at], known[at]) = (d, 1);
+                        digits[column] = digits[column].max(d.digits());
+                    }
+                    None => known[at] = 2,
+                }
+                d
+            }
+        }
+    };
+    match filter.decide_fixed_with(&a.test, &mut sample, &mut s.decs) {
+        Some(b) => u8::from(b),
+        None => match eval::atom_exactly(a, pair(j, pairs, bound, s)) {
+            Ok(b) => u8::from(b),
+            Err(_) => UNDEFINED,
+        },
+    }
 }
 
 /// `c` on pair `j` alone, by the one-pair evaluator.

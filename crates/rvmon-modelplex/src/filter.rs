@@ -29,7 +29,7 @@ const U: f64 = 1.0 / 9_007_199_254_740_992.0; // 2^-53
 pub const UNDECIDED: u8 = 3;
 
 /// The filter's scratch space: its registers (values and bounds, a lane each), its verdicts
-/// a lane each (0 false, 1 true, [`UNDECIDED`]), and one pair's rows.
+/// a lane each (0 false, 1 true, [`UNDECIDED`]), and one pair's columns.
 #[derive(Default)]
 pub struct Lanes {
     v: Vec<f64>,
@@ -118,6 +118,11 @@ impl Program {
         Some(p)
     }
 
+    /// Its operations, in order.
+    pub(crate) fn ops(&self) -> &[Op] {
+        &self.ops
+    }
+
     fn push(&mut self, op: Op) -> u32 {
         self.ops.push(op);
         (self.ops.len() - 1) as u32
@@ -171,15 +176,16 @@ impl Program {
     }
 
     /// Runs the program on `lanes` pairs at once, each operation over every lane before the
-    /// next (no dispatch per pair, and loops the compiler vectorises): pair `j`'s prior is
-    /// row `j` of `rows` (row-major, `width` values a row), its posterior row `j + 1`. Then
+    /// next (no dispatch per pair, and loops the compiler vectorises): the samples are by
+    /// column (`stride` rows a column: a column's samples are a register's lanes as they
+    /// are), pair `j`'s prior is row `j`, its posterior row `j + 1`. Then
     /// `decided[j]` is the comparison on pair `j`, where the bounds decide it. A lane the
     /// arithmetic cannot follow (a divisor that may be zero, an overflow) holds NaN, which
     /// decides nothing.
     pub fn decide_lanes(
         &self,
         test: &Test,
-        (rows, width, lanes): (&[f64], usize, usize),
+        (columns, stride, lanes): (&[f64], usize, usize),
         scratch: &mut Lanes,
     ) {
         let n = lanes;
@@ -200,11 +206,10 @@ impl Program {
             };
             match *op {
                 Op::Sample { column, post } => {
-                    let first = usize::from(post) * width + column;
-                    for j in 0..n {
-                        let x = rows[first + j * width];
-                        out_v[j] = x;
-                        out_e[j] = U * x.abs();
+                    let first = column * stride + usize::from(post);
+                    out_v.copy_from_slice(&columns[first..first + n]);
+                    for (e, x) in out_e.iter_mut().zip(&*out_v) {
+                        *e = U * x.abs();
                     }
                 }
                 Op::Const { v: c, e: ce, .. } => {
@@ -310,12 +315,11 @@ impl Program {
         post: &[f64],
         scratch: &mut Lanes,
     ) -> Option<bool> {
-        let mut rows = std::mem::take(&mut scratch.rows);
-        rows.clear();
-        rows.extend_from_slice(prior);
-        rows.extend_from_slice(post);
-        self.decide_lanes(test, (&rows, prior.len(), 1), scratch);
-        scratch.rows = rows;
+        let mut columns = std::mem::take(&mut scratch.rows);
+        columns.clear();
+        columns.extend(prior.iter().zip(post).flat_map(|(&a, &b)| [a, b]));
+        self.decide_lanes(test, (&columns, 2, 1), scratch);
+        scratch.rows = columns;
         match scratch.decided[0] {
             UNDECIDED => None,
             b => Some(b == 1),
@@ -380,7 +384,11 @@ impl Program {
 
 /// A test decided from the sign of `d - k` (`below`) and, for the absolute tests, of
 /// `d + k` (`above`); `None` when a sign it needs is unknown.
-fn by_signs(test: &Test, below: Option<Ordering>, above: Option<Ordering>) -> Option<bool> {
+pub(crate) fn by_signs(
+    test: &Test,
+    below: Option<Ordering>,
+    above: Option<Ordering>,
+) -> Option<bool> {
     use Ordering::{Equal, Greater, Less};
     Some(match test {
         Test::Le(_) => below? != Greater,

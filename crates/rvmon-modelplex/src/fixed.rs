@@ -26,6 +26,10 @@ const POW10_F64: [f64; 18] = [
     1e17,
 ];
 
+/// Below this, a whole number `m` with `m/10^k` reading back as `x` is the only decimal of
+/// at most `k` digits that does (see [`Dec::of_sample_like`]).
+pub const UNIQUE_BELOW: f64 = 2_251_799_813_685_248.0; // 2^51
+
 /// `m · 10^-k`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dec {
@@ -59,13 +63,18 @@ impl Dec {
     }
 
     /// [`Dec::of_sample`], trying first `k` fractional digits (a column's samples tend to
-    /// have the same number): if `round(x·10^k)/10^k` reads back as `x`, its trailing zeros
-    /// stripped give the shortest decimal (two decimals of at most `k` digits that both read
-    /// back as `x` would be the same whole number at scale `10^k`); else the full search.
+    /// have the same number): if `m = round(x·10^k)` is below 2^51 and `m/10^k` reads back
+    /// as `x`, its trailing zeros stripped give the shortest decimal; else the full search.
+    ///
+    /// Why 2^51: then `x`'s step is below `10^-k` (`ulp(x)·10^k ≤ |x·10^k|·2^-52 < 1`), so
+    /// no two decimals of at most `k` digits read back as `x`, and the shortest, which has
+    /// at most `k` digits if any such decimal reads back, is `m`. Above it two can:
+    /// 8.00000000000001 and 8.000000000000011 are the same double, and at 15 digits the
+    /// product `x·10^15` rounds to the longer one.
     pub fn of_sample_like(x: f64, k: u32) -> Option<Dec> {
         if let Some(&scale) = POW10_F64.get(k as usize) {
             let m = (x * scale).round();
-            if m.abs() < 9_007_199_254_740_992.0 && m / scale == x {
+            if m.abs() < UNIQUE_BELOW && m / scale == x {
                 let (mut m, mut k) = (m as i64, k);
                 while k > 0 && m % 10 == 0 {
                     m /= 10;
@@ -75,6 +84,11 @@ impl Dec {
             }
         }
         Dec::of_sample(x)
+    }
+
+    /// `m` of `m · 10^-k`.
+    pub fn mantissa(self) -> i64 {
+        self.m
     }
 
     /// Its number of fractional digits.
@@ -190,6 +204,9 @@ mod tests {
             (0.0, 3),
             (100.0, 2),
             (0.1 + 0.2, 1),
+            (8.00000000000001, 15),
+            (8.00000000000001, 14),
+            (-1234.5678, 12),
         ] {
             assert_eq!(
                 Dec::of_sample_like(x, k),

@@ -21,6 +21,7 @@ pub mod eval;
 pub mod exact;
 mod filter;
 mod fixed;
+mod fixed_lanes;
 pub mod interval;
 mod lexer;
 pub mod parse;
@@ -43,8 +44,6 @@ pub struct ModelplexMonitor {
     prior: Option<(u64, i64)>,
     /// The previous sample and the one being checked.
     samples: [Sample; 2],
-    /// The sample being read.
-    current: Vec<f64>,
     /// Quantified variables' values while evaluating.
     bound: Vec<Exact>,
     /// Scratch space of the passes, and each monitor's outcome on the pair.
@@ -103,7 +102,6 @@ impl ModelplexMonitor {
         let file = parse::parse(name, text)?;
         let program = compile::compile(name, text, &file, tolerance)?;
         Ok(ModelplexMonitor {
-            current: vec![0.0; program.signals.len()],
             bound: vec![Exact::int(0); program.slots],
             program,
             prior: None,
@@ -157,8 +155,17 @@ impl ModelplexMonitor {
         &self.outcomes
     }
 
-    /// The sample's values, each a finite number.
+    /// The sample's values, each a finite number, as a row of `rows` (none if one is not).
     fn read(&mut self, ev: &Event) -> Result<(), Error> {
+        let start = self.rows.len();
+        let read = self.read_values(ev);
+        if read.is_err() {
+            self.rows.truncate(start);
+        }
+        read
+    }
+
+    fn read_values(&mut self, ev: &Event) -> Result<(), Error> {
         for (i, name) in self.program.signals.iter().enumerate() {
             let x = match ev.values.get(i) {
                 Some(Some(Val::Float(x))) => *x,
@@ -179,7 +186,7 @@ impl ModelplexMonitor {
                     self.tp
                 )));
             }
-            self.current[i] = x;
+            self.rows.push(x);
         }
         Ok(())
     }
@@ -268,7 +275,6 @@ impl rvmon_core::Monitor<Event> for ModelplexMonitor {
                 bad = Some(e);
                 break;
             }
-            self.rows.extend_from_slice(&self.current);
             self.stamps.push((self.tp, ev.time));
             self.tp += 1;
         }
