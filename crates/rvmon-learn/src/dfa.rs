@@ -1,0 +1,186 @@
+//! Deterministic finite automata: the targets read from files, and the hypotheses the
+//! learners build. States are numbers, symbols are indices into the alphabet list (whose
+//! order is the order of every search: the perfect oracle's counterexamples, BFS numbering).
+
+use std::collections::VecDeque;
+
+/// A complete DFA over `alphabet`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dfa {
+    pub alphabet: Vec<String>,
+    pub initial: usize,
+    pub accepting: Vec<bool>,
+    /// `delta[q * k + a]`: the successor of `q` by symbol `a` (`k` symbols).
+    pub delta: Vec<usize>,
+}
+
+impl Dfa {
+    /// A DFA with `states` states, none accepting, every transition to state 0.
+    pub fn new(alphabet: Vec<String>, states: usize) -> Dfa {
+        let k = alphabet.len();
+        Dfa {
+            alphabet,
+            initial: 0,
+            accepting: vec![false; states],
+            delta: vec![0; states * k],
+        }
+    }
+
+    pub fn states(&self) -> usize {
+        self.accepting.len()
+    }
+
+    pub fn symbols(&self) -> usize {
+        self.alphabet.len()
+    }
+
+    pub fn step(&self, q: usize, a: usize) -> usize {
+        self.delta[q * self.symbols() + a]
+    }
+
+    /// The state reached from `q` by `word`.
+    pub fn run_from(&self, q: usize, word: &[usize]) -> usize {
+        word.iter().fold(q, |q, &a| self.step(q, a))
+    }
+
+    pub fn accepts(&self, word: &[usize]) -> bool {
+        self.accepting[self.run_from(self.initial, word)]
+    }
+
+    /// The shortest word on which `self` and `other` (same alphabet) differ, least in the
+    /// order of the alphabet list among the shortest (breadth-first over pairs of states,
+    /// successors in alphabet order, each pair kept with the path that first found it);
+    /// `None` if they are equivalent.
+    pub fn separating_word(&self, other: &Dfa) -> Option<Vec<usize>> {
+        let k = self.symbols();
+        let n = other.states();
+        let mut seen = vec![false; self.states() * n];
+        // (Each pair's parent pair and symbol, to rebuild the path.)
+        let mut parent: Vec<(usize, usize)> = vec![(usize::MAX, 0); self.states() * n];
+        let start = self.initial * n + other.initial;
+        seen[start] = true;
+        let mut queue = VecDeque::from([start]);
+        while let Some(pair) = queue.pop_front() {
+            let (p, q) = (pair / n, pair % n);
+            if self.accepting[p] != other.accepting[q] {
+                let mut word = Vec::new();
+                let mut at = pair;
+                while at != start {
+                    let (from, a) = parent[at];
+                    word.push(a);
+                    at = from;
+                }
+                word.reverse();
+                return Some(word);
+            }
+            for a in 0..k {
+                let next = self.step(p, a) * n + other.step(q, a);
+                if !seen[next] {
+                    seen[next] = true;
+                    parent[next] = (pair, a);
+                    queue.push_back(next);
+                }
+            }
+        }
+        None
+    }
+
+    /// The states reachable from the initial one, numbered breadth-first (successors in
+    /// alphabet order): the canonical form two equal automata share.
+    pub fn canonical(&self) -> Dfa {
+        let k = self.symbols();
+        let mut number = vec![usize::MAX; self.states()];
+        let mut order = vec![self.initial];
+        number[self.initial] = 0;
+        let mut i = 0;
+        while i < order.len() {
+            let q = order[i];
+            for a in 0..k {
+                let r = self.step(q, a);
+                if number[r] == usize::MAX {
+                    number[r] = order.len();
+                    order.push(r);
+                }
+            }
+            i += 1;
+        }
+        let mut out = Dfa::new(self.alphabet.clone(), order.len());
+        for (new, &q) in order.iter().enumerate() {
+            out.accepting[new] = self.accepting[q];
+            for a in 0..k {
+                out.delta[new * k + a] = number[self.step(q, a)];
+            }
+        }
+        out
+    }
+
+    /// The minimal DFA of the same language (reachable states, then Moore's partition
+    /// refinement), in canonical numbering.
+    pub fn minimal(&self) -> Dfa {
+        let reach = self.canonical();
+        let (n, k) = (reach.states(), reach.symbols());
+        let mut class: Vec<usize> = reach.accepting.iter().map(|&b| usize::from(b)).collect();
+        loop {
+            // A state's signature: its class and its successors' classes.
+            let mut ids = std::collections::HashMap::new();
+            let next: Vec<usize> = (0..n)
+                .map(|q| {
+                    let sig: Vec<usize> = std::iter::once(class[q])
+                        .chain((0..k).map(|a| class[reach.step(q, a)]))
+                        .collect();
+                    let len = ids.len();
+                    *ids.entry(sig).or_insert(len)
+                })
+                .collect();
+            let before = class.iter().collect::<std::collections::HashSet<_>>().len();
+            class = next;
+            if ids.len() == before {
+                break;
+            }
+        }
+        let classes = class.iter().max().map_or(0, |m| m + 1);
+        let mut out = Dfa::new(reach.alphabet.clone(), classes);
+        out.initial = class[reach.initial];
+        for q in 0..n {
+            out.accepting[class[q]] = reach.accepting[q];
+            for a in 0..k {
+                out.delta[class[q] * k + a] = class[reach.step(q, a)];
+            }
+        }
+        out.canonical()
+    }
+
+    /// The symbols of `word` as text, separated by spaces.
+    pub fn spell(&self, word: &[usize]) -> String {
+        let names: Vec<&str> = word.iter().map(|&a| self.alphabet[a].as_str()).collect();
+        names.join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "Ends in aa" over a, b, with a redundant copy of the accepting state.
+    fn aa() -> Dfa {
+        let mut d = Dfa::new(vec!["a".into(), "b".into()], 4);
+        d.accepting = vec![false, false, true, true];
+        d.delta = vec![1, 0, 2, 0, 3, 0, 2, 0];
+        d
+    }
+
+    #[test]
+    fn minimal_and_separating_words() {
+        let d = aa();
+        let m = d.minimal();
+        assert_eq!(m.states(), 3);
+        assert!(m.separating_word(&d).is_none());
+        assert!(m.accepts(&[1, 0, 0]) && !m.accepts(&[0, 1]));
+        let mut other = m.clone();
+        other.accepting[0] = true;
+        assert_eq!(other.separating_word(&m), Some(vec![]));
+        let mut other = m.clone();
+        other.accepting[2] = false;
+        assert_eq!(other.separating_word(&m), Some(vec![0, 0]));
+    }
+}

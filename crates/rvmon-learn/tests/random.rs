@@ -1,0 +1,61 @@
+//! Every learner ends with the minimal automaton of the target's language, on random DFAs
+//! (fixed seeds: 10 to 200 states here, alphabets of 2 to 10 letters; `bench/learn.py` runs
+//! up to 500), and TTT asks fewer query symbols than L* and KV in total.
+
+use rvmon_learn::dfa::Dfa;
+use rvmon_learn::eq::{Perfect, SplitMix};
+use rvmon_learn::teacher::Teacher;
+use rvmon_learn::{learn, Alg};
+
+/// A random complete DFA of `n` states over `k` letters, each state accepting with
+/// probability 1/2.
+fn random_dfa(n: usize, k: usize, rng: &mut SplitMix) -> Dfa {
+    let mut d = Dfa::new((0..k).map(|a| format!("i{a}")).collect(), n);
+    for q in 0..n {
+        d.accepting[q] = rng.below(2) == 1;
+        for a in 0..k {
+            d.delta[q * k + a] = rng.below(n);
+        }
+    }
+    d
+}
+
+#[test]
+fn every_learner_learns_the_minimal_automaton() {
+    let mut rng = SplitMix(26);
+    let mut symbols = [0u64; 3];
+    for case in 0..24 {
+        let n = [10, 25, 50, 100, 200][case % 5];
+        let k = 2 + rng.below(9);
+        let target = random_dfa(n, k, &mut rng);
+        let minimal = target.minimal();
+        for (i, alg) in [Alg::Ttt, Alg::Lstar, Alg::Kv].into_iter().enumerate() {
+            let mut system = target.clone();
+            let mut teacher = Teacher::new(&mut system, k, true);
+            let mut eq = Perfect { target: &target };
+            let learned = learn(alg, &target.alphabet, &mut teacher, &mut eq).dfa;
+            assert!(
+                learned.separating_word(&target).is_none(),
+                "{alg:?}: case {case} ({n} states, {k} letters) is not equivalent"
+            );
+            assert_eq!(
+                learned.minimal(),
+                minimal,
+                "{alg:?}: case {case} is not minimal"
+            );
+            assert_eq!(learned.states(), minimal.states());
+            symbols[i] += teacher.counters.mq_steps;
+        }
+    }
+    rvmon_testkit::summary(
+        "learn random",
+        &format!(
+            "query symbols in all: ttt {} lstar {} kv {}",
+            symbols[0], symbols[1], symbols[2]
+        ),
+    );
+    assert!(
+        symbols[0] < symbols[1] && symbols[0] < symbols[2],
+        "{symbols:?}"
+    );
+}
