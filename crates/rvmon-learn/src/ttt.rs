@@ -61,21 +61,90 @@ struct Ttt {
     open: VecDeque<usize>,
     /// The roots of the maximal subtrees of temporary discriminators, oldest first.
     blocks: Vec<usize>,
+    /// The discrimination tree after each step, when asked for ([`learn_traced`]).
+    trace: Option<Vec<String>>,
 }
 
 /// Learns the system behind `teacher` over `alphabet`.
 pub fn learn(alphabet: &[String], teacher: &mut Teacher, eq: &mut dyn Equivalence) -> Learned {
+    learn_traced(alphabet, teacher, eq, None)
+}
+
+/// [`learn`], writing to `trace` the discrimination tree after the start, each split and
+/// each finalization ([`Ttt::describe`]'s notation).
+pub fn learn_traced(
+    alphabet: &[String],
+    teacher: &mut Teacher,
+    eq: &mut dyn Equivalence,
+    trace: Option<&mut Vec<String>>,
+) -> Learned {
     let mut t = Ttt::new(alphabet.len(), teacher);
-    loop {
-        let hyp = t.hypothesis(alphabet, teacher);
-        let Some(ce) = eq.counterexample(&hyp, teacher) else {
-            return Learned { dfa: hyp };
+    if trace.is_some() {
+        t.trace = Some(vec![]);
+        t.note(alphabet);
+    }
+    let learned = t.run(alphabet, teacher, eq);
+    if let (Some(out), Some(steps)) = (trace, t.trace) {
+        *out = steps;
+    }
+    learned
+}
+
+impl Ttt {
+    fn run(
+        &mut self,
+        alphabet: &[String],
+        teacher: &mut Teacher,
+        eq: &mut dyn Equivalence,
+    ) -> Learned {
+        let t = self;
+        loop {
+            let hyp = t.hypothesis(alphabet, teacher);
+            let Some(ce) = eq.counterexample(&hyp, teacher) else {
+                return Learned { dfa: hyp };
+            };
+            // The system's answer is the other one (no query needed); the counterexample is
+            // used until the hypothesis agrees with it.
+            let o = !hyp.accepts(&ce);
+            while t.output(0, &ce) != o {
+                t.refine(&ce, o, teacher, alphabet);
+            }
+        }
+    }
+
+    /// Records the tree, if tracing.
+    fn note(&mut self, alphabet: &[String]) {
+        if self.trace.is_some() {
+            let d = self.describe(0, alphabet);
+            self.trace.as_mut().expect("tracing").push(d);
+        }
+    }
+
+    /// The subtree at `node`: an inner node as `v[⊥:…, ⊤:…]` (`v` its discriminator, `ε`
+    /// if empty, with `ᵗ` if temporary), a leaf as its state's access word (`ε` for the
+    /// empty word) or `·` if it has none; symbols written without separators.
+    pub fn describe(&self, node: usize, alphabet: &[String]) -> String {
+        let word = |w: &[usize]| {
+            if w.is_empty() {
+                "ε".to_string()
+            } else {
+                w.iter().map(|&a| alphabet[a].as_str()).collect()
+            }
         };
-        // The system's answer is the other one (no query needed); the counterexample is
-        // used until the hypothesis agrees with it.
-        let o = !hyp.accepts(&ce);
-        while t.output(0, &ce) != o {
-            t.refine(&ce, o, teacher);
+        match &self.nodes[node].kind {
+            Kind::Leaf(None) => "·".into(),
+            Kind::Leaf(Some(q)) => word(&self.access[*q]),
+            Kind::Inner {
+                discriminator,
+                children,
+                temporary,
+            } => format!(
+                "{}{}[⊥:{}, ⊤:{}]",
+                word(discriminator),
+                if *temporary { "ᵗ" } else { "" },
+                self.describe(children[0], alphabet),
+                self.describe(children[1], alphabet)
+            ),
         }
     }
 }
@@ -110,6 +179,7 @@ impl Ttt {
             trans: vec![],
             open: VecDeque::new(),
             blocks: vec![],
+            trace: None,
         };
         let side = teacher.member(&[]);
         t.add_state(vec![], 1 + usize::from(side));
@@ -320,13 +390,15 @@ impl Ttt {
 impl Ttt {
     /// The counterexample `ce` (the system answers `o`), and the inconsistencies it leaves,
     /// each decomposed and its state split, the discriminators finalized in between.
-    fn refine(&mut self, ce: &[usize], o: bool, teacher: &mut Teacher) {
+    fn refine(&mut self, ce: &[usize], o: bool, teacher: &mut Teacher, alphabet: &[String]) {
         let mut inconsistency = Some((0, ce.to_vec(), o));
         while let Some((q, s, e)) = inconsistency {
             self.split(q, &s, e, teacher);
             self.close(teacher);
+            self.note(alphabet);
             while self.finalize_any(teacher) {
                 self.close(teacher);
+                self.note(alphabet);
             }
             inconsistency = self.find_inconsistency();
         }
@@ -339,24 +411,18 @@ impl Ttt {
     /// `s[i]`). Nothing is split if the hypothesis changed on the way.
     fn split(&mut self, src: usize, s: &[usize], o: bool, teacher: &mut Teacher) {
         let n = s.len();
-        // (The effect at `n` is the output of the state `s` really leads to, which the
-        // hypothesis' output found the inconsistency with need not be while transitions
-        // wait at temporary nodes: it is computed, and if it is `o` there is nothing to
-        // split, the transitions on the way having been sifted.)
+        // (The effect at `n` is taken to be the hypothesis' output, `!o`, as LearnLib does;
+        // it is checked below where it matters.)
         let mut effects: Vec<Option<bool>> = vec![None; n + 1];
-        effects[0] = Some(o);
+        (effects[0], effects[n]) = (Some(o), Some(!o));
         let mut effect = |t: &mut Ttt, i: usize, teacher: &mut Teacher| -> Option<bool> {
             if let Some(e) = effects[i] {
                 return Some(e);
             }
             let q = t.deterministic(src, &s[..i], teacher)?;
-            let e = if i == s.len() {
-                t.accepting[q]
-            } else {
-                let mut w = t.access[q].clone();
-                w.extend_from_slice(&s[i..]);
-                teacher.member(&w)
-            };
+            let mut w = t.access[q].clone();
+            w.extend_from_slice(&s[i..]);
+            let e = teacher.member(&w);
             effects[i] = Some(e);
             Some(e)
         };
@@ -365,9 +431,6 @@ impl Ttt {
         let Some(mut at_hi) = effect(self, hi, teacher) else {
             return;
         };
-        if at_hi == o {
-            return;
-        }
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
             let Some(e) = effect(self, mid, teacher) else {
@@ -385,7 +448,14 @@ impl Ttt {
         let Some(pred) = self.deterministic(src, &s[..lo], teacher) else {
             return;
         };
-        if self.deterministic(src, &s[..=lo], teacher).is_none() {
+        let Some(succ) = self.deterministic(src, &s[..=lo], teacher) else {
+            return;
+        };
+        // The hypothesis' output that an inconsistency was found with picks any state where
+        // a transition waits at a temporary node; the state `s` really leads to may answer
+        // `o` after all. Then the effects do not change at the end, and splitting by the
+        // empty suffix would be wrong: the transitions on the way have been sifted instead.
+        if lo + 1 == n && self.accepting[succ] == o {
             return;
         }
         let t = pred * self.k + s[lo];
