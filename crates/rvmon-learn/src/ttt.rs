@@ -116,7 +116,7 @@ impl Ttt {
     fn note(&mut self, alphabet: &[String]) {
         if self.trace.is_some() {
             let d = self.describe(0, alphabet);
-            self.trace.as_mut().expect("tracing").push(d);
+            self.trace.get_or_insert_with(Vec::new).push(d);
         }
     }
 
