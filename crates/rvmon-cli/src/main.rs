@@ -37,6 +37,9 @@ enum Command {
     Serve(Box<rvmon_serve::ServeArgs>),
     /// Generate benchmark workloads.
     Gen(gen_cmd::GenArgs),
+    /// Learn a system's automaton from queries (paper 26: TTT; also L* and
+    /// Kearns–Vazirani): an automaton file, a program, or a specification.
+    Learn(Box<rvmon::learn::LearnArgs>),
 }
 
 /// The stack of every thread that walks a specification: the command's own thread, and the
@@ -90,6 +93,7 @@ fn run() -> ExitCode {
             )
         }),
         Command::Gen(args) => gen_cmd::run(&args, &mut std::io::BufWriter::new(stdout.lock())),
+        Command::Learn(args) => rvmon::learn::run(&args, &mut stdout.lock()),
         Command::Serve(args) => rvmon_serve::run(&args, &mut std::io::stderr()),
     };
     match result {

@@ -17,37 +17,47 @@ impl Equivalence for Perfect<'_> {
     }
 }
 
-/// Random words of `length` symbols, at most `tests` of them an equivalence query, each run
+/// Random words of 1 to `length` symbols, at most `tests` of them an equivalence query, each run
 /// on the system (a test word: counted in `eq_tests`, kept in the cache); a counterexample
 /// is the word cut after its first symbol where the system and the hypothesis differ.
 ///
-/// When the target is known and prefix-closed (every rejecting state a sink), the walk only
-/// takes symbols that keep it in the language while it can, as paper 26's experiments do:
-/// on such systems a uniform word soon falls into the sink and tests nothing more.
+/// Uniform words (their lengths too, as AALpy's random-word oracle draws them), or, given
+/// the target (`walk`), paper 26's walks of exactly `length` symbols: each symbol drawn among
+/// those that keep the target in its language (all of them once none does). On a
+/// prefix-closed system (every rejecting state a sink, as the paper's benchmarks) a uniform
+/// word soon falls into the sink and tests nothing more; a walk finds long counterexamples,
+/// but never one that leaves the language where the hypothesis stays in it.
 pub struct Random<'t> {
     pub length: usize,
     pub tests: usize,
     pub symbols: usize,
-    /// The target, when it is a file (for the prefix-closed walk).
-    pub target: Option<&'t Dfa>,
+    /// The target to walk in (`None`: uniform words).
+    pub walk: Option<&'t Dfa>,
     pub rng: SplitMix,
 }
 
 impl Equivalence for Random<'_> {
     fn find(&mut self, hyp: &Dfa, teacher: &mut Teacher) -> Option<Vec<usize>> {
-        let closed = self.target.filter(|t| prefix_closed(t));
         for _ in 0..self.tests {
-            let word = match closed {
+            let word = match self.walk {
                 Some(t) => self.walk(t),
-                None => (0..self.length)
-                    .map(|_| self.rng.below(self.symbols))
-                    .collect(),
+                None => {
+                    let n = 1 + self.rng.below(self.length.max(1));
+                    (0..n).map(|_| self.rng.below(self.symbols)).collect()
+                }
             };
             let mut q = hyp.initial;
             if hyp.accepting[q] != teacher.initial_answer() {
                 return Some(vec![]);
             }
             let answers = teacher.test(&word);
+            if answers.len() < word.len() {
+                // (A system that answers whole words: the word is the counterexample.)
+                if answers.last().is_some_and(|&o| o != hyp.accepts(&word)) {
+                    return Some(word);
+                }
+                continue;
+            }
             for (i, (&a, &o)) in word.iter().zip(answers).enumerate() {
                 q = hyp.step(q, a);
                 if hyp.accepting[q] != o {
@@ -60,8 +70,8 @@ impl Equivalence for Random<'_> {
 }
 
 impl Random<'_> {
-    /// A walk of `length` symbols in the prefix-closed target, each symbol drawn among those
-    /// that stay in the language (all of them once none does).
+    /// A walk of `length` symbols in the target, each symbol drawn among those that stay in
+    /// the language (all of them once none does).
     fn walk(&mut self, t: &Dfa) -> Vec<usize> {
         let mut q = t.initial;
         let mut word = Vec::with_capacity(self.length);

@@ -14,6 +14,7 @@ pub mod eq;
 pub mod io;
 mod kv;
 mod lstar;
+pub mod process;
 mod rs;
 pub mod teacher;
 pub mod ttt;

@@ -7,12 +7,18 @@
 //! run. The empty word is always sent and never kept (AALpy's cache cannot hold it). Words
 //! an equivalence oracle tests fill the cache without counting as membership queries.
 
-/// A system that answers, for a word, whether each of its prefixes is accepted.
+/// A system that answers, for a word, whether it is accepted, and, if it can (an automaton,
+/// a system that is stepped), whether each of its prefixes is.
 pub trait System {
     /// Whether the empty word is accepted.
     fn initial(&mut self) -> bool;
-    /// Whether each nonempty prefix of `word` is accepted: `out[i]` for `word[..=i]`.
+    /// Whether each nonempty prefix of `word` is accepted, `out[i]` for `word[..=i]`; or,
+    /// if it answers only whole words ([`System::prefixes`]), whether `word` is: `out[0]`.
     fn run(&mut self, word: &[usize], out: &mut Vec<bool>);
+    /// Whether [`System::run`] answers for every prefix.
+    fn prefixes(&self) -> bool {
+        true
+    }
 }
 
 impl System for crate::dfa::Dfa {
@@ -49,9 +55,10 @@ pub struct Teacher<'s> {
     system: &'s mut dyn System,
     k: usize,
     cache: bool,
-    /// The tree of words run: node 0 is the empty word; `children[n * k + a]`.
+    /// The tree of words run: node 0 is the empty word; `children[n * k + a]`; the answer
+    /// for a node's word, if known.
     children: Vec<u32>,
-    output: Vec<bool>,
+    output: Vec<Option<bool>>,
     pub counters: Counters,
     scratch: Vec<bool>,
 }
@@ -64,7 +71,7 @@ impl<'s> Teacher<'s> {
             k: symbols,
             cache,
             children: vec![NONE; symbols],
-            output: vec![false],
+            output: vec![None],
             counters: Counters::default(),
             scratch: Vec::new(),
         }
@@ -77,7 +84,7 @@ impl<'s> Teacher<'s> {
             return self.system.initial();
         }
         match self.cached(word) {
-            Some(node) => self.output[node],
+            Some(node) => self.output[node].unwrap_or_default(),
             None => {
                 self.counters.mq += 1;
                 self.counters.mq_steps += word.len() as u64;
@@ -89,9 +96,15 @@ impl<'s> Teacher<'s> {
 
     /// The outputs after the last `n` prefixes of `word` (`n <= |word|`), oldest first:
     /// one membership query of `word`, unless cached. With `n = 0`, nothing is asked.
+    /// A system that answers only whole words is asked each prefix.
     pub fn outputs(&mut self, word: &[usize], n: usize) -> Vec<bool> {
         if n == 0 {
             return Vec::new();
+        }
+        if !self.system.prefixes() {
+            return (word.len() - n + 1..=word.len())
+                .map(|i| self.member(&word[..i]))
+                .collect();
         }
         if self.cached(word).is_none() {
             self.counters.mq += 1;
@@ -100,14 +113,22 @@ impl<'s> Teacher<'s> {
             return self.scratch[word.len() - n..].to_vec();
         }
         (word.len() - n + 1..=word.len())
-            .map(|i| self.output[self.cached(&word[..i]).expect("a cached prefix")])
+            .map(|i| {
+                let node = self.cached(&word[..i]).expect("a cached prefix");
+                self.output[node].unwrap_or_default()
+            })
             .collect()
     }
 
     /// Runs a test word of an equivalence oracle: counted as a test, not as a query, and
-    /// kept in the cache. Whether each nonempty prefix is accepted.
+    /// kept in the cache. Whether each nonempty prefix is accepted (only the word, from a
+    /// system that answers whole words).
     pub fn test(&mut self, word: &[usize]) -> &[bool] {
         self.counters.eq_tests += 1;
+        self.scratch.clear();
+        if word.is_empty() {
+            return &self.scratch;
+        }
         self.execute(word);
         &self.scratch
     }
@@ -118,7 +139,7 @@ impl<'s> Teacher<'s> {
         self.system.initial()
     }
 
-    /// The cache's node of `word`, if it has been run (never with the cache off).
+    /// The cache's node of `word`, if its answer is known (never with the cache off).
     fn cached(&self, word: &[usize]) -> Option<usize> {
         if !self.cache {
             return None;
@@ -130,7 +151,7 @@ impl<'s> Teacher<'s> {
                 c => node = c as usize,
             }
         }
-        Some(node)
+        self.output[node].is_some().then_some(node)
     }
 
     /// Runs `word` on the system (its outputs in `scratch`) and keeps them.
@@ -138,19 +159,24 @@ impl<'s> Teacher<'s> {
         let mut out = std::mem::take(&mut self.scratch);
         self.system.run(word, &mut out);
         if self.cache {
+            // (Whole-word answers: the last node only.)
+            let skip = word.len() - out.len();
             let mut node = 0usize;
-            for (&a, &o) in word.iter().zip(&out) {
+            for (i, &a) in word.iter().enumerate() {
                 let at = node * self.k + a;
                 node = match self.children[at] {
                     NONE => {
                         let n = self.output.len();
-                        self.output.push(o);
+                        self.output.push(None);
                         self.children.extend(std::iter::repeat_n(NONE, self.k));
                         self.children[at] = n as u32;
                         n
                     }
                     c => c as usize,
                 };
+                if i >= skip {
+                    self.output[node] = Some(out[i - skip]);
+                }
             }
         }
         self.scratch = out;

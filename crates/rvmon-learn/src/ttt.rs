@@ -106,8 +106,18 @@ impl Ttt {
             // The system's answer is the other one (no query needed); the counterexample is
             // used until the hypothesis agrees with it.
             let o = !hyp.accepts(&ce);
-            while t.output(0, &ce) != o {
+            // (Each refinement adds a state, or sifts the transitions that left the
+            // hypothesis' output undetermined; a system that answers a word two ways could
+            // make it loop.)
+            let mut idle = 0;
+            while t.output(0, &ce) != o && idle < 3 {
+                let states = t.access.len();
                 t.refine(&ce, o, teacher, alphabet);
+                idle = if t.access.len() == states {
+                    idle + 1
+                } else {
+                    0
+                };
             }
         }
     }
@@ -207,6 +217,7 @@ impl Ttt {
 
     /// Makes transition `t` a tree transition into a new state at the empty leaf `leaf`.
     fn make_tree(&mut self, t: usize, leaf: usize) -> usize {
+        debug_assert!(self.trans[t].tree.is_none(), "a tree transition made twice");
         let (src, a) = (t / self.k, t % self.k);
         let mut access = self.access[src].clone();
         access.push(a);
@@ -411,6 +422,10 @@ impl Ttt {
     /// `s[i]`). Nothing is split if the hypothesis changed on the way.
     fn split(&mut self, src: usize, s: &[usize], o: bool, teacher: &mut Teacher) {
         let n = s.len();
+        if n == 0 {
+            // (Only a system that answers the empty word two ways gets here.)
+            return;
+        }
         // (The effect at `n` is taken to be the hypothesis' output, `!o`, as LearnLib does;
         // it is checked below where it matters.)
         let mut effects: Vec<Option<bool>> = vec![None; n + 1];
@@ -668,7 +683,8 @@ impl Ttt {
             while self.nodes[n].parent != at {
                 n = self.nodes[n].parent;
             }
-            label[q] = self.outcome(n);
+            // (The block's old root stands where the root is.)
+            label[q] = self.outcome(if n == old_root { root } else { n });
             self.mark(&mut marks, self.leaf[q], label[q], old_root);
         }
         let mut incoming = Vec::new();

@@ -59,3 +59,55 @@ fn every_learner_learns_the_minimal_automaton() {
         "{symbols:?}"
     );
 }
+
+/// A target that answers whole words only (as a program or a specification does).
+struct Whole(Dfa);
+
+impl rvmon_learn::teacher::System for Whole {
+    fn initial(&mut self) -> bool {
+        self.0.initial()
+    }
+
+    fn run(&mut self, word: &[usize], out: &mut Vec<bool>) {
+        out.clear();
+        out.push(self.0.accepts(word));
+    }
+
+    fn prefixes(&self) -> bool {
+        false
+    }
+}
+
+/// With random words as the equivalence oracle and a system that answers whole words, the
+/// learners still end with the target (random words of 30 symbols find every difference of
+/// these small targets).
+#[test]
+fn random_counterexamples_and_whole_word_answers() {
+    let mut rng = SplitMix(34);
+    for case in 0..40 {
+        let n = 3 + rng.below(12);
+        let k = 2 + rng.below(3);
+        let target = random_dfa(n, k, &mut rng);
+        for alg in [Alg::Ttt, Alg::Lstar, Alg::Kv] {
+            for whole in [false, true] {
+                let mut dfa = target.clone();
+                let mut w = Whole(target.clone());
+                let system: &mut dyn rvmon_learn::teacher::System =
+                    if whole { &mut w } else { &mut dfa };
+                let mut teacher = Teacher::new(system, k, true);
+                let mut eq = rvmon_learn::eq::Random {
+                    length: 30,
+                    tests: 2000,
+                    symbols: k,
+                    walk: None,
+                    rng: SplitMix(case as u64),
+                };
+                let learned = learn(alg, &target.alphabet, &mut teacher, &mut eq).dfa;
+                assert!(
+                    learned.separating_word(&target).is_none(),
+                    "{alg:?} whole={whole}: case {case} ({n} states, {k} letters)"
+                );
+            }
+        }
+    }
+}

@@ -13,6 +13,7 @@ pub mod check;
 pub mod fallback;
 pub mod imprecise;
 mod io;
+pub mod learn;
 pub mod modelplex;
 pub mod monpoly;
 pub mod param;
