@@ -9,6 +9,8 @@ closed, and counts the violated time points).
 
 Usage: python3 bench/dejavu.py [--sizes 10k,100k,1M]
 """
+import atexit
+import shutil
 import argparse
 import os
 import subprocess
@@ -47,6 +49,7 @@ def main():
     subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
     rvmon = os.path.join(ROOT, "target", "release", "rvmon")
     tmp = tempfile.mkdtemp(prefix="rvmon-dejavu-")
+    atexit.register(shutil.rmtree, tmp, True)  # (gone when the script ends)
     print("| property | events | wall s | events/s | peak RSS MB | violations |")
     print("|---|---|---|---|---|---|")
     closed = closed_datarace(tmp)

@@ -14,6 +14,8 @@ Workloads (inputs generated into a temporary directory with NEW's `rvmon gen`):
 Runs alternate between the binaries; the figure is the best wall time (and its peak RSS).
 Outputs are compared: a row whose two outputs differ is marked.
 """
+import atexit
+import shutil
 import os
 import subprocess
 import sys
@@ -86,6 +88,7 @@ def main():
     old, new = sys.argv[1], sys.argv[2]
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
     tmp = tempfile.mkdtemp(prefix="rvmon-front-door-")
+    atexit.register(shutil.rmtree, tmp, True)  # (gone when the script ends)
     print("| workload | before s | after s | after / before | before MB | after MB | same output |")
     print("|---|---|---|---|---|---|---|")
     for name, argv in inputs(new, tmp):

@@ -20,6 +20,8 @@ it, from arrays or lists already in memory):
   * the command line: `RVMON check F.stl T.csv --robustness > /dev/null`, whole process (it
     parses the CSV, which the module does not), and its values compared.
 """
+import atexit
+import shutil
 import math
 import os
 import subprocess
@@ -113,6 +115,7 @@ def main():
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 1_000_000
     rtamt_n = int(os.environ.get("RTAMT_N", "100000"))
     tmp = tempfile.mkdtemp(prefix="rvmon-pybench-")
+    atexit.register(shutil.rmtree, tmp, True)  # (gone when the script ends)
     trace = os.path.join(tmp, "t.csv")
     walk(n, trace)
     t, x, y = load(trace)

@@ -12,6 +12,8 @@ Formulas where a constant alone decides an operator (`a0 && false`, `F[0,2] true
 the same verdicts). Each case runs both tools with a 20 s timeout. Prints a line per
 difference and a summary; exits 1 if any case differs.
 """
+import atexit
+import shutil
 import collections
 import os
 import random
@@ -56,6 +58,7 @@ def main():
     cases = int(sys.argv[3]) if len(sys.argv) > 3 else 100
     rng = random.Random(int(sys.argv[4]) if len(sys.argv) > 4 else 1)
     tmp = tempfile.mkdtemp(prefix="rvmon-r2u2-diff-")
+    atexit.register(shutil.rmtree, tmp, True)  # (gone when the script ends)
     differ = 0
     for case in range(cases):
         past = rng.random() < 0.5

@@ -20,6 +20,8 @@ Usage: PEERS_PY=/path/to/venv/bin/python python3 bench/reelay_dejavu.py [--sizes
 10 k logs, one run each, fifo left out (Reelay needs minutes for DejaVu's fifo formula), exit
 status 1 if rvmon and Reelay disagree anywhere. --rvmon runs that binary instead of building one.
 """
+import atexit
+import shutil
 import argparse
 import json
 import os
@@ -131,6 +133,7 @@ def main():
         rvmon = os.path.join(ROOT, "target", "release", "rvmon")
     disagreements = 0
     tmp = tempfile.mkdtemp(prefix="rvmon-reelay-")
+    atexit.register(shutil.rmtree, tmp, True)  # (gone when the script ends)
     script = os.path.join(tmp, "reelay_run.py")
     with open(script, "w") as f:
         f.write(REELAY_RUN)

@@ -14,6 +14,8 @@ for each policy runs, as whole processes under /usr/bin/time:
 checks that each writes the same output as the single run, and prints wall time (median of
 RUNS, default 1), peak RSS, and the speed-ups. Slice sizes come from --slice-report.
 """
+import atexit
+import shutil
 import os, re, socket, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -54,6 +56,7 @@ def main():
     days = int(sys.argv[1])
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     tmp = tempfile.mkdtemp(prefix="rvmon-sliced-")
+    atexit.register(shutil.rmtree, tmp, True)  # (gone when the script ends)
     log = os.path.join(tmp, "paper04.log")
     with open(log, "wb") as f:
         subprocess.run([RVMON, "gen", "paper04", "--computers", "100", "--days", str(days)], stdout=f, check=True)

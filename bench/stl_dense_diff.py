@@ -27,6 +27,8 @@ peer's disagreement is sorted into a kind by the first variant of the definition
 of the formula, that reproduces the peer's values (`KINDS`); ARCHITECTURE.md ("Dense time")
 says which tool is right in each kind and why.
 """
+import atexit
+import shutil
 import json
 import math
 import os
@@ -410,6 +412,7 @@ def main():
     past = [(gen(rng, 3, "past"),) + trace(rng) for _ in range(n)]
     mixed = [(gen(rng, 3, "mixed"),) + trace(rng) for _ in range(n)]
     tmp = tempfile.mkdtemp(prefix="rvmon-stl-dense-")
+    atexit.register(shutil.rmtree, tmp, True)  # (gone when the script ends)
     wrong = []
     for group in (future, past, mixed):
         for idx, (f, t, x, y) in enumerate(group):

@@ -14,6 +14,8 @@ and translated token by token.
 
 Usage: python3 bench/timescales.py [--peers-python PY] [--r2u2 BIN] [--sizes 100k,1M] [--patterns A,B]
 """
+import atexit
+import shutil
 import argparse
 import os
 import re
@@ -102,6 +104,7 @@ def main():
     rvmon = os.path.join(ROOT, "target", "release", "rvmon")
     sh(["cargo", "bench", "-q", "-p", "rvmon-mtl", "--bench", "engine_mem", "--no-run"], cwd=ROOT)
     tmp = tempfile.mkdtemp(prefix="rvmon-bench-")
+    atexit.register(shutil.rmtree, tmp, True)  # (gone when the script ends)
     print("| pattern | size | rvmon e2e Mtp/s | rvmon mem Mtp/s | rvmon RSS MB | reelay eval Mtp/s | reelay wall s | reelay RSS MB | r2u2 wall s | r2u2 RSS MB | rvmon wall s | speed-up vs reelay (wall) | violations rvmon/reelay/r2u2 |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for pattern in args.patterns.split(","):
