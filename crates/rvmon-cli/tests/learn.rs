@@ -235,6 +235,41 @@ fn dot_files_round_trip() {
     );
 }
 
+/// LearnLib's numeric `.dfa` (paper 26's benchmark files), learned with paper 26's
+/// equivalence oracle: walks that stay in the language, the whole walk a counterexample.
+#[test]
+fn learnlib_files_and_walks() {
+    // Prefix-closed: a's then b's; a after b is the sink.
+    let path = dir().join("ab.dfa");
+    std::fs::write(&path, "3 2\n1 1 0\n0 1\n2 1\n2 2\n").unwrap();
+    for alg in ["ttt", "lstar", "kv"] {
+        let o = rvmon(&[
+            path.to_str().unwrap(),
+            "--alg",
+            alg,
+            "--eq",
+            "walk",
+            "--length",
+            "40",
+            "--no-cache",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(stdout(&o).contains(" states=3 "), "{alg}: {}", stdout(&o));
+        assert!(
+            stdout(&o).ends_with("equivalent=true\n"),
+            "{alg}: {}",
+            stdout(&o)
+        );
+    }
+    std::fs::write(&path, "3 2\n1 1 0\n0 1\n2 3\n2 2\n").unwrap();
+    let o = rvmon(&[path.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("state 1, symbol 1: successor 3, there are 3 states"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// Bad input: where, and what was expected; exit status 2.
 #[test]
 fn bad_input_says_where() {

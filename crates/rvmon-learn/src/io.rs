@@ -17,13 +17,75 @@ impl std::fmt::Display for FileError {
     }
 }
 
-/// Reads a DFA from `text`, JSON or DOT by its first non-blank character.
+/// Reads a DFA from `text`: JSON or DOT by its first non-blank character, LearnLib's
+/// numeric format if it starts with a digit.
 pub fn read(name: &str, text: &str) -> Result<Dfa, FileError> {
-    if text.trim_start().starts_with('{') {
+    let start = text.trim_start();
+    if start.starts_with('{') {
         read_json(name, text)
+    } else if start.starts_with(|c: char| c.is_ascii_digit()) {
+        read_numeric(name, text)
     } else {
         read_dot(name, text)
     }
+}
+
+/// The numeric format of LearnLib's benchmark automata (learnlib-ttt's `.dfa` files, paper
+/// 26's targets): `n k`, then `n` acceptance flags (0 or 1; state 0 is initial), then the
+/// `n × k` successors, state by state; the symbols are `0 … k-1`.
+pub fn read_numeric(name: &str, text: &str) -> Result<Dfa, FileError> {
+    let mut numbers = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let mut col = 0;
+        for word in line.split_whitespace() {
+            col = line[col..].find(word).map_or(col, |i| col + i);
+            let v: usize = word.parse().map_err(|_| {
+                FileError(format!(
+                    "{name}:{}:{}: expected a whole number, found `{word}`",
+                    n + 1,
+                    col + 1
+                ))
+            })?;
+            numbers.push(v);
+            col += word.len();
+        }
+    }
+    let bad = |what: String| FileError(format!("{name}: {what}"));
+    let (n, k) = match numbers[..] {
+        [n, k, ..] if n > 0 && k > 0 => (n, k),
+        _ => return Err(bad("expected `states symbols` (both positive) first".into())),
+    };
+    let want = n.checked_mul(k + 1).and_then(|m| m.checked_add(2));
+    if want != Some(numbers.len()) {
+        return Err(bad(format!(
+            "{n} states and {k} symbols need {} numbers after the first two, found {}",
+            n.saturating_mul(k + 1),
+            numbers.len() - 2
+        )));
+    }
+    let mut dfa = Dfa::new((0..k).map(|a| a.to_string()).collect(), n);
+    for q in 0..n {
+        dfa.accepting[q] = match numbers[2 + q] {
+            0 => false,
+            1 => true,
+            other => {
+                return Err(bad(format!(
+                    "state {q}: acceptance {other}, expected 0 or 1"
+                )))
+            }
+        };
+    }
+    for (i, &t) in numbers[2 + n..].iter().enumerate() {
+        if t >= n {
+            return Err(bad(format!(
+                "state {}, symbol {}: successor {t}, there are {n} states",
+                i / k,
+                i % k
+            )));
+        }
+        dfa.delta[i] = t;
+    }
+    Ok(dfa)
 }
 
 /// AALpy's JSON: `alphabet` (its order is the symbol order), `initial`, `transitions` (an

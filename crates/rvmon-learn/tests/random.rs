@@ -99,7 +99,6 @@ fn random_counterexamples_and_whole_word_answers() {
                     length: 30,
                     tests: 2000,
                     symbols: k,
-                    walk: None,
                     rng: SplitMix(case as u64),
                 };
                 let learned = learn(alg, &target.alphabet, &mut teacher, &mut eq).dfa;

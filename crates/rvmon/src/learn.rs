@@ -7,7 +7,7 @@ use std::io::Write;
 use clap::Args;
 use rvmon_core::{Error, Interner, Kind, Sink, TimePoint};
 use rvmon_learn::dfa::Dfa;
-use rvmon_learn::eq::{Perfect, Random, SplitMix};
+use rvmon_learn::eq::{Perfect, Random, SplitMix, Walk};
 use rvmon_learn::process::Process;
 use rvmon_learn::teacher::{System, Teacher};
 use rvmon_learn::{io as automata, learn, summary, Alg, Equivalence};
@@ -17,8 +17,8 @@ use crate::cascade::{any_monitor, AnyMonitor};
 /// `rvmon learn`'s options.
 #[derive(Args, Debug, Clone)]
 pub struct LearnArgs {
-    /// What to learn: an automaton file (AALpy's JSON, or DOT as AALpy and LearnLib write
-    /// it), a specification (`.mtl`, `.ltl`: a word is accepted if the monitor finds no
+    /// What to learn: an automaton file (AALpy's JSON, DOT as AALpy and LearnLib write it,
+    /// or LearnLib's numeric `.dfa`), a specification (`.mtl`, `.ltl`: a word is accepted if the monitor finds no
     /// violation in it, each symbol a time point where that proposition holds), or, with
     /// `--process`, a command.
     pub target: String,
@@ -29,9 +29,11 @@ pub struct LearnArgs {
     pub alg: String,
     /// The equivalence oracle: `perfect` (needs an automaton file: the shortest
     /// counterexample, least in the alphabet's order), `random` (uniform random words of up to
-    /// `--length` symbols, `--tests` of them a query) or `walk` (paper 26's: random walks of
-    /// `--length` symbols that stay in the target's language while they can; needs an
-    /// automaton file). The default: `perfect` for a file, else `random`.
+    /// `--length` symbols, `--tests` of them a query) or `walk` (paper 26's experiments: while
+    /// the hypothesis is wrong, random walks of `--length` symbols that stay in the target's
+    /// language while they can, until one is a counterexample, the whole walk; after
+    /// `--tests` walks, the shortest counterexample; needs an automaton file). The default:
+    /// `perfect` for a file, else `random`.
     #[arg(long)]
     pub eq: Option<String>,
     /// The length of `--eq random`'s words.
@@ -88,7 +90,7 @@ pub fn run(args: &LearnArgs, out: &mut dyn Write) -> Result<i32, Error> {
     let (target, mut chosen) = if args.process {
         let p = Process::start(&args.target, alphabet()?).map_err(Error::msg)?;
         (None, Target::Process(p))
-    } else if matches!(extension(&args.target), "json" | "dot" | "gv") {
+    } else if matches!(extension(&args.target), "json" | "dot" | "gv" | "dfa") {
         let text = crate::read_file(&args.target)?;
         let dfa = automata::read(&args.target, &text).map_err(|e| Error::msg(e.0))?;
         (Some(dfa.clone()), Target::File(dfa))
@@ -118,20 +120,22 @@ pub fn run(args: &LearnArgs, out: &mut dyn Write) -> Result<i32, Error> {
             ("perfect", None) => return Err(Error::msg(
                 "--eq perfect needs the target's automaton (a .json or .dot file); use --eq random",
             )),
-            ("random" | "walk", t) => {
-                let walk = (eq_name == "walk").then_some(t.as_ref()).flatten();
-                if eq_name == "walk" && walk.is_none() {
-                    return Err(Error::msg(
-                        "--eq walk needs the target's automaton (a .json or .dot file)",
-                    ));
-                }
-                Box::new(Random {
-                    length: args.length,
-                    tests: args.tests,
-                    symbols: symbols.len(),
-                    walk,
-                    rng: SplitMix(args.seed),
-                })
+            ("random", _) => Box::new(Random {
+                length: args.length,
+                tests: args.tests,
+                symbols: symbols.len(),
+                rng: SplitMix(args.seed),
+            }),
+            ("walk", Some(t)) => Box::new(Walk {
+                target: t,
+                length: args.length,
+                limit: args.tests,
+                rng: SplitMix(args.seed),
+            }),
+            ("walk", None) => {
+                return Err(Error::msg(
+                    "--eq walk needs the target's automaton (a .json, .dot or .dfa file)",
+                ))
             }
             (other, _) => {
                 return Err(Error::msg(format!(
