@@ -9,11 +9,13 @@ Usage:
        python3 bench/learn.py target/release/rvmon --aalpy /tmp/venv/bin/python \\
            --paper learnlib-ttt/src/test/resources
 
-1. Wall time and query symbols against AALpy 2.0.0 (its oracle script,
-   ../shared/peers/oracles/aalpy_oracle.py, run by PYTHON with aalpy installed): random
-   complete DFAs of each size over 4 letters (fixed seeds), the perfect equivalence oracle,
-   AALpy's L* and KV against rvmon's ttt, lstar and kv, the whole process timed each
-   (AALpy's includes starting Python, about 0.1 s).
+1. Learning time and query symbols against AALpy 2.0.0 (its learners, driven in-process
+   through the oracle script's loader, ../shared/peers/oracles/aalpy_oracle.py, by PYTHON
+   with aalpy installed): random complete DFAs of each size over 4 letters (fixed seeds),
+   the perfect equivalence oracle, AALpy's L* and KV against rvmon's lstar, kv and ttt. The
+   time is the learner's, without the equivalence queries (both sides: AALpy's
+   learning_time, rvmon's --time), so neither Python's start nor the oracle's product search
+   counts. rvmon's L* and KV must ask AALpy's queries (asserted).
 2. Paper 26's experiment (with --paper: a directory holding sched4, peterson2 and pots2 as
    LearnLib's .dfa or .dfa.gz files, e.g. learnlib-ttt's src/test/resources): counterexamples
    are random walks of each length that stay in the target's language (`--eq walk`), no query
@@ -61,22 +63,61 @@ def fields(line):
     return dict(f.split("=", 1) for f in line.split())
 
 
+# Times AALpy's learners in-process: the learning, apart from the equivalence queries (the
+# perfect oracle's product search), as AALpy itself splits `learning_time` from
+# `eq_oracle_time` (unrounded here).
+AALPY_TIMER = r"""
+import importlib.util, sys, time, random
+spec = importlib.util.spec_from_file_location("oracle", sys.argv[1])
+o = importlib.util.module_from_spec(spec); spec.loader.exec_module(o)
+from aalpy.SULs import AutomatonSUL
+from aalpy.oracles import PerfectKnowledgeEqOracle
+target, alphabet = o.load_dfa(sys.argv[3])
+for name in sys.argv[2].split(","):
+    random.seed(0)
+    sul = AutomatonSUL(target)
+    eq = PerfectKnowledgeEqOracle(alphabet, sul, target)
+    spent = [0.0]
+    find = eq.find_cex
+    def timed(h, find=find):
+        t = time.perf_counter(); r = find(h); spent[0] += time.perf_counter() - t; return r
+    eq.find_cex = timed
+    t = time.perf_counter()
+    model, info = o.ALGS[name](alphabet, sul, eq, automaton_type="dfa", return_data=True, print_level=0)
+    total = time.perf_counter() - t
+    print("alg=%s states=%d mq=%d mq_steps=%d learning=%.6f" % (
+        name, model.size, info["queries_learning"], info["steps_learning"], total - spent[0]))
+"""
+
+
+def rvmon_learning(rvmon, path, alg):
+    p = subprocess.run([rvmon, "learn", path, "--alg", alg, "--time"], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(p.stderr)
+    secs = float(p.stderr.split("learning ")[1].split(" s")[0])
+    return secs, fields(p.stdout)
+
+
 def against_aalpy(rvmon, python, sizes, tmp):
-    print("## rvmon learn against AALpy 2.0.0 (perfect oracle, 4 letters)")
-    print("| states | alg | AALpy s | rvmon s | ratio | AALpy mq/symbols | rvmon mq/symbols | rvmon ttt mq/symbols |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("## rvmon learn against AALpy 2.0.0 (perfect oracle, 4 letters; learning time, "
+          "without the equivalence queries)")
+    print("| states | AALpy lstar s | rvmon lstar s | ratio | AALpy kv s | rvmon kv s | ratio "
+          "| rvmon ttt s | AALpy best / ttt | symbols lstar / kv / ttt |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
         path = os.path.join(tmp, f"random{n}.json")
         random_dfa(path, n, 4, 26 + n)
-        ttt_secs, ttt = timed([rvmon, "learn", path, "--alg", "ttt"])
-        t = fields(ttt)
+        p = subprocess.run([python, "-c", AALPY_TIMER, ORACLE, "lstar,kv", path],
+                           capture_output=True, text=True)
+        theirs = {fields(l)["alg"]: fields(l) for l in p.stdout.splitlines()}
+        ours = {alg: rvmon_learning(rvmon, path, alg) for alg in ["lstar", "kv", "ttt"]}
         for alg in ["lstar", "kv"]:
-            theirs_secs, theirs = timed([python, ORACLE, "learn", "--algs", alg, "--eq", "perfect", path])
-            ours_secs, ours = timed([rvmon, "learn", path, "--alg", alg])
-            a, o = fields(theirs.splitlines()[0]), fields(ours)
-            print(f"| {n} | {alg} | {theirs_secs:.2f} | {ours_secs:.3f} | {theirs_secs / ours_secs:.0f}× "
-                  f"| {a['mq']}/{a['mq_steps']} | {o['mq']}/{o['mq_steps']} "
-                  f"| {t['mq']}/{t['mq_steps']} ({ttt_secs:.3f} s) |", flush=True)
+            assert ours[alg][1]["mq_steps"] == theirs[alg]["mq_steps"], (alg, ours[alg], theirs[alg])
+        tl, tk = float(theirs["lstar"]["learning"]), float(theirs["kv"]["learning"])
+        ol, ok, ot = ours["lstar"][0], ours["kv"][0], ours["ttt"][0]
+        print(f"| {n} | {tl:.3f} | {ol:.4f} | {tl / ol:.0f}× | {tk:.3f} | {ok:.4f} | {tk / ok:.0f}× "
+              f"| {ot:.4f} | {min(tl, tk) / ot:.0f}× | {ours['lstar'][1]['mq_steps']} / "
+              f"{ours['kv'][1]['mq_steps']} / {ours['ttt'][1]['mq_steps']} |", flush=True)
 
 
 def paper(rvmon, directory, lengths, runs, tmp):

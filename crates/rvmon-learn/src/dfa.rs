@@ -2,8 +2,6 @@
 //! learners build. States are numbers, symbols are indices into the alphabet list (whose
 //! order is the order of every search: the perfect oracle's counterexamples, BFS numbering).
 
-use std::collections::VecDeque;
-
 /// A complete DFA over `alphabet`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dfa {
@@ -53,34 +51,36 @@ impl Dfa {
     /// `None` if they are equivalent.
     pub fn separating_word(&self, other: &Dfa) -> Option<Vec<usize>> {
         let k = self.symbols();
-        let n = other.states();
-        let mut seen = vec![false; self.states() * n];
-        // (Each pair's parent pair and symbol, to rebuild the path.)
-        let mut parent: Vec<(usize, usize)> = vec![(usize::MAX, 0); self.states() * n];
-        let start = self.initial * n + other.initial;
-        seen[start] = true;
-        let mut queue = VecDeque::from([start]);
-        while let Some(pair) = queue.pop_front() {
-            let (p, q) = (pair / n, pair % n);
+        // (Only the reachable pairs are visited, which is few where the two are close: a
+        // table over all pairs would cost the product of the sizes at every query.)
+        let mut seen: std::collections::HashMap<(usize, usize), usize, PairHash> =
+            std::collections::HashMap::default();
+        // Each visited pair, with the index of the pair it was found from and the symbol.
+        let mut visited: Vec<((usize, usize), usize, usize)> = Vec::new();
+        let start = (self.initial, other.initial);
+        seen.insert(start, 0);
+        visited.push((start, usize::MAX, 0));
+        let mut next = 0;
+        while next < visited.len() {
+            let ((p, q), _, _) = visited[next];
             if self.accepting[p] != other.accepting[q] {
                 let mut word = Vec::new();
-                let mut at = pair;
-                while at != start {
-                    let (from, a) = parent[at];
-                    word.push(a);
-                    at = from;
+                let mut at = next;
+                while visited[at].1 != usize::MAX {
+                    word.push(visited[at].2);
+                    at = visited[at].1;
                 }
                 word.reverse();
                 return Some(word);
             }
             for a in 0..k {
-                let next = self.step(p, a) * n + other.step(q, a);
-                if !seen[next] {
-                    seen[next] = true;
-                    parent[next] = (pair, a);
-                    queue.push_back(next);
+                let pair = (self.step(p, a), other.step(q, a));
+                if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(pair) {
+                    e.insert(visited.len());
+                    visited.push((pair, next, a));
                 }
             }
+            next += 1;
         }
         None
     }
@@ -154,6 +154,41 @@ impl Dfa {
     pub fn spell(&self, word: &[usize]) -> String {
         let names: Vec<&str> = word.iter().map(|&a| self.alphabet[a].as_str()).collect();
         names.join(" ")
+    }
+}
+
+/// A hasher for pairs of state numbers (a multiply and a rotate a word: SipHash's
+/// resistance to chosen keys is not needed for them, and cost most of a search).
+#[derive(Clone, Copy, Default)]
+pub struct PairHash;
+
+impl std::hash::BuildHasher for PairHash {
+    type Hasher = PairHasher;
+
+    fn build_hasher(&self) -> PairHasher {
+        PairHasher(0)
+    }
+}
+
+pub struct PairHasher(u64);
+
+impl std::hash::Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(26) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 

@@ -505,8 +505,13 @@ impl Ttt {
     fn find_inconsistency(&self) -> Option<(usize, Vec<usize>, bool)> {
         let mut best: Option<(usize, Vec<usize>, bool)> = None;
         for q in 0..self.access.len() {
+            // (A discriminator of one symbol is the shortest there can be but the root's ε,
+            // which every state agrees with: its acceptance is its side of the root.)
+            if best.as_ref().is_some_and(|b| b.1.len() <= 1) {
+                break;
+            }
             let mut node = self.leaf[q];
-            while self.nodes[node].parent != NONE {
+            while self.nodes[node].parent != 0 && self.nodes[node].parent != NONE {
                 let expected = self.outcome(node);
                 node = self.nodes[node].parent;
                 let Kind::Inner { discriminator, .. } = &self.nodes[node].kind else {

@@ -64,6 +64,25 @@ pub struct LearnArgs {
     /// accepting …`, then `state symbol target` rows, states numbered breadth-first.
     #[arg(long)]
     pub print_model: bool,
+    /// Say on standard error how long the learner took, apart from the equivalence queries
+    /// (AALpy's `learning_time` and `eq_oracle_time`).
+    #[arg(long)]
+    pub time: bool,
+}
+
+/// An equivalence oracle, timed.
+struct Timed<'e> {
+    inner: Box<dyn Equivalence + 'e>,
+    spent: std::time::Duration,
+}
+
+impl Equivalence for Timed<'_> {
+    fn find(&mut self, hyp: &Dfa, teacher: &mut Teacher) -> Option<Vec<usize>> {
+        let start = std::time::Instant::now();
+        let found = self.inner.find(hyp, teacher);
+        self.spent += start.elapsed();
+        found
+    }
 }
 
 /// Runs `rvmon learn`: the counts line on `out`; exit status 0.
@@ -114,7 +133,7 @@ pub fn run(args: &LearnArgs, out: &mut dyn Write) -> Result<i32, Error> {
     } else {
         "random"
     });
-    let mut eq: Box<dyn Equivalence + '_> =
+    let eq: Box<dyn Equivalence + '_> =
         match (eq_name, &target) {
             ("perfect", Some(t)) => Box::new(Perfect { target: t }),
             ("perfect", None) => return Err(Error::msg(
@@ -143,7 +162,20 @@ pub fn run(args: &LearnArgs, out: &mut dyn Write) -> Result<i32, Error> {
                 )))
             }
         };
-    let learned = learn(alg, &symbols, &mut teacher, eq.as_mut()).dfa;
+    let mut eq = Timed {
+        inner: eq,
+        spent: std::time::Duration::ZERO,
+    };
+    let start = std::time::Instant::now();
+    let learned = learn(alg, &symbols, &mut teacher, &mut eq).dfa;
+    if args.time {
+        let all = start.elapsed();
+        eprintln!(
+            "rvmon: learning {:.6} s, equivalence queries {:.6} s",
+            (all - eq.spent).as_secs_f64(),
+            eq.spent.as_secs_f64()
+        );
+    }
     let counters = teacher.counters;
     drop(teacher);
     match &mut chosen {
