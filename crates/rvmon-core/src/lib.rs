@@ -11,6 +11,7 @@ mod json;
 pub mod limits;
 mod live;
 mod monitor;
+pub mod rng;
 pub mod sig;
 mod state;
 pub mod text;

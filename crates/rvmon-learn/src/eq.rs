@@ -4,6 +4,8 @@ use crate::dfa::Dfa;
 use crate::teacher::Teacher;
 use crate::Equivalence;
 
+pub use rvmon_core::rng::SplitMix;
+
 /// The perfect oracle of a known target: the shortest word on which the hypothesis and the
 /// target differ, least in the order of the alphabet list (AALpy's `bisimilar`, so counts
 /// are reproducible and comparable). It runs nothing on the system.
@@ -111,23 +113,4 @@ pub fn prefix_closed(t: &Dfa) -> bool {
     (0..t.states())
         .filter(|&q| !t.accepting[q])
         .all(|q| (0..t.symbols()).all(|a| !t.accepting[t.step(q, a)]))
-}
-
-/// A small, fast, seedable generator (SplitMix64): random words are reproducible from the
-/// seed, without a dependency.
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
 }
