@@ -40,6 +40,9 @@ enum Command {
     /// Learn a system's automaton from queries (paper 26: TTT; also L* and
     /// Kearns–Vazirani): an automaton file, a program, or a specification.
     Learn(Box<rvmon::learn::LearnArgs>),
+    /// Statistical model checking (paper 28): learn a Markov chain from sequences
+    /// (AAlergia), a property's probability exactly and by simulation (PESTIM, SPRT).
+    Smc(Box<rvmon::smc::SmcArgs>),
 }
 
 /// The stack of every thread that walks a specification: the command's own thread, and the
@@ -94,6 +97,7 @@ fn run() -> ExitCode {
         }),
         Command::Gen(args) => gen_cmd::run(&args, &mut std::io::BufWriter::new(stdout.lock())),
         Command::Learn(args) => rvmon::learn::run(&args, &mut stdout.lock()),
+        Command::Smc(args) => rvmon::smc::run(&args, &mut std::io::BufWriter::new(stdout.lock())),
         Command::Serve(args) => rvmon_serve::run(&args, &mut std::io::stderr()),
     };
     match result {

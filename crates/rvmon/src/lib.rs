@@ -24,6 +24,7 @@ pub mod report;
 pub mod run;
 pub mod sink;
 pub mod sliced;
+pub mod smc;
 pub mod stl;
 mod stl_dense;
 pub mod stream;

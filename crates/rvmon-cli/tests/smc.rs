@@ -1,0 +1,163 @@
+//! `rvmon smc`: Craps (paper 28) exactly and by simulation; AAlergia on sampled runs, model
+//! for model as AALpy's Alergia (against AALpy 2.0.0 itself, `PEERS_PY`); bad input.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use rvmon_testkit::{skip, summary, Needs};
+
+fn rvmon(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rvmon"))
+        .arg("smc")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn craps() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/smc/craps.dot")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn craps_exactly_and_by_simulation() {
+    let o = rvmon(&[
+        "check",
+        &craps(),
+        "F won",
+        "--pestim",
+        "0.01,0.01",
+        "--sprt",
+        "0.5,0.005,0.01,0.01",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = out(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "model=given states=9 property=\"F won\" exact=0.492929"
+    );
+    assert!(
+        lines[1].starts_with("method=pestim delta=0.01 alpha=0.01 samples=211933 estimate=0.49")
+    );
+    assert!(
+        lines[2].contains("verdict=H1 (p <= theta - delta)"),
+        "{}",
+        lines[2]
+    );
+}
+
+/// Runs of the true model, learned by rvmon and by AALpy: the same model, line for line.
+#[test]
+fn learned_as_aalpy_learns() {
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "smc");
+    let seqs = dir.join("craps.txt");
+    let o = rvmon(&[
+        "sample",
+        &craps(),
+        "--traces",
+        "3000",
+        "--length",
+        "2..12",
+        "--seed",
+        "9",
+    ]);
+    std::fs::write(&seqs, &o.stdout).unwrap();
+    let ours = out(&rvmon(&["learn", seqs.to_str().unwrap()]));
+    assert!(
+        ours.starts_with("# alergia mc eps=0.05 sequences=3000 states="),
+        "{ours}"
+    );
+    let learned = rvmon(&["check", seqs.to_str().unwrap(), "F won"]);
+    let exact: f64 = out(&learned)
+        .split("exact=")
+        .nth(1)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!((exact - 244.0 / 495.0).abs() < 0.05, "{exact}");
+    let Some(python) = std::env::var_os("PEERS_PY") else {
+        return skip("smc: AALpy's Alergia", Needs::Peer, "PEERS_PY is not set");
+    };
+    let oracle =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers/oracles/aalpy_oracle.py");
+    if !oracle.exists() {
+        return skip(
+            "smc: AALpy's Alergia",
+            Needs::Shared,
+            "../shared/peers is not there",
+        );
+    }
+    let theirs = Command::new(python)
+        .arg(&oracle)
+        .args(["alergia", seqs.to_str().unwrap()])
+        .output()
+        .unwrap();
+    if !theirs.status.success() {
+        return skip(
+            "smc: AALpy's Alergia",
+            Needs::Peer,
+            "PEERS_PY cannot run AALpy",
+        );
+    }
+    assert_eq!(ours, out(&theirs));
+    summary(
+        "smc: AALpy's Alergia",
+        "the learned Craps model is AALpy's, line for line",
+    );
+}
+
+#[test]
+fn bad_input_says_what() {
+    let o = rvmon(&["check", &craps(), "F (won"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("the property `F (won`: column 7: expected `)`"),
+        "{}",
+        err(&o)
+    );
+    let o = rvmon(&["check", &craps(), "F won", "--pestim", "0.01"]);
+    assert!(
+        err(&o).contains("--pestim 0.01: expected 2 comma-separated numbers"),
+        "{}",
+        err(&o)
+    );
+    let o = rvmon(&["learn", &craps(), "--eps", "3"]);
+    assert!(
+        err(&o).contains("--eps 3: expected a number in (0, 2]"),
+        "{}",
+        err(&o)
+    );
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "smc-bad");
+    let bad = dir.join("bad.dot");
+    std::fs::write(
+        &bad,
+        "digraph g {\nq0 [label=\"a\"];\nq0 -> q0 [label=0.5];\n__start0 -> q0;\n}\n",
+    )
+    .unwrap();
+    let o = rvmon(&["check", bad.to_str().unwrap(), "F a"]);
+    assert!(
+        err(&o).contains("the probabilities out of state `a` sum to 0.5, not 1"),
+        "{}",
+        err(&o)
+    );
+    let seqs = dir.join("mixed.txt");
+    std::fs::write(&seqs, "init a b\nstart a\n").unwrap();
+    let o = rvmon(&["learn", seqs.to_str().unwrap()]);
+    assert!(
+        err(&o).contains("sequence 2 starts with `start`, not `init`"),
+        "{}",
+        err(&o)
+    );
+}
