@@ -33,28 +33,30 @@ fn child(list: &[(u32, usize)], k: u32) -> Option<usize> {
 
 /// The sequences' labelled chain; `eps` in (0, 2]. Every sequence starts with the same
 /// symbol (the initial state's label), as AALpy requires.
-pub fn learn(sequences: &[Vec<String>], eps: f64) -> Result<Chain, String> {
+pub fn learn<S: AsRef<str>>(sequences: &[Vec<S>], eps: f64) -> Result<Chain, String> {
     let first = sequences
         .first()
         .and_then(|s| s.first())
-        .ok_or("no sequences")?;
+        .ok_or("no sequences")?
+        .as_ref();
     if let Some((i, _)) = sequences
         .iter()
         .enumerate()
-        .find(|(_, s)| s.first() != Some(first))
+        .find(|(_, s)| s.first().map(AsRef::as_ref) != Some(first))
     {
         return Err(format!(
             "sequence {} starts with `{}`, not `{first}`: every sequence starts with the initial \
              state's label",
             i + 1,
-            sequences[i].first().map_or("", String::as_str)
+            sequences[i].first().map_or("", AsRef::as_ref)
         ));
     }
     // Symbols numbered in string order, so that comparing prefixes of numbers is comparing
     // them as AALpy does (strings, element by element).
-    let mut names: Vec<&str> = sequences.iter().flatten().map(String::as_str).collect();
+    let names: std::collections::HashSet<&str> =
+        sequences.iter().flatten().map(AsRef::as_ref).collect();
+    let mut names: Vec<&str> = names.into_iter().collect();
     names.sort_unstable();
-    names.dedup();
     let id = |s: &str| names.binary_search(&s).expect("a known symbol") as u32;
     let mut nodes = vec![Node {
         label: id(first),
@@ -67,7 +69,7 @@ pub fn learn(sequences: &[Vec<String>], eps: f64) -> Result<Chain, String> {
     for seq in sequences {
         let mut at = 0;
         for sym in &seq[1..] {
-            let k = id(sym);
+            let k = id(sym.as_ref());
             let next = match child(&nodes[at].children, k) {
                 Some(c) => c,
                 None => {
@@ -104,7 +106,11 @@ pub fn learn(sequences: &[Vec<String>], eps: f64) -> Result<Chain, String> {
 
 /// The red/blue loop: the red nodes, in shortlex order.
 fn red_blue(nodes: &mut [Node], log_term: f64) -> Vec<usize> {
-    let key = |nodes: &[Node], n: usize| (nodes[n].prefix.len(), nodes[n].prefix.clone());
+    // (Shortlex: by length, then symbol by symbol.)
+    let order = |nodes: &[Node], a: usize, b: usize| {
+        let (x, y) = (&nodes[a].prefix, &nodes[b].prefix);
+        x.len().cmp(&y.len()).then_with(|| x.cmp(y))
+    };
     let mut red = vec![0usize];
     let mut is_red = vec![false; nodes.len()];
     is_red[0] = true;
@@ -113,7 +119,7 @@ fn red_blue(nodes: &mut [Node], log_term: f64) -> Vec<usize> {
             .iter()
             .flat_map(|&r| nodes[r].children.iter().map(|c| c.1))
             .filter(|&s| !is_red[s])
-            .min_by_key(|&s| key(nodes, s));
+            .min_by(|&a, &b| order(nodes, a, b));
         let Some(b) = blue else { break };
         match red
             .iter()
@@ -122,7 +128,7 @@ fn red_blue(nodes: &mut [Node], log_term: f64) -> Vec<usize> {
         {
             Some(r) => merge(nodes, r, b),
             None => {
-                let at = red.partition_point(|&r| key(nodes, r) < key(nodes, b));
+                let at = red.partition_point(|&r| order(nodes, r, b).is_lt());
                 red.insert(at, b);
                 is_red[b] = true;
             }

@@ -86,7 +86,8 @@ pub fn run(args: &SmcArgs, out: &mut dyn Write) -> Result<i32, Error> {
             eps,
             output,
         } => {
-            let data = read_sequences(sequences)?;
+            let text = read_sequences(sequences)?;
+            let data = text.lines();
             let e = parse_eps(eps, &data)?;
             let chain =
                 alergia::learn(&data, e).map_err(|m| Error::msg(format!("{sequences}: {m}")))?;
@@ -195,22 +196,33 @@ fn model_of(path: &str, eps: &str) -> Result<(Chain, bool), Error> {
         let text = crate::read_file(path)?;
         return Ok((Chain::from_dot(path, &text).map_err(Error::msg)?, false));
     }
-    let data = read_sequences(path)?;
+    let text = read_sequences(path)?;
+    let data = text.lines();
     let e = parse_eps(eps, &data)?;
     let chain = alergia::learn(&data, e).map_err(|m| Error::msg(format!("{path}: {m}")))?;
     Ok((chain, true))
 }
 
-fn read_sequences(path: &str) -> Result<Vec<Vec<String>>, Error> {
-    let text = crate::read_file(path)?;
-    Ok(text
-        .lines()
-        .map(|l| l.split_whitespace().map(String::from).collect::<Vec<_>>())
-        .filter(|t| !t.is_empty() && !t[0].starts_with('#'))
-        .collect())
+/// A sequences file: its text, and each kept line's labels as ranges of it.
+fn read_sequences(path: &str) -> Result<Sequences, Error> {
+    Ok(Sequences(crate::read_file(path)?))
 }
 
-fn parse_eps(eps: &str, data: &[Vec<String>]) -> Result<f64, Error> {
+struct Sequences(String);
+
+impl Sequences {
+    /// One sequence a line, labels separated by white space; blank lines and lines starting
+    /// with `#` are skipped.
+    fn lines(&self) -> Vec<Vec<&str>> {
+        self.0
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .filter(|t| !t.is_empty() && !t[0].starts_with('#'))
+            .collect()
+    }
+}
+
+fn parse_eps(eps: &str, data: &[Vec<&str>]) -> Result<f64, Error> {
     if eps == "auto" {
         let steps: usize = data.iter().map(|d| d.len().saturating_sub(1)).sum();
         return Ok(10.0 / steps.max(1) as f64);
