@@ -118,6 +118,42 @@ fn learned_as_aalpy_learns() {
     );
 }
 
+/// Paper 28's Table 1: 5,000 runs of Craps projected onto {won, lost} learn 4 states and
+/// Pr(F won) near the truth (the paper: 0.485); projected onto {won} alone (the support of
+/// `F won`, `--project`), 3 states in which `won` is certain (the paper: 1, the projection
+/// loses the determinism that AAlergia needs).
+#[test]
+fn projection_as_table_1() {
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "smc-projection");
+    let seqs = dir.join("craps.txt");
+    let o = rvmon(&[
+        "sample",
+        &craps(),
+        "--traces",
+        "5000",
+        "--length",
+        "2..10",
+        "--seed",
+        "1",
+    ]);
+    std::fs::write(&seqs, &o.stdout).unwrap();
+    let seqs = seqs.to_str().unwrap();
+    let both = out(&rvmon(&["check", seqs, "!lost U won", "--project"]));
+    assert!(both.starts_with("model=learned states=4 "), "{both}");
+    let p: f64 = both.split("exact=").nth(1).unwrap().trim().parse().unwrap();
+    assert!((p - 244.0 / 495.0).abs() < 0.02, "{p}");
+    let won = out(&rvmon(&["check", seqs, "F won", "--project"]));
+    assert_eq!(
+        won.trim(),
+        "model=learned states=3 property=\"F won\" exact=1.000000"
+    );
+    let learned = out(&rvmon(&["learn", seqs, "--project", "won,lost"]));
+    assert!(
+        learned.contains("state 2 lost") && learned.contains("trans 3 3 1.000000"),
+        "{learned}"
+    );
+}
+
 #[test]
 fn bad_input_says_what() {
     let o = rvmon(&["check", &craps(), "F (won"]);

@@ -32,6 +32,23 @@ pub enum Prop {
 }
 
 impl State {
+    /// The propositions it reads (paper 28's support of a property).
+    pub fn support(&self, out: &mut Vec<String>) {
+        match self {
+            State::True => {}
+            State::Atom(p) => {
+                if !out.contains(p) {
+                    out.push(p.clone());
+                }
+            }
+            State::Not(a) => a.support(out),
+            State::And(a, b) | State::Or(a, b) => {
+                a.support(out);
+                b.support(out);
+            }
+        }
+    }
+
     pub fn holds(&self, chain: &crate::chain::Chain, s: usize) -> bool {
         match self {
             State::True => true,
@@ -40,6 +57,21 @@ impl State {
             State::And(a, b) => a.holds(chain, s) && b.holds(chain, s),
             State::Or(a, b) => a.holds(chain, s) || b.holds(chain, s),
         }
+    }
+}
+
+impl Prop {
+    /// The propositions the property reads (`V_φ`, paper 28 Def. 4).
+    pub fn support(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        match self {
+            Prop::Next(s) => s.support(&mut out),
+            Prop::Until { left, right, .. } => {
+                left.support(&mut out);
+                right.support(&mut out);
+            }
+        }
+        out
     }
 }
 

@@ -37,6 +37,10 @@ pub enum SmcCommand {
         /// Write the model as AALpy's DOT.
         #[arg(long)]
         output: Option<String>,
+        /// Learn from the runs projected onto these propositions (comma-separated; paper 28's
+        /// abstraction): each step keeps its propositions among them (`-` if none).
+        #[arg(long)]
+        project: Option<String>,
     },
     /// A property's probability on a model (a chain's `.dot`, or sequences, learned first):
     /// exactly, and with `--pestim` or `--sprt` by simulation. Properties: `X s`, `F s`,
@@ -61,6 +65,10 @@ pub enum SmcCommand {
         /// For sequences: AAlergia's parameter (as `learn`'s).
         #[arg(long, default_value = "0.05")]
         eps: String,
+        /// For sequences: learn from the runs projected onto the property's propositions
+        /// (paper 28: the learner sees only what the property can tell apart).
+        #[arg(long)]
+        project: bool,
     },
     /// Sequences of a chain's labels, one a line (AAlergia's input).
     Sample {
@@ -85,16 +93,15 @@ pub fn run(args: &SmcArgs, out: &mut dyn Write) -> Result<i32, Error> {
             sequences,
             eps,
             output,
+            project,
         } => {
-            let text = read_sequences(sequences)?;
-            let data = text.lines();
-            let e = parse_eps(eps, &data)?;
-            let chain =
-                alergia::learn(&data, e).map_err(|m| Error::msg(format!("{sequences}: {m}")))?;
+            let keep: Option<Vec<String>> = project
+                .as_ref()
+                .map(|p| p.split(',').map(|x| x.trim().to_string()).collect());
+            let (chain, count) = learn_from(sequences, eps, keep.as_deref())?;
             writeln!(
                 out,
-                "# alergia mc eps={eps} sequences={} states={}",
-                data.len(),
+                "# alergia mc eps={eps} sequences={count} states={}",
                 chain.states()
             )?;
             for line in chain.canonical() {
@@ -112,10 +119,12 @@ pub fn run(args: &SmcArgs, out: &mut dyn Write) -> Result<i32, Error> {
             sprt: sp,
             seed,
             eps,
+            project,
         } => {
-            let (chain, learned) = model_of(model, eps)?;
             let prop = prop::parse(property)
                 .map_err(|m| Error::msg(format!("the property `{property}`: {m}")))?;
+            let keep = project.then(|| prop.support());
+            let (chain, learned) = model_of(model, eps, keep.as_deref())?;
             writeln!(
                 out,
                 "model={} states={} property=\"{property}\" exact={:.6}",
@@ -159,7 +168,7 @@ pub fn run(args: &SmcArgs, out: &mut dyn Write) -> Result<i32, Error> {
             length,
             seed,
         } => {
-            let (chain, _) = model_of(model, "0.05")?;
+            let (chain, _) = model_of(model, "0.05", None)?;
             let (lo, hi) = match length.split_once("..") {
                 Some((a, b)) => (
                     a.trim().parse::<usize>().ok(),
@@ -190,17 +199,27 @@ pub fn run(args: &SmcArgs, out: &mut dyn Write) -> Result<i32, Error> {
     Ok(0)
 }
 
-/// A chain from a `.dot` file, or learned from sequences.
-fn model_of(path: &str, eps: &str) -> Result<(Chain, bool), Error> {
+/// A chain from a `.dot` file, or learned from sequences (projected onto `keep`, if given).
+fn model_of(path: &str, eps: &str, keep: Option<&[String]>) -> Result<(Chain, bool), Error> {
     if path.ends_with(".dot") || path.ends_with(".gv") {
         let text = crate::read_file(path)?;
         return Ok((Chain::from_dot(path, &text).map_err(Error::msg)?, false));
     }
+    Ok((learn_from(path, eps, keep)?.0, true))
+}
+
+/// AAlergia on a sequences file, projected onto `keep` if given: the chain, and how many
+/// sequences there were.
+fn learn_from(path: &str, eps: &str, keep: Option<&[String]>) -> Result<(Chain, usize), Error> {
     let text = read_sequences(path)?;
     let data = text.lines();
     let e = parse_eps(eps, &data)?;
-    let chain = alergia::learn(&data, e).map_err(|m| Error::msg(format!("{path}: {m}")))?;
-    Ok((chain, true))
+    let learned = match keep {
+        Some(keep) => alergia::learn(&rvmon_smc::project::project_all(&data, keep), e),
+        None => alergia::learn(&data, e),
+    };
+    let chain = learned.map_err(|m| Error::msg(format!("{path}: {m}")))?;
+    Ok((chain, data.len()))
 }
 
 /// A sequences file: its text, and each kept line's labels as ranges of it.
