@@ -246,3 +246,45 @@ fn to_chain(nodes: &[Node], red: &[usize], names: &[&str]) -> Chain {
         trans,
     }
 }
+
+/// The log-likelihood of the sequences under `chain` (each follows one path: the successor
+/// with the next label), and its number of free parameters (per state, its successors
+/// less one); `None` if a sequence leaves the chain.
+pub fn likelihood<S: AsRef<str>>(chain: &Chain, sequences: &[Vec<S>]) -> Option<(f64, usize)> {
+    let mut ll = 0.0;
+    for seq in sequences {
+        let mut s = chain.initial;
+        for label in seq.iter().skip(1) {
+            let &(d, p) = chain.trans[s]
+                .iter()
+                .find(|(d, _)| chain.labels[*d] == label.as_ref())?;
+            ll += p.ln();
+            s = d;
+        }
+    }
+    let k = chain.trans.iter().map(|t| t.len().saturating_sub(1)).sum();
+    Some((ll, k))
+}
+
+/// AAlergia's parameter chosen by the BIC-style score `LL − ½·k·ln N` (`N` the number of
+/// steps): over a logarithmic grid of 40 values from 10^-6 to 2, the highest score; among
+/// equal scores the fewest states, then the largest parameter. The parameter, its score and
+/// the chain.
+pub fn choose_eps<S: AsRef<str>>(sequences: &[Vec<S>]) -> Result<(f64, f64, Chain), String> {
+    let steps: usize = sequences.iter().map(|s| s.len().saturating_sub(1)).sum();
+    let ln_n = (steps.max(1) as f64).ln();
+    let mut best: Option<(f64, f64, Chain)> = None;
+    for i in 0..40 {
+        let eps = (1e-6f64.ln() + (2f64.ln() - 1e-6f64.ln()) * f64::from(i) / 39.0).exp();
+        let chain = learn(sequences, eps)?;
+        let (ll, k) = likelihood(&chain, sequences).ok_or("a sequence leaves the learned model")?;
+        let score = ll - 0.5 * k as f64 * ln_n;
+        let better = best
+            .as_ref()
+            .is_none_or(|(_, s, c)| score > *s || (score == *s && chain.states() <= c.states()));
+        if better {
+            best = Some((eps, score, chain));
+        }
+    }
+    best.ok_or_else(|| "no parameter".to_string())
+}

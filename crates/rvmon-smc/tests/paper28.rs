@@ -144,6 +144,10 @@ fn alergia_toy() {
         data.push(["s", "b", "a", "a", "a"].map(String::from).to_vec());
     }
     let chain = alergia::learn(&data, 0.05).unwrap();
+    // Ten choices of one in two, the rest certain; one free parameter.
+    let (ll, k) = alergia::likelihood(&chain, &data).unwrap();
+    assert!((ll - 10.0 * 0.5f64.ln()).abs() < 1e-12);
+    assert_eq!(k, 1);
     assert_eq!(
         chain.canonical(),
         [
@@ -208,4 +212,35 @@ fn learned_craps_estimates() {
         "{won} on {} states",
         learned.states()
     );
+}
+
+/// The BIC-style choice of AAlergia's parameter on runs of Craps: a model as good as the true
+/// one's size, with `F won` within 0.05.
+#[test]
+fn bic_chooses_a_parameter() {
+    let c = craps();
+    let mut rng = SplitMix(12);
+    let data: Vec<Vec<String>> = (0..3000)
+        .map(|_| {
+            let len = 2 + rng.below(9);
+            c.trace(len, &mut rng)
+                .into_iter()
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    let (eps, score, chain) = alergia::choose_eps(&data).unwrap();
+    assert!(eps > 0.0 && eps <= 2.0 && score < 0.0);
+    assert_eq!(chain.states(), 9, "eps {eps}");
+    assert!((p(&chain, "F won") - 244.0 / 495.0).abs() < 0.05);
+    // No other parameter of the grid scores higher.
+    for e in [1e-6, 1e-3, 0.05, 1.0, 2.0] {
+        let other = alergia::learn(&data, e).unwrap();
+        let (ll, k) = alergia::likelihood(&other, &data).unwrap();
+        let steps: usize = data.iter().map(|s| s.len() - 1).sum();
+        assert!(
+            ll - 0.5 * k as f64 * (steps as f64).ln() <= score + 1e-9,
+            "eps {e}"
+        );
+    }
 }

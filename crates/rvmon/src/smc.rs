@@ -31,7 +31,9 @@ pub enum SmcCommand {
         /// The sequences file.
         sequences: String,
         /// Hoeffding's confidence parameter, in (0, 2], or `auto` (10 / the number of
-        /// steps, as AALpy's).
+        /// steps, as AALpy's), or `bic`: the one of a logarithmic grid from 10^-6 to 2 whose
+        /// model has the highest BIC-style score, log-likelihood − ½·parameters·ln(steps)
+        /// (said on standard error).
         #[arg(long, default_value = "0.05")]
         eps: String,
         /// Write the model as AALpy's DOT.
@@ -213,10 +215,25 @@ fn model_of(path: &str, eps: &str, keep: Option<&[String]>) -> Result<(Chain, bo
 fn learn_from(path: &str, eps: &str, keep: Option<&[String]>) -> Result<(Chain, usize), Error> {
     let text = read_sequences(path)?;
     let data = text.lines();
-    let e = parse_eps(eps, &data)?;
-    let learned = match keep {
-        Some(keep) => alergia::learn(&rvmon_smc::project::project_all(&data, keep), e),
-        None => alergia::learn(&data, e),
+    let projected = keep.map(|keep| rvmon_smc::project::project_all(&data, keep));
+    let learned = if eps == "bic" {
+        let chosen = match &projected {
+            Some(p) => alergia::choose_eps(p),
+            None => alergia::choose_eps(&data),
+        };
+        chosen.map(|(e, score, chain)| {
+            eprintln!(
+                "rvmon: --eps bic chose {e:.3e} (score {score:.3}, {} states)",
+                chain.states()
+            );
+            chain
+        })
+    } else {
+        let e = parse_eps(eps, &data)?;
+        match &projected {
+            Some(p) => alergia::learn(p, e),
+            None => alergia::learn(&data, e),
+        }
     };
     let chain = learned.map_err(|m| Error::msg(format!("{path}: {m}")))?;
     Ok((chain, data.len()))
