@@ -154,6 +154,79 @@ fn projection_as_table_1() {
     );
 }
 
+/// IOAlergia (`--type mdp`): the note's toy, and 2,000 runs of a random 4-state MDP with
+/// random inputs, learned by rvmon and by AALpy: the same model, line for line.
+#[test]
+fn mdps_as_aalpy_learns_them() {
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "smc-mdp");
+    let toy = dir.join("toy.txt");
+    std::fs::write(&toy, "init a:x b:y\ninit a:y a:x\ninit b:x\n").unwrap();
+    let o = rvmon(&["learn", toy.to_str().unwrap(), "--type", "mdp"]);
+    assert_eq!(
+        out(&o),
+        "# alergia mdp eps=0.05 sequences=3 states=3\nstate 0 init\nstate 1 x\nstate 2 y\n\
+         trans 0 a 1 0.500000\ntrans 0 a 2 0.500000\ntrans 0 b 1 1.000000\n\
+         trans 1 b 2 1.000000\ntrans 2 a 1 1.000000\n"
+    );
+    // A random MDP: states 0-3 labelled x, y, z, x; per state and input, two successors.
+    let mut seed = 17u64;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    let labels = ["x", "y", "z", "x"];
+    let succ: Vec<[(u64, u64); 2]> = (0..8)
+        .map(|_| [(next(4), 1 + next(3)), (next(4), 1)])
+        .collect();
+    let mut text = String::new();
+    for _ in 0..2000 {
+        let (mut s, len) = (0u64, 2 + next(8));
+        text.push_str("init");
+        for _ in 0..len {
+            let i = next(2);
+            let [(a, wa), (b, wb)] = succ[(s * 2 + i) as usize];
+            s = if next(wa + wb) < wa { a } else { b };
+            text.push_str(&format!(
+                " {}:{}",
+                ["a", "b"][i as usize],
+                labels[s as usize]
+            ));
+        }
+        text.push('\n');
+    }
+    let seqs = dir.join("random.txt");
+    std::fs::write(&seqs, text).unwrap();
+    let ours = out(&rvmon(&["learn", seqs.to_str().unwrap(), "--type", "mdp"]));
+    assert!(
+        ours.starts_with("# alergia mdp eps=0.05 sequences=2000 states="),
+        "{ours}"
+    );
+    let Some(python) = std::env::var_os("PEERS_PY") else {
+        return skip("smc: AALpy's IOAlergia", Needs::Peer, "PEERS_PY is not set");
+    };
+    let oracle =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers/oracles/aalpy_oracle.py");
+    if !oracle.exists() {
+        return skip(
+            "smc: AALpy's IOAlergia",
+            Needs::Shared,
+            "../shared/peers is not there",
+        );
+    }
+    let theirs = Command::new(python)
+        .arg(&oracle)
+        .args(["alergia", "--type", "mdp", seqs.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(ours, out(&theirs));
+    summary(
+        "smc: AALpy's IOAlergia",
+        "a random MDP's runs learned as AALpy learns them",
+    );
+}
+
 #[test]
 fn bad_input_says_what() {
     let o = rvmon(&["check", &craps(), "F (won"]);

@@ -34,6 +34,123 @@ fn child(list: &[(u32, usize)], k: u32) -> Option<usize> {
 /// The sequences' labelled chain; `eps` in (0, 2]. Every sequence starts with the same
 /// symbol (the initial state's label), as AALpy requires.
 pub fn learn<S: AsRef<str>>(sequences: &[Vec<S>], eps: f64) -> Result<Chain, String> {
+    let m = learn_steps(sequences, eps, false)?;
+    Ok(Chain {
+        labels: m.labels,
+        initial: m.initial,
+        trans: m
+            .trans
+            .into_iter()
+            .map(|t| t.into_iter().map(|(_, d, p)| (d, p)).collect())
+            .collect(),
+    })
+}
+
+/// IOAlergia (AALpy's MDP learning): each step after the first is `input:output`; the
+/// compatibility test compares, input by input, the distributions of outputs.
+pub fn learn_mdp<S: AsRef<str>>(sequences: &[Vec<S>], eps: f64) -> Result<Mdp, String> {
+    learn_steps(sequences, eps, true)
+}
+
+/// A learned Markov decision process: per state, its label and, per input, a distribution
+/// over successors (`(input, successor, probability)`; the input is empty for a chain).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mdp {
+    pub labels: Vec<String>,
+    pub initial: usize,
+    pub trans: Vec<Vec<(String, usize, f64)>>,
+}
+
+impl Mdp {
+    /// AALpy's oracle text for an MDP: as a chain's, with each transition's input
+    /// (`trans <src> <input> <dst> <p>`), inputs in string order.
+    pub fn canonical(&self) -> Vec<String> {
+        let sorted = |s: usize| {
+            let mut t = self.trans[s].clone();
+            t.sort_by(|a, b| {
+                a.0.cmp(&b.0)
+                    .then(self.labels[a.1].cmp(&self.labels[b.1]))
+                    .then(b.2.partial_cmp(&a.2).unwrap_or(std::cmp::Ordering::Equal))
+            });
+            t
+        };
+        let mut id = std::collections::HashMap::from([(self.initial, 0usize)]);
+        let mut order = vec![];
+        let mut queue = std::collections::VecDeque::from([self.initial]);
+        while let Some(s) = queue.pop_front() {
+            order.push(s);
+            for (_, t, _) in sorted(s) {
+                if !id.contains_key(&t) {
+                    id.insert(t, id.len());
+                    queue.push_back(t);
+                }
+            }
+        }
+        let mut lines: Vec<String> = order
+            .iter()
+            .map(|&s| format!("state {} {}", id[&s], self.labels[s]))
+            .collect();
+        for &s in &order {
+            for (i, t, p) in sorted(s) {
+                lines.push(format!("trans {} {i} {} {p:.6}", id[&s], id[&t]));
+            }
+        }
+        lines
+    }
+}
+
+/// The steps' symbols: each step's key (input and output, numbered in the order of the
+/// pair of strings, which is AALpy's order of prefixes), its output's label and its input.
+struct Symbols<'a> {
+    keys: Vec<(&'a str, &'a str)>,
+    labels: Vec<&'a str>,
+}
+
+impl<'a> Symbols<'a> {
+    fn of<S: AsRef<str>>(sequences: &'a [Vec<S>], mdp: bool) -> Result<Self, String> {
+        let mut keys = std::collections::HashSet::new();
+        let mut labels = std::collections::HashSet::new();
+        for (n, seq) in sequences.iter().enumerate() {
+            labels.insert(seq[0].as_ref());
+            for step in &seq[1..] {
+                let k = split(step.as_ref(), mdp).ok_or_else(|| {
+                    format!(
+                        "sequence {}: `{}` is not `input:output`",
+                        n + 1,
+                        step.as_ref()
+                    )
+                })?;
+                labels.insert(k.1);
+                keys.insert(k);
+            }
+        }
+        let mut keys: Vec<_> = keys.into_iter().collect();
+        keys.sort_unstable();
+        let mut labels: Vec<_> = labels.into_iter().collect();
+        labels.sort_unstable();
+        Ok(Symbols { keys, labels })
+    }
+
+    fn key(&self, step: &str, mdp: bool) -> u32 {
+        let k = split(step, mdp).expect("checked");
+        self.keys.binary_search(&k).expect("a known step") as u32
+    }
+
+    fn label(&self, l: &str) -> u32 {
+        self.labels.binary_search(&l).expect("a known label") as u32
+    }
+}
+
+/// A step as (input, output): a chain's steps have no input.
+fn split(step: &str, mdp: bool) -> Option<(&str, &str)> {
+    if mdp {
+        step.split_once(':')
+    } else {
+        Some(("", step))
+    }
+}
+
+fn learn_steps<S: AsRef<str>>(sequences: &[Vec<S>], eps: f64, mdp: bool) -> Result<Mdp, String> {
     let first = sequences
         .first()
         .and_then(|s| s.first())
@@ -51,15 +168,9 @@ pub fn learn<S: AsRef<str>>(sequences: &[Vec<S>], eps: f64) -> Result<Chain, Str
             sequences[i].first().map_or("", AsRef::as_ref)
         ));
     }
-    // Symbols numbered in string order, so that comparing prefixes of numbers is comparing
-    // them as AALpy does (strings, element by element).
-    let names: std::collections::HashSet<&str> =
-        sequences.iter().flatten().map(AsRef::as_ref).collect();
-    let mut names: Vec<&str> = names.into_iter().collect();
-    names.sort_unstable();
-    let id = |s: &str| names.binary_search(&s).expect("a known symbol") as u32;
+    let symbols = Symbols::of(sequences, mdp)?;
     let mut nodes = vec![Node {
-        label: id(first),
+        label: symbols.label(first),
         prefix: vec![],
         children: vec![],
         freq: vec![],
@@ -68,15 +179,15 @@ pub fn learn<S: AsRef<str>>(sequences: &[Vec<S>], eps: f64) -> Result<Chain, Str
     }];
     for seq in sequences {
         let mut at = 0;
-        for sym in &seq[1..] {
-            let k = id(sym.as_ref());
+        for step in &seq[1..] {
+            let k = symbols.key(step.as_ref(), mdp);
             let next = match child(&nodes[at].children, k) {
                 Some(c) => c,
                 None => {
                     let mut prefix = nodes[at].prefix.clone();
                     prefix.push(k);
                     nodes.push(Node {
-                        label: k,
+                        label: symbols.label(symbols.keys[k as usize].1),
                         prefix,
                         children: vec![],
                         freq: vec![],
@@ -99,13 +210,15 @@ pub fn learn<S: AsRef<str>>(sequences: &[Vec<S>], eps: f64) -> Result<Chain, Str
         n.original_children.clone_from(&n.children);
         n.original_freq.clone_from(&n.freq);
     }
+    // Each key's input (a group of the compatibility test).
+    let inputs: Vec<&str> = symbols.keys.iter().map(|k| k.0).collect();
     let log_term = (0.5 * (2.0 / eps).ln()).sqrt();
-    let red = red_blue(&mut nodes, log_term);
-    Ok(to_chain(&nodes, &red, &names))
+    let red = red_blue(&mut nodes, log_term, mdp.then_some(&inputs[..]));
+    Ok(to_mdp(&nodes, &red, &symbols))
 }
 
 /// The red/blue loop: the red nodes, in shortlex order.
-fn red_blue(nodes: &mut [Node], log_term: f64) -> Vec<usize> {
+fn red_blue(nodes: &mut [Node], log_term: f64, inputs: Option<&[&str]>) -> Vec<usize> {
     // (Shortlex: by length, then symbol by symbol.)
     let order = |nodes: &[Node], a: usize, b: usize| {
         let (x, y) = (&nodes[a].prefix, &nodes[b].prefix);
@@ -124,7 +237,7 @@ fn red_blue(nodes: &mut [Node], log_term: f64) -> Vec<usize> {
         match red
             .iter()
             .copied()
-            .find(|&r| compatible(nodes, r, b, log_term))
+            .find(|&r| compatible(nodes, r, b, log_term, inputs))
         {
             Some(r) => merge(nodes, r, b),
             None => {
@@ -138,7 +251,7 @@ fn red_blue(nodes: &mut [Node], log_term: f64) -> Vec<usize> {
 }
 
 /// AALpy's `compatibility_test(a, b)`, on the original tree.
-fn compatible(nodes: &[Node], a: usize, b: usize, log_term: f64) -> bool {
+fn compatible(nodes: &[Node], a: usize, b: usize, log_term: f64, inputs: Option<&[&str]>) -> bool {
     let mut stack = vec![(a, b)];
     while let Some((a, b)) = stack.pop() {
         let (x, y) = (&nodes[a], &nodes[b]);
@@ -148,7 +261,7 @@ fn compatible(nodes: &[Node], a: usize, b: usize, log_term: f64) -> bool {
         if x.original_children.is_empty() || y.original_children.is_empty() {
             continue;
         }
-        if different(&x.original_freq, &y.original_freq, log_term) {
+        if different(&x.original_freq, &y.original_freq, log_term, inputs) {
             return false;
         }
         for &(k, c) in &x.original_children {
@@ -160,8 +273,27 @@ fn compatible(nodes: &[Node], a: usize, b: usize, log_term: f64) -> bool {
     true
 }
 
-/// Hoeffding's bound, as AALpy computes it (`sqrt(1/n)`, the strict `>`).
-fn different(a: &[(u32, u64)], b: &[(u32, u64)], log_term: f64) -> bool {
+/// Hoeffding's bound, as AALpy computes it (`sqrt(1/n)`, the strict `>`), on the outputs'
+/// distributions given each input both nodes have (`inputs`: each key's; `None` for a chain,
+/// whose steps have no input: AALpy's test of a chain).
+fn different(a: &[(u32, u64)], b: &[(u32, u64)], log_term: f64, inputs: Option<&[&str]>) -> bool {
+    let Some(inputs) = inputs else {
+        return hoeffding(a, b, log_term);
+    };
+    let input = |k: u32| inputs[k as usize];
+    let mut groups: Vec<&str> = a.iter().map(|f| input(f.0)).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    groups.retain(|&i| b.iter().any(|f| input(f.0) == i));
+    groups.into_iter().any(|i| {
+        let of = |list: &[(u32, u64)]| -> Vec<(u32, u64)> {
+            list.iter().copied().filter(|f| input(f.0) == i).collect()
+        };
+        hoeffding(&of(a), &of(b), log_term)
+    })
+}
+
+fn hoeffding(a: &[(u32, u64)], b: &[(u32, u64)], log_term: f64) -> bool {
     let n1: u64 = a.iter().map(|f| f.1).sum();
     let n2: u64 = b.iter().map(|f| f.1).sum();
     if n1 == 0 || n2 == 0 {
@@ -218,9 +350,9 @@ fn fold(nodes: &mut [Node], r: usize, b: usize) {
     }
 }
 
-/// The red nodes as a chain: states in shortlex order (`q0` the root), each transition's
-/// probability its count over the node's.
-fn to_chain(nodes: &[Node], red: &[usize], names: &[&str]) -> Chain {
+/// The red nodes as a model: states in shortlex order (`q0` the root), each transition's
+/// probability its count over the node's count for the same input.
+fn to_mdp(nodes: &[Node], red: &[usize], symbols: &Symbols<'_>) -> Mdp {
     let mut state = vec![usize::MAX; nodes.len()];
     for (i, &r) in red.iter().enumerate() {
         state[r] = i;
@@ -228,19 +360,30 @@ fn to_chain(nodes: &[Node], red: &[usize], names: &[&str]) -> Chain {
     let trans = red
         .iter()
         .map(|&r| {
-            let total: u64 = nodes[r].freq.iter().map(|f| f.1).sum();
+            let input = |k: u32| symbols.keys[k as usize].0;
+            let total = |i: &str| -> u64 {
+                nodes[r]
+                    .freq
+                    .iter()
+                    .filter(|f| input(f.0) == i)
+                    .map(|f| f.1)
+                    .sum()
+            };
             nodes[r]
                 .children
                 .iter()
                 .zip(&nodes[r].freq)
-                .map(|(&(_, c), &(_, f))| (state[c], f as f64 / total as f64))
+                .map(|(&(k, c), &(_, f))| {
+                    let i = input(k);
+                    (i.to_string(), state[c], f as f64 / total(i) as f64)
+                })
                 .collect()
         })
         .collect();
-    Chain {
+    Mdp {
         labels: red
             .iter()
-            .map(|&r| names[nodes[r].label as usize].to_string())
+            .map(|&r| symbols.labels[nodes[r].label as usize].to_string())
             .collect(),
         initial: 0,
         trans,

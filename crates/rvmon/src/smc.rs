@@ -43,6 +43,10 @@ pub enum SmcCommand {
         /// abstraction): each step keeps its propositions among them (`-` if none).
         #[arg(long)]
         project: Option<String>,
+        /// `mc` (a Markov chain) or `mdp` (a Markov decision process: each step after the
+        /// first is `input:output`; IOAlergia, as AALpy's).
+        #[arg(long, default_value = "mc")]
+        r#type: String,
     },
     /// A property's probability on a model (a chain's `.dot`, or sequences, learned first):
     /// exactly, and with `--pestim` or `--sprt` by simulation. Properties: `X s`, `F s`,
@@ -96,7 +100,17 @@ pub fn run(args: &SmcArgs, out: &mut dyn Write) -> Result<i32, Error> {
             eps,
             output,
             project,
+            r#type,
         } => {
+            if r#type == "mdp" {
+                return learn_mdp(sequences, eps, out);
+            }
+            if r#type != "mc" {
+                return Err(Error::msg(format!(
+                    "--type {}: expected `mc` or `mdp`",
+                    r#type
+                )));
+            }
             let keep: Option<Vec<String>> = project
                 .as_ref()
                 .map(|p| p.split(',').map(|x| x.trim().to_string()).collect());
@@ -197,6 +211,24 @@ pub fn run(args: &SmcArgs, out: &mut dyn Write) -> Result<i32, Error> {
                 writeln!(out, "{}", chain.trace(n, &mut rng).join(" "))?;
             }
         }
+    }
+    Ok(0)
+}
+
+/// `rvmon smc learn --type mdp`: IOAlergia, printed as AALpy's oracle script prints it.
+fn learn_mdp(path: &str, eps: &str, out: &mut dyn Write) -> Result<i32, Error> {
+    let text = read_sequences(path)?;
+    let data = text.lines();
+    let e = parse_eps(eps, &data)?;
+    let mdp = alergia::learn_mdp(&data, e).map_err(|m| Error::msg(format!("{path}: {m}")))?;
+    writeln!(
+        out,
+        "# alergia mdp eps={eps} sequences={} states={}",
+        data.len(),
+        mdp.labels.len()
+    )?;
+    for line in mdp.canonical() {
+        writeln!(out, "{line}")?;
     }
     Ok(0)
 }
