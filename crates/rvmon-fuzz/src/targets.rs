@@ -763,6 +763,40 @@ pub static TARGETS: &[Target] = &[
         short_cases: 1500,
     },
     Target {
+        name: "automaton",
+        run: automaton,
+        seeds: &[
+            "{\"alphabet\": [\"a\", \"b\"], \"initial\": \"q\", \"accepting\": [\"q\"], \"transitions\": {\"q\": {\"a\": \"r\", \"b\": \"q\"}, \"r\": {\"a\": \"q\", \"b\": \"r\"}}}",
+            "digraph g {\ns0 [label=\"s0\", shape=doublecircle];\ns0 -> s1 [label=\"a\"];\ns1 -> s0 [label=\"a\"];\n__start0 -> s0;\n}\n",
+            "3 2\n1 1 0\n0 1\n2 1\n2 2\n",
+        ],
+        examples: &["json", "dfa"],
+        tokens: &[
+            "{", "}", "[", "]", "\"", ":", ",", "alphabet", "initial", "accepting", "states",
+            "transitions", "->", "label=", "__start0", "doublecircle", ";", "\n", "0", "1", "2",
+        ],
+        nests: &[("{", "}"), ("[", "]")],
+        made: None,
+        short_cases: 1500,
+    },
+    Target {
+        name: "smc",
+        run: smc,
+        seeds: &[
+            "digraph c {\nq0 [label=\"start\"];\nq1 [label=\"won\"];\nq0 -> q1 [label=0.5];\nq0 -> q0 [label=0.5];\nq1 -> q1 [label=1.0];\n__start0 -> q0;\n}\n",
+            "F<=3 won\n!lost U (won | point6)\nX won&lost\n",
+            "init a b\ninit a:x b:y\n",
+        ],
+        examples: &["dot"],
+        tokens: &[
+            "->", "label=", "__start0", "0.5", "1.0", "F", "G", "X", "U", "<=", "!", "&", "|",
+            "(", ")", "won", "true", " ", "\n", ":", "init",
+        ],
+        nests: &[("(", ")")],
+        made: None,
+        short_cases: 1500,
+    },
+    Target {
         name: "token_file",
         run: token_file,
         seeds: &[],
@@ -1193,6 +1227,71 @@ fn modelplex(bytes: &[u8]) -> bool {
         }
     }
     ok
+}
+
+/// An automaton file (JSON, DOT, LearnLib's numeric): refused with a place, or read and, if
+/// small, learned by every learner with the perfect oracle (never a panic, and the result is
+/// the minimal equivalent automaton).
+fn automaton(bytes: &[u8]) -> bool {
+    use rvmon_learn::{eq::Perfect, learn, teacher::Teacher, Alg};
+    let text = String::from_utf8_lossy(bytes);
+    let Ok(dfa) = rvmon_learn::io::read("a.json", &text) else {
+        return false;
+    };
+    if dfa.states() <= 20 && dfa.symbols() <= 4 {
+        for alg in [Alg::Ttt, Alg::Lstar, Alg::Kv] {
+            let mut system = dfa.clone();
+            let mut teacher = Teacher::new(&mut system, dfa.symbols(), true);
+            let learned = learn(
+                alg,
+                &dfa.alphabet,
+                &mut teacher,
+                &mut Perfect { target: &dfa },
+            );
+            assert!(
+                learned.dfa.separating_word(&dfa).is_none(),
+                "{alg:?} learned a wrong DFA"
+            );
+        }
+    }
+    let _ = rvmon_learn::io::write_dot(&dfa);
+    true
+}
+
+/// A Markov chain's DOT, properties (a line each) and sequences: refused with a message, or
+/// read, checked exactly and by a few simulated runs (bounded properties), and learned
+/// (never a panic).
+fn smc(bytes: &[u8]) -> bool {
+    use rvmon_smc::{alergia, chain::Chain, check, prop};
+    let text = String::from_utf8_lossy(bytes);
+    let mut ok = false;
+    let chain = Chain::from_dot("c.dot", &text).ok();
+    for line in text.lines() {
+        let Ok(p) = prop::parse(line) else { continue };
+        ok = true;
+        // (Bounded properties only: an unbounded one on a chain whose way to the target has a
+        // probability like 1e-300 is correct but takes as long as that says.)
+        let bounded = match &p {
+            prop::Prop::Next(_) => true,
+            prop::Prop::Until { bound, .. } => bound.is_some_and(|b| b <= 50),
+        };
+        if let (Some(c), true) = (&chain, bounded) {
+            let _ = check::exact(c, &p);
+            let dead = check::dead_states(c, &p);
+            let mut rng = rvmon_core::rng::SplitMix(1);
+            for _ in 0..20 {
+                let _ = check::sample(c, &p, &dead, &mut rng);
+            }
+        }
+    }
+    let seqs: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|t| !t.is_empty())
+        .collect();
+    ok |= alergia::learn(&seqs, 0.05).is_ok();
+    ok |= alergia::learn_mdp(&seqs, 0.05).is_ok();
+    ok || chain.is_some()
 }
 
 /// An R2U2 trace, by name and by position: read to its end or refused with a place.

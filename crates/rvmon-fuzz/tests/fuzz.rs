@@ -73,6 +73,8 @@ targets!(
     r2u2_spec,
     r2u2_trace,
     modelplex,
+    automaton,
+    smc,
     token_file,
 );
 

@@ -82,8 +82,13 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn skip(&mut self) {
-        while self.text[self.at..].starts_with(char::is_whitespace) {
-            self.at += 1;
+        // (By characters: white space may be more than one byte.)
+        while let Some(c) = self.text[self.at..]
+            .chars()
+            .next()
+            .filter(|c| c.is_whitespace())
+        {
+            self.at += c.len_utf8();
         }
     }
 
