@@ -103,21 +103,7 @@ pub enum Workload {
 }
 
 /// SplitMix64: a tiny, well-mixed generator, enough for reproducible workloads.
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+pub use rvmon_core::rng::SplitMix;
 
 /// How a generated program uses its objects (`gen iterators`, `gen maps`, `gen sync`).
 #[derive(clap::Args, Debug, Clone, Copy)]

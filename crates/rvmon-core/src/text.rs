@@ -81,6 +81,21 @@ pub fn read_line(
     Ok(n)
 }
 
+/// The value of `label=` in a DOT attribute list (`[label="a", shape=…]`), without its quotes:
+/// what the automata and Markov chains that AALpy and LearnLib write put there.
+pub fn dot_label(attrs: &str) -> Option<String> {
+    let at = attrs.find("label")?;
+    let rest = attrs[at + 5..].trim_start().strip_prefix('=')?.trim_start();
+    if let Some(quoted) = rest.strip_prefix('"') {
+        Some(quoted[..quoted.find('"')?].to_string())
+    } else {
+        let end = rest
+            .find(|c: char| c.is_whitespace() || c == ']' || c == ',' || c == ';')
+            .unwrap_or(rest.len());
+        Some(rest[..end].to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

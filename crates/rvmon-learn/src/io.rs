@@ -273,7 +273,7 @@ pub fn read_dot(name: &str, text: &str) -> Result<Dfa, FileError> {
                 initial = Some(dst);
                 continue;
             }
-            let Some(label) = label_of(rest) else {
+            let Some(label) = rvmon_core::text::dot_label(rest) else {
                 return Err(at(
                     arrow,
                     "expected a transition with a `label` (its symbol)",
@@ -319,20 +319,6 @@ pub fn read_dot(name: &str, text: &str) -> Result<Dfa, FileError> {
 /// A DOT identifier without its quotes.
 fn identifier(s: &str) -> String {
     s.trim().trim_matches('"').to_string()
-}
-
-/// The value of `label=` in a DOT attribute list, without quotes.
-fn label_of(attrs: &str) -> Option<String> {
-    let at = attrs.find("label")?;
-    let rest = attrs[at + 5..].trim_start().strip_prefix('=')?.trim_start();
-    if let Some(quoted) = rest.strip_prefix('"') {
-        Some(quoted[..quoted.find('"')?].to_string())
-    } else {
-        let end = rest
-            .find(|c: char| c.is_whitespace() || c == ']' || c == ',' || c == ';')
-            .unwrap_or(rest.len());
-        Some(rest[..end].to_string())
-    }
 }
 
 /// The DFA as AALpy's JSON, states named `s0, s1, …` in canonical (breadth-first) order.

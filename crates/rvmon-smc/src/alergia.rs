@@ -62,8 +62,8 @@ pub struct Mdp {
 }
 
 impl Mdp {
-    /// AALpy's oracle text for an MDP: as a chain's, with each transition's input
-    /// (`trans <src> <input> <dst> <p>`), inputs in string order.
+    /// AALpy's oracle text for an MDP: as a chain's ([`Chain::canonical`]), with each
+    /// transition's input (`trans <src> <input> <dst> <p>`), inputs in string order.
     pub fn canonical(&self) -> Vec<String> {
         let sorted = |s: usize| {
             let mut t = self.trans[s].clone();
@@ -92,7 +92,13 @@ impl Mdp {
             .collect();
         for &s in &order {
             for (i, t, p) in sorted(s) {
-                lines.push(format!("trans {} {i} {} {p:.6}", id[&s], id[&t]));
+                // (A chain's transitions have no input, and the text no field for it.)
+                let input = if i.is_empty() {
+                    String::new()
+                } else {
+                    format!("{i} ")
+                };
+                lines.push(format!("trans {} {input}{} {p:.6}", id[&s], id[&t]));
             }
         }
         lines

@@ -3,7 +3,7 @@
 //! writes them (DOT: `q0 [label="init"]; q0 -> q1 [label=0.686];`), and printed in the
 //! canonical text of AALpy's oracle script, for diffing.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chain {
@@ -26,44 +26,20 @@ impl Chain {
         l == p || l.split('&').any(|x| x == p)
     }
 
-    /// Each state's successors in the order of the oracle script: by label, then by falling
-    /// probability.
-    fn sorted(&self, s: usize) -> Vec<(usize, f64)> {
-        let mut t = self.trans[s].clone();
-        t.sort_by(|a, b| {
-            self.labels[a.0]
-                .cmp(&self.labels[b.0])
-                .then(b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal))
-        });
-        t
-    }
-
     /// AALpy's oracle text: `state <id> <label>` lines, then `trans <src> <dst> <p>` lines
-    /// (`%.6f`), states numbered breadth-first from the initial one, successors in
-    /// [`Chain::sorted`] order.
+    /// (`%.6f`), states numbered breadth-first from the initial one, successors by label and
+    /// then by falling probability (a chain is an MDP whose transitions have no input).
     pub fn canonical(&self) -> Vec<String> {
-        let mut id: HashMap<usize, usize> = HashMap::from([(self.initial, 0)]);
-        let mut order = vec![];
-        let mut queue = VecDeque::from([self.initial]);
-        while let Some(s) = queue.pop_front() {
-            order.push(s);
-            for (t, _) in self.sorted(s) {
-                if !id.contains_key(&t) {
-                    id.insert(t, id.len());
-                    queue.push_back(t);
-                }
-            }
-        }
-        let mut lines: Vec<String> = order
-            .iter()
-            .map(|&s| format!("state {} {}", id[&s], self.labels[s]))
-            .collect();
-        for &s in &order {
-            for (t, p) in self.sorted(s) {
-                lines.push(format!("trans {} {} {p:.6}", id[&s], id[&t]));
-            }
-        }
-        lines
+        let mdp = crate::alergia::Mdp {
+            labels: self.labels.clone(),
+            initial: self.initial,
+            trans: self
+                .trans
+                .iter()
+                .map(|t| t.iter().map(|&(d, p)| (String::new(), d, p)).collect())
+                .collect(),
+        };
+        mdp.canonical()
     }
 
     /// As AALpy's DOT.
@@ -118,7 +94,7 @@ impl Chain {
                     initial = Some(dst.to_string());
                     continue;
                 }
-                let p = label_of(rest)
+                let p = rvmon_core::text::dot_label(rest)
                     .and_then(|v| v.parse::<f64>().ok())
                     .filter(|p| (0.0..=1.0).contains(p))
                     .ok_or_else(|| at("expected a transition's probability (`[label=0.5]`)"))?;
@@ -135,7 +111,7 @@ impl Chain {
                     continue;
                 }
                 let s = state(&mut chain, id);
-                if let Some(label) = label_of(l) {
+                if let Some(label) = rvmon_core::text::dot_label(l) {
                     chain.labels[s] = label;
                 }
             }
@@ -183,19 +159,5 @@ impl Chain {
             u -= p;
         }
         t[t.len() - 1].0
-    }
-}
-
-/// The value of `label=` in a DOT attribute list, without quotes.
-fn label_of(attrs: &str) -> Option<String> {
-    let at = attrs.find("label")?;
-    let rest = attrs[at + 5..].trim_start().strip_prefix('=')?.trim_start();
-    if let Some(quoted) = rest.strip_prefix('"') {
-        Some(quoted[..quoted.find('"')?].to_string())
-    } else {
-        let end = rest
-            .find(|c: char| c.is_whitespace() || c == ']' || c == ',' || c == ';')
-            .unwrap_or(rest.len());
-        Some(rest[..end].to_string())
     }
 }
