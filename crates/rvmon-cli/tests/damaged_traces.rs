@@ -301,8 +301,26 @@ fn check_damaged(fmt: Fmt, evs: &[Ev], at: impl FnOnce(usize) -> usize, how: Dam
     let clean = dir.join(format!("clean-{}", r.file));
     let damaged = dir.join(r.file);
     std::fs::write(&clean, &r.text).unwrap();
-    std::fs::write(&damaged, damage(&r.text, at, how)).unwrap();
+    let bytes = damage(&r.text, at, how);
+    std::fs::write(&damaged, &bytes).unwrap();
     let context = format!("{fmt:?} {how:?} at {at}:\n{}", r.text);
+    // Damage that makes the first line start with `@` makes the file look like a MonPoly log
+    // under another format's extension: `rvmon check` refuses it before reading anything.
+    let first_line = bytes
+        .split(|&b| b == b'\n')
+        .map(|l| l.trim_ascii())
+        .find(|l| !l.is_empty() && !l.starts_with(b"#"));
+    if !matches!(fmt, Fmt::Monpoly) && first_line.is_some_and(|l| l.starts_with(b"@")) {
+        let spec = dir.join("p.mtl");
+        std::fs::write(&spec, PROPOSITIONAL).unwrap();
+        let (out, error) = check(&spec, &damaged, None);
+        assert_eq!(out, "", "{context}");
+        assert!(
+            error.is_some_and(|e| e.contains("its first line starts with `@`")),
+            "{context}"
+        );
+        return;
+    }
     if matches!(fmt, Fmt::LolaCsv | Fmt::LolaJsonl) {
         let spec = dir.join("s.lola");
         std::fs::write(&spec, LOLA).unwrap();
@@ -390,6 +408,29 @@ proptest! {
         how in damages(),
     ) {
         check_damaged(fmt, &evs, |len| at.index(len + 1), how);
+    }
+}
+
+/// A damaged first byte that makes the trace start with `@` (the property above drew it
+/// once): every format but MonPoly's is refused as a MonPoly log under another extension,
+/// with no verdict.
+#[test]
+fn a_first_line_made_to_start_with_at_is_refused() {
+    let evs = [
+        Ev {
+            name: "a",
+            x: 2,
+            ts: 1,
+        },
+        Ev {
+            name: "b",
+            x: 2,
+            ts: 3,
+        },
+    ];
+    for fmt in FORMATS {
+        check_damaged(fmt, &evs, |_| 0, Damage::Replace(b'@'));
+        check_damaged(fmt, &evs, |_| 0, Damage::Insert(b'@'));
     }
 }
 
