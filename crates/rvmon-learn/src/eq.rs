@@ -107,10 +107,3 @@ impl Walk<'_> {
         word
     }
 }
-
-/// Whether every rejecting state of `t` is a sink (its language is prefix-closed).
-pub fn prefix_closed(t: &Dfa) -> bool {
-    (0..t.states())
-        .filter(|&q| !t.accepting[q])
-        .all(|q| (0..t.symbols()).all(|a| !t.accepting[t.step(q, a)]))
-}

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use crate::exact::Exact;
 
 /// Powers of ten that fit an `i64`.
-const POW10: [i64; 19] = {
+pub(crate) const POW10: [i64; 19] = {
     let mut p = [1i64; 19];
     let mut i = 1;
     while i < 19 {
@@ -21,9 +21,9 @@ const POW10: [i64; 19] = {
 };
 
 /// Powers of ten as doubles (exact up to 10^22).
-const POW10_F64: [f64; 18] = [
+pub(crate) const POW10_F64: [f64; 19] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17,
+    1e17, 1e18,
 ];
 
 /// Below this, a whole number `m` with `m/10^k` reading back as `x` is the only decimal of

@@ -15,24 +15,7 @@ use std::cmp::Ordering;
 
 use crate::compile::Test;
 use crate::filter::{by_signs, Op, Program, UNDECIDED};
-use crate::fixed::UNIQUE_BELOW;
-
-/// Powers of ten that fit an `i64`, as `i128` (the alignment factors).
-const POW10: [i128; 19] = {
-    let mut p = [1i128; 19];
-    let mut i = 1;
-    while i < 19 {
-        p[i] = p[i - 1] * 10;
-        i += 1;
-    }
-    p
-};
-
-/// Powers of ten as doubles (exact up to 10^22).
-const POW10_F64: [f64; 19] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18,
-];
+use crate::fixed::{POW10, POW10_F64, UNIQUE_BELOW};
 
 /// A batch's columns at their scales, each converted when a comparison first reads it.
 #[derive(Default)]
@@ -141,7 +124,10 @@ impl Program {
                 Op::Add(a, b) | Op::Sub(a, b) | Op::Min(a, b) | Op::Max(a, b) => {
                     let (ka, kb) = (k[a as usize], k[b as usize]);
                     let s = ka.max(kb);
-                    let (fa, fb) = (POW10[(s - ka) as usize], POW10[(s - kb) as usize]);
+                    let (fa, fb) = (
+                        i128::from(POW10[(s - ka) as usize]),
+                        i128::from(POW10[(s - kb) as usize]),
+                    );
                     let (x, y) = (reg(a), reg(b));
                     if fa == 1 && fb == 1 && matches!(op, Op::Add(..) | Op::Sub(..)) {
                         // (The common case, operands at one scale: 64-bit arithmetic with
