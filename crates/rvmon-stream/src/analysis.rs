@@ -14,6 +14,7 @@
 use rustc_hash::FxHashMap;
 use rvmon_core::{Error, MemoryLimit, SourcePos};
 
+pub use crate::ast::Aggregation;
 use crate::ast::*;
 use crate::value::Val;
 
@@ -36,6 +37,26 @@ pub enum CExpr {
     Call(Func, Vec<CExpr>),
     Cast(Type, Box<CExpr>),
     Format(String, Vec<CExpr>),
+    /// A sliding window's aggregate: absent when the aggregation has no value (see
+    /// [`crate::window`]).
+    Window(Box<CWindow>),
+}
+
+/// A sliding window, checked: its target stream and type, size and aggregation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CWindow {
+    pub target: Sid,
+    pub target_ty: Type,
+    pub size: CWindowSize,
+    pub op: Aggregation,
+    pub exact: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CWindowSize {
+    /// A duration in nanoseconds (RTLola truncates it to whole nanoseconds).
+    Time(u64),
+    Discrete(u64),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,11 +156,57 @@ impl Dnf {
     }
 }
 
+/// When an output is evaluated: at events (which ones: a [`Dnf`] over inputs), or
+/// periodically.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pace {
+    Event(Dnf),
+    /// At every multiple of the period (in seconds) from the start of the trace.
+    Periodic(Ratio),
+}
+
+impl Pace {
+    /// The events at which the stream is evaluated (none for a periodic one).
+    pub fn at_events(&self) -> Dnf {
+        match self {
+            Pace::Event(d) => d.clone(),
+            Pace::Periodic(_) => Dnf(Vec::new()),
+        }
+    }
+
+    pub fn period(&self) -> Option<Ratio> {
+        match self {
+            Pace::Event(_) => None,
+            Pace::Periodic(p) => Some(*p),
+        }
+    }
+
+    pub fn describe(&self, names: &[String]) -> String {
+        match self {
+            Pace::Event(d) => d.describe(names),
+            Pace::Periodic(p) => format!("every {}", ratio_seconds(*p)),
+        }
+    }
+}
+
+/// A period or duration for messages: `0.1s`, `1/3s`.
+pub fn ratio_seconds(r: Ratio) -> String {
+    if r.den == 1 {
+        format!("{}s", r.num)
+    } else if 1_000_000_000 % r.den == 0 {
+        let ns = r.num as i128 * (1_000_000_000 / r.den) as i128;
+        let text = format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000);
+        format!("{}s", text.trim_end_matches('0'))
+    } else {
+        format!("{}/{}s", r.num, r.den)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct OutputInfo {
     pub name: String,
     pub ty: Type,
-    pub pacing: Dnf,
+    pub pacing: Pace,
     pub expr: CExpr,
     /// For a trigger: its index among triggers (RTLola's `#i`) and message.
     pub trigger: Option<(usize, CMessage)>,
@@ -419,6 +486,7 @@ impl Checker<'_> {
                 };
                 (CExpr::Cast(*to, Box::new(x)), Ty::Known(*to), false)
             }
+            K::Window(w) => self.check_window(w, e.span)?,
             K::Format(t, args) => {
                 let mut cs = Vec::new();
                 for a in args {
@@ -433,6 +501,75 @@ impl Checker<'_> {
                 (CExpr::Format(t.clone(), cs), Ty::Known(Type::Str), false)
             }
         })
+    }
+
+    /// `target.aggregate(…)`: RTLola's result types (`count` is a UInt64, `integral` a
+    /// Float64, `sum` of the target's type, `forall`/`exists` Booleans over Booleans; `min`,
+    /// `max`, `avg` and `last` may be absent, and so is everything `over_exactly`).
+    fn check_window(&self, w: &Window, span: Span) -> Result<(CExpr, Ty, bool), Error> {
+        let target = self.stream(&w.stream, span)?;
+        let Ty::Known(t) = self.type_of(target, span)? else {
+            unreachable!("streams have known types")
+        };
+        let numeric = matches!(t, Type::Int | Type::UInt | Type::Float);
+        use Aggregation as A;
+        let (result, optional) = match w.op {
+            A::Count => (Type::UInt, false),
+            A::Forall | A::Exists if t == Type::Bool => (Type::Bool, false),
+            A::Forall | A::Exists => {
+                return Err(self.err(
+                    span,
+                    format!(
+                        "`{}` aggregates Booleans; `{}` is {}",
+                        w.op.name(),
+                        w.stream,
+                        t.name()
+                    ),
+                ))
+            }
+            _ if !numeric => {
+                return Err(self.err(
+                    span,
+                    format!(
+                        "`{}` aggregates numbers; `{}` is {}",
+                        w.op.name(),
+                        w.stream,
+                        t.name()
+                    ),
+                ))
+            }
+            A::Sum => (t, false),
+            A::Integral => (Type::Float, false),
+            A::Min | A::Max | A::Avg | A::Last => (t, true),
+        };
+        let size = match w.size {
+            WindowSize::Discrete(n) => CWindowSize::Discrete(n),
+            WindowSize::Time(d) => {
+                let ns = d
+                    .times(Ratio::new(1_000_000_000, 1))
+                    .map(|r| r.num / r.den)
+                    .filter(|&ns| ns > 0)
+                    .ok_or_else(|| {
+                        self.err(
+                            span,
+                            "the window's duration is below a nanosecond or too long",
+                        )
+                    })?;
+                CWindowSize::Time(ns as u64)
+            }
+        };
+        let c = CWindow {
+            target,
+            target_ty: t,
+            size,
+            op: w.op,
+            exact: w.exact,
+        };
+        Ok((
+            CExpr::Window(Box::new(c)),
+            Ty::Known(result),
+            optional || w.exact,
+        ))
     }
 
     /// A value that may be absent where one is needed is an error at `span`.
@@ -736,6 +873,94 @@ fn accesses(c: &CExpr, out: &mut Vec<(Sid, i64, bool)>) {
             accesses(d, out);
         }
         CExpr::Call(_, args) | CExpr::Format(_, args) => args.iter().for_each(|a| accesses(a, out)),
+        // A discrete window reads the target's values as they come, as a synchronous access
+        // does; a window over time reads whatever values came.
+        CExpr::Window(w) => out.push((w.target, 0, matches!(w.size, CWindowSize::Discrete(_)))),
+    }
+}
+
+/// Calls `f` on every window of `c`.
+pub fn windows_of<'a>(c: &'a CExpr, f: &mut impl FnMut(&'a CWindow)) {
+    match c {
+        CExpr::Window(w) => f(w),
+        CExpr::Const(_)
+        | CExpr::Sync(_)
+        | CExpr::Offset(..)
+        | CExpr::Hold(_)
+        | CExpr::Get(_)
+        | CExpr::Fresh(_) => {}
+        CExpr::Default(a, b) | CExpr::Bin(_, a, b) => {
+            windows_of(a, f);
+            windows_of(b, f);
+        }
+        CExpr::Neg(a) | CExpr::Not(a) | CExpr::Cast(_, a) => windows_of(a, f),
+        CExpr::Ite(a, b, d) => {
+            windows_of(a, f);
+            windows_of(b, f);
+            windows_of(d, f);
+        }
+        CExpr::Call(_, args) | CExpr::Format(_, args) => args.iter().for_each(|a| windows_of(a, f)),
+    }
+}
+
+/// How a window over time read by a stream of period `period_ns` is bucketed: (bucket
+/// length, bucket count), both as RTLola computes them.
+pub fn window_buckets(duration_ns: u64, period_ns: u64) -> (u64, u64) {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    let bucket = gcd(duration_ns, period_ns).max(1);
+    (bucket, duration_ns / bucket)
+}
+
+/// Windows over time are read by periodic streams only, with a bucket count that fits; and
+/// real-time features do not mix with future offsets (RTLola has none; the engine that runs
+/// periodic streams decides every value at once).
+fn real_time_rules(
+    spec: &Spec,
+    compiled: &[Option<(CExpr, Option<CMessage>)>],
+    pacing: &[Option<Pace>],
+    n_in: usize,
+) -> Result<(), (Span, String)> {
+    let mut real_time = None;
+    let mut ahead = None;
+    for (k, o) in spec.outputs.iter().enumerate() {
+        let (c, m) = compiled[k].as_ref().expect("compiled");
+        let pace = pacing[n_in + k].as_ref().expect("inferred");
+        if matches!(pace, Pace::Periodic(_)) {
+            real_time.get_or_insert(o.span);
+        }
+        let mut problem = None;
+        let mut check = |w: &CWindow| {
+            let CWindowSize::Time(d) = w.size else {
+                return;
+            };
+            let _ = d;
+            real_time.get_or_insert(o.span);
+            if !matches!(pace, Pace::Periodic(_)) {
+                problem.get_or_insert(format!("`{}` aggregates a window over time, so it must be periodic: give it a frequency (`output {} @ 1Hz := …`)", o.name, o.name));
+            }
+        };
+        windows_of(c, &mut check);
+        if let Some(CMessage::Computed(m)) = m {
+            windows_of(m, &mut check);
+        }
+        if let Some(p) = problem {
+            return Err((o.span, p));
+        }
+        let mut acc = Vec::new();
+        accesses(c, &mut acc);
+        if acc.iter().any(|&(_, w, _)| w > 0) {
+            ahead.get_or_insert(o.span);
+        }
+    }
+    match (real_time, ahead) {
+        (Some(_), Some(span)) => Err((span, "future offsets cannot be combined with periodic streams or windows over time (RTLola has no future offsets; rvmon runs real-time specifications on an engine that decides every value at once)".to_string())),
+        _ => Ok(()),
     }
 }
 
@@ -855,7 +1080,9 @@ pub fn analyze_within(
     }
     crate::graph::check_well_formed(&edges, &names).map_err(|(at, msg)| err(spans[at], msg))?;
     // Pacing: explicit, or the conjunction of what is read synchronously.
-    let mut pacing: Vec<Option<Dnf>> = (0..n).map(|s| (s < n_in).then(|| Dnf::input(s))).collect();
+    let mut pacing: Vec<Option<Pace>> = (0..n)
+        .map(|s| (s < n_in).then(|| Pace::Event(Dnf::input(s))))
+        .collect();
     for k in 0..spec.outputs.len() {
         infer_pacing(
             n_in + k,
@@ -870,6 +1097,7 @@ pub fn analyze_within(
     }
     // Explicit pacing must guarantee the synchronous reads.
     sync_reads_paced(spec, &pacing, &sync_reads, &names).map_err(|(span, m)| err(span, m))?;
+    real_time_rules(spec, &compiled, &pacing, n_in).map_err(|(span, m)| err(span, m))?;
     let (report, unbounded_cycle) = crate::graph::report(&edges, &names, n_in);
     all_pasts_fit(&report, &ck.types, memory).map_err(|(s, m)| err(spans[s], m))?;
     let order = crate::graph::zero_weight_order(&edges, n_in);
@@ -906,35 +1134,67 @@ pub fn analyze_within(
 }
 
 /// Whether each output's pacing guarantees a value of every stream it reads synchronously;
-/// if not, where (its pacing, or the output) and why.
+/// if not, where (its pacing, or the output) and why. An event-based stream reads
+/// event-based streams that have values at all its events; a periodic one reads periodic
+/// streams whose period divides its own (they are evaluated at each of its deadlines).
 fn sync_reads_paced(
     spec: &Spec,
-    pacing: &[Option<Dnf>],
+    pacing: &[Option<Pace>],
     sync_reads: &[Vec<Sid>],
     names: &[String],
 ) -> Result<(), (Span, String)> {
     let n_in = spec.inputs.len();
     for (k, o) in spec.outputs.iter().enumerate() {
-        let own = pacing[n_in + k].clone().expect("inferred");
+        let own = pacing[n_in + k].as_ref().expect("inferred");
         for &s in &sync_reads[k] {
             let theirs = pacing[s].as_ref().expect("inferred");
-            for c in &own.0 {
-                let mut fresh = vec![false; n_in];
-                c.iter().for_each(|&i| fresh[i] = true);
-                if !theirs.holds(&fresh) {
-                    let span = o.pacing.as_ref().and_then(pacing_span).unwrap_or(o.span);
-                    return Err((span, format!(
-                        "`{}` is evaluated at {}, but reads `{}` synchronously, which has values only at {}; read it with `.hold()` or change the pacing",
-                        o.name,
-                        own.describe(names),
-                        names[s],
-                        theirs.describe(names)
-                    )));
-                }
+            if let Some(why) = unsynchronized(own, theirs, n_in) {
+                let span = o.pacing.as_ref().and_then(pacing_span).unwrap_or(o.span);
+                return Err((span, format!(
+                    "`{}` is evaluated {}, but reads `{}` synchronously, which has values {}{why}; read it with `.hold()`{}",
+                    o.name,
+                    at_text(own, names),
+                    names[s],
+                    at_text(theirs, names),
+                    if matches!(own, Pace::Periodic(_)) && matches!(theirs, Pace::Event(_)) {
+                        " or a window (`.aggregate(over: …)`)"
+                    } else {
+                        " or change the pacing"
+                    }
+                )));
             }
         }
     }
     Ok(())
+}
+
+/// "at a ∨ b" or "every 0.1s".
+fn at_text(p: &Pace, names: &[String]) -> String {
+    match p {
+        Pace::Event(_) => format!("at {}", p.describe(names)),
+        Pace::Periodic(_) => p.describe(names),
+    }
+}
+
+/// Why a stream paced `own` cannot read one paced `theirs` synchronously (`None`: it can).
+fn unsynchronized(own: &Pace, theirs: &Pace, n_in: usize) -> Option<&'static str> {
+    match (own, theirs) {
+        (Pace::Event(own), Pace::Event(theirs)) => own
+            .0
+            .iter()
+            .any(|c| {
+                let mut fresh = vec![false; n_in];
+                c.iter().for_each(|&i| fresh[i] = true);
+                !theirs.holds(&fresh)
+            })
+            .then_some(""),
+        (Pace::Periodic(own), Pace::Periodic(theirs)) => {
+            let ratio = own.times(theirs.recip());
+            (ratio.map_or(true, |r| r.den != 1))
+                .then_some(" (its period does not divide this one's)")
+        }
+        _ => Some(""),
+    }
 }
 
 /// Whether the past values that the offsets keep, of every stream together, fit in
@@ -959,7 +1219,7 @@ fn all_pasts_fit(
 fn pacing_span(p: &Pacing) -> Option<Span> {
     match p {
         Pacing::True => None,
-        Pacing::Stream(_, s) => Some(*s),
+        Pacing::Stream(_, s) | Pacing::Periodic(_, s) => Some(*s),
         Pacing::And(a, _) | Pacing::Or(a, _) => pacing_span(a),
     }
 }
@@ -970,27 +1230,30 @@ fn infer_pacing(
     spec: &Spec,
     sync_reads: &[Vec<Sid>],
     ck: &Checker,
-    pacing: &mut Vec<Option<Dnf>>,
+    pacing: &mut Vec<Option<Pace>>,
     visiting: &mut Vec<bool>,
     file: &str,
     text: &str,
-) -> Result<Dnf, Error> {
+) -> Result<Pace, Error> {
     if let Some(p) = &pacing[s] {
         return Ok(p.clone());
     }
     let k = s - spec.inputs.len();
     let o = &spec.outputs[k];
-    let dnf = if let Some(p) = &o.pacing {
-        explicit(p, ck)?
+    let pace = if let Some(p) = &o.pacing {
+        match p {
+            Pacing::Periodic(period, _) => Pace::Periodic(*period),
+            p => Pace::Event(explicit(p, ck)?),
+        }
     } else {
         if sync_reads[k].is_empty() {
             return Err(Error::at_offset(file, text, o.span.0, format!(
-                "`{}` reads no stream synchronously, so it would never be evaluated; give it a pacing (`@ true` for every event, or `@ a` for the events where `a` has a value)",
+                "`{}` reads no stream synchronously, so it would never be evaluated; give it a pacing (`@ true` for every event, `@ a` for the events where `a` has a value, or `@ 1Hz`)",
                 o.name
             )));
         }
         visiting[s] = true;
-        let mut acc = Dnf::every_event();
+        let mut acc: Option<Pace> = None;
         for &r in &sync_reads[k] {
             // A read through an offset back into a stream whose pacing is being inferred
             // (`c := c[-1, 0] + 1`) does not constrain it: the pacing is the largest solution.
@@ -998,19 +1261,47 @@ fn infer_pacing(
                 continue;
             }
             let p = infer_pacing(r, spec, sync_reads, ck, pacing, visiting, file, text)?;
-            acc = acc.and(&p);
-        }
-        if acc.0.iter().any(Vec::is_empty) && sync_reads[k].iter().all(|&r| visiting[r]) {
-            return Err(Error::at_offset(file, text, o.span.0, format!(
-                "the pacing of `{}` cannot be inferred: it reads only itself (through offsets); annotate it, e.g. `output {} @ a := …`",
-                o.name, o.name
-            )));
+            acc = Some(match (acc, p) {
+                (None, p) => p,
+                (Some(Pace::Event(a)), Pace::Event(b)) => Pace::Event(a.and(&b)),
+                // Both periodic: at the deadlines they share.
+                (Some(Pace::Periodic(a)), Pace::Periodic(b)) => match lcm(a, b) {
+                    Some(p) => Pace::Periodic(p),
+                    None => return Err(Error::at_offset(file, text, o.span.0, format!(
+                        "the periods `{}` reads synchronously have no common multiple rvmon can represent; annotate it",
+                        o.name
+                    ))),
+                },
+                _ => return Err(Error::at_offset(file, text, o.span.0, format!(
+                    "`{}` reads event-based and periodic streams synchronously; read one kind with `.hold()`, or annotate its pacing",
+                    o.name
+                ))),
+            });
         }
         visiting[s] = false;
-        acc
+        match acc {
+            Some(p) => p,
+            None => return Err(Error::at_offset(file, text, o.span.0, format!(
+                "the pacing of `{}` cannot be inferred: it reads only itself (through offsets); annotate it, e.g. `output {} @ a := …`",
+                o.name, o.name
+            ))),
+        }
     };
-    pacing[s] = Some(dnf.clone());
-    Ok(dnf)
+    pacing[s] = Some(pace.clone());
+    Ok(pace)
+}
+
+/// The least common multiple of two periods: `lcm(a/b, c/d) = lcm(a, c) / gcd(b, d)`.
+fn lcm(x: Ratio, y: Ratio) -> Option<Ratio> {
+    fn gcd(a: i64, b: i64) -> i64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    let num = (x.num / gcd(x.num, y.num)).checked_mul(y.num)?;
+    Some(Ratio::new(num, gcd(x.den, y.den)))
 }
 
 /// An explicit pacing over input names (outputs in a pacing are not supported: their own
@@ -1030,5 +1321,11 @@ fn explicit(p: &Pacing, ck: &Checker) -> Result<Dnf, Error> {
         }
         Pacing::And(a, b) => explicit(a, ck)?.and(&explicit(b, ck)?),
         Pacing::Or(a, b) => explicit(a, ck)?.or(&explicit(b, ck)?),
+        Pacing::Periodic(_, span) => {
+            return Err(ck.err(
+                *span,
+                "a frequency cannot be combined with streams in a pacing",
+            ))
+        }
     })
 }

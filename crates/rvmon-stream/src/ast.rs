@@ -73,6 +73,127 @@ pub enum ExprKind {
     Cast(Type, Box<Expr>),
     /// `"… {{}} …".format(args)`.
     Format(String, Vec<Expr>),
+    /// `s.aggregate(over: d, using: op)` and its discrete and exact forms: `op` over the
+    /// stream's values in the window that ends at the current evaluation.
+    Window(Box<Window>),
+}
+
+/// A sliding window over one stream (RTLola's `aggregate`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Window {
+    pub stream: String,
+    pub size: WindowSize,
+    pub op: Aggregation,
+    /// `over_exactly`: no value until a whole window of time has passed.
+    pub exact: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowSize {
+    /// A duration, in seconds.
+    Time(Ratio),
+    /// The last `n` values (`over_discrete: n`).
+    Discrete(u64),
+}
+
+/// RTLola's window aggregations (`using:`), with their symbols.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Aggregation {
+    Sum,
+    Count,
+    Min,
+    Max,
+    Avg,
+    Integral,
+    Last,
+    Forall,
+    Exists,
+}
+
+impl Aggregation {
+    /// The aggregation a `using:` name or symbol stands for.
+    pub fn named(name: &str) -> Option<Aggregation> {
+        use Aggregation::*;
+        Some(match name {
+            "sum" | "Σ" => Sum,
+            "count" | "#" => Count,
+            "min" => Min,
+            "max" => Max,
+            "avg" | "average" => Avg,
+            "integral" | "∫" => Integral,
+            "last" => Last,
+            "forall" | "∀" | "conjunction" => Forall,
+            "exists" | "∃" | "disjunction" => Exists,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        use Aggregation::*;
+        match self {
+            Sum => "sum",
+            Count => "count",
+            Min => "min",
+            Max => "max",
+            Avg => "avg",
+            Integral => "integral",
+            Last => "last",
+            Forall => "forall",
+            Exists => "exists",
+        }
+    }
+}
+
+/// An exact positive rational (RTLola keeps durations and frequencies as fractions, so
+/// `3Hz` is a period of exactly 1/3 s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ratio {
+    pub num: i64,
+    pub den: i64,
+}
+
+impl Ratio {
+    /// `num / den` in lowest terms (`den > 0`).
+    pub fn new(num: i64, den: i64) -> Ratio {
+        fn gcd(a: i64, b: i64) -> i64 {
+            if b == 0 {
+                a.abs()
+            } else {
+                gcd(b, a % b)
+            }
+        }
+        let g = gcd(num, den).max(1);
+        let s = if den < 0 { -1 } else { 1 };
+        Ratio {
+            num: s * num / g,
+            den: s * den / g,
+        }
+    }
+
+    /// `self · k`, `None` on overflow.
+    pub fn times(self, k: Ratio) -> Option<Ratio> {
+        let num = (self.num as i128) * (k.num as i128);
+        let den = (self.den as i128) * (k.den as i128);
+        let g = {
+            let (mut a, mut b) = (num.abs(), den.abs());
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a.max(1)
+        };
+        Some(Ratio {
+            num: i64::try_from(num / g).ok()?,
+            den: i64::try_from(den / g).ok()?,
+        })
+    }
+
+    pub fn recip(self) -> Ratio {
+        Ratio::new(self.den, self.num)
+    }
+
+    pub fn is_positive(self) -> bool {
+        self.num > 0
+    }
 }
 
 /// When a stream is evaluated: at every event, or when a positive Boolean combination of
@@ -83,6 +204,8 @@ pub enum Pacing {
     Stream(String, Span),
     And(Box<Pacing>, Box<Pacing>),
     Or(Box<Pacing>, Box<Pacing>),
+    /// `@ 10Hz`, `@ 0.5s`: evaluated periodically; the period, in seconds.
+    Periodic(Ratio, Span),
 }
 
 #[derive(Clone, Debug, PartialEq)]

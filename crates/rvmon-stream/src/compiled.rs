@@ -12,10 +12,11 @@ use std::rc::Rc;
 
 use rvmon_core::Error;
 
-use crate::analysis::{CExpr, Sid};
+use crate::analysis::{Aggregation, CExpr, CWindow, Sid};
 use crate::ast::{BinOp, Type};
 use crate::eval::{bug, call, cast, comparison_holds, format_template, is_arithmetic, Arith};
 use crate::value::Val;
+use crate::window::WindowState;
 
 /// Why an expression has no value.
 pub(crate) enum Stop {
@@ -102,11 +103,16 @@ impl Ring {
     }
 }
 
-/// What compiled code reads: every stream's ring, and the current event's number.
+/// What compiled code reads: every stream's ring and window, the current cycle's number
+/// and time.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Store {
     pub rings: Vec<Ring>,
+    pub windows: Vec<WindowState>,
+    /// The cycle: an event, or a deadline of the periodic streams (counted from 1).
     pub now: u64,
+    /// The cycle's time, in nanoseconds.
+    pub time: i64,
     /// Streams `0..inputs` are inputs; the rest are outputs.
     pub inputs: usize,
 }
@@ -213,8 +219,16 @@ fn read<T: Bits>(s: Sid, a: Access) -> F<T> {
     Box::new(move |st| Ok(T::from_bits(st.rings[s].bits[locate(st, s, a)?])))
 }
 
-/// Compiles `e`; `ty(s)` is stream `s`'s type.
-pub(crate) fn compile(e: &CExpr, ty: &dyn Fn(Sid) -> Type) -> Code {
+/// What compiling needs and collects: every stream's type, and the windows met, in order
+/// (the code of the `i`-th reads the store's `windows[i]`).
+pub(crate) struct Cx<'a> {
+    pub ty: &'a dyn Fn(Sid) -> Type,
+    pub windows: Vec<CWindow>,
+}
+
+/// Compiles `e`.
+pub(crate) fn compile(e: &CExpr, cx: &mut Cx) -> Code {
+    let ty = cx.ty;
     let access = |s: Sid, a: Access| match ty(s) {
         Type::Bool => Code::Bool(read(s, a)),
         Type::Int => Code::Int(read(s, a)),
@@ -250,7 +264,7 @@ pub(crate) fn compile(e: &CExpr, ty: &dyn Fn(Sid) -> Type) -> Code {
                     r => r,
                 })
             }
-            same_type(compile(a, ty), compile(d, ty), |a, d| match (a, d) {
+            same_type(compile(a, cx), compile(d, cx), |a, d| match (a, d) {
                 (Code::Bool(a), Code::Bool(d)) => Ok(Code::Bool(default(a, d))),
                 (Code::Int(a), Code::Int(d)) => Ok(Code::Int(default(a, d))),
                 (Code::UInt(a), Code::UInt(d)) => Ok(Code::UInt(default(a, d))),
@@ -259,13 +273,13 @@ pub(crate) fn compile(e: &CExpr, ty: &dyn Fn(Sid) -> Type) -> Code {
                 (a, d) => Err((a, d)),
             })
         }
-        CExpr::Not(a) => match compile(a, ty) {
+        CExpr::Not(a) => match compile(a, cx) {
             Code::Bool(a) => Code::Bool(Box::new(move |st| Ok(!a(st)?))),
             other => generic(vec![other], Type::Bool, |_| {
                 Err(bug("`!` of a non-Boolean"))
             }),
         },
-        CExpr::Neg(a) => match compile(a, ty) {
+        CExpr::Neg(a) => match compile(a, cx) {
             Code::Int(a) => Code::Int(Box::new(move |st| Ok(a(st)?.wrapping_neg()))),
             Code::Float(a) => Code::Float(Box::new(move |st| Ok(-a(st)?))),
             other => {
@@ -274,7 +288,7 @@ pub(crate) fn compile(e: &CExpr, ty: &dyn Fn(Sid) -> Type) -> Code {
             }
         },
         CExpr::Bin(op @ (BinOp::And | BinOp::Or | BinOp::Implies), a, b) => {
-            match (compile(a, ty), compile(b, ty)) {
+            match (compile(a, cx), compile(b, cx)) {
                 (Code::Bool(a), Code::Bool(b)) => Code::Bool(logic(*op, a, b)),
                 (a, b) => generic(vec![a, b], Type::Bool, |_| {
                     Err(bug("a Boolean operator on non-Booleans"))
@@ -289,7 +303,7 @@ pub(crate) fn compile(e: &CExpr, ty: &dyn Fn(Sid) -> Type) -> Code {
                     T::apply(op, x, b(st)?).map_err(Stop::Fail)
                 })
             }
-            same_type(compile(a, ty), compile(b, ty), |a, b| match (a, b) {
+            same_type(compile(a, cx), compile(b, cx), |a, b| match (a, b) {
                 (Code::Int(a), Code::Int(b)) => Ok(Code::Int(arith(op, a, b))),
                 (Code::UInt(a), Code::UInt(b)) => Ok(Code::UInt(arith(op, a, b))),
                 (Code::Float(a), Code::Float(b)) => Ok(Code::Float(arith(op, a, b))),
@@ -304,7 +318,7 @@ pub(crate) fn compile(e: &CExpr, ty: &dyn Fn(Sid) -> Type) -> Code {
                     Ok(comparison_holds(op, x.partial_cmp(&b(st)?)))
                 })
             }
-            match (compile(a, ty), compile(b, ty)) {
+            match (compile(a, cx), compile(b, cx)) {
                 (Code::Bool(a), Code::Bool(b)) => Code::Bool(cmp(op, a, b)),
                 (Code::Int(a), Code::Int(b)) => Code::Bool(cmp(op, a, b)),
                 (Code::UInt(a), Code::UInt(b)) => Code::Bool(cmp(op, a, b)),
@@ -319,10 +333,10 @@ pub(crate) fn compile(e: &CExpr, ty: &dyn Fn(Sid) -> Type) -> Code {
             fn ite<T: 'static>(c: F<bool>, a: F<T>, b: F<T>) -> F<T> {
                 Box::new(move |st| if c(st)? { a(st) } else { b(st) })
             }
-            let Code::Bool(c) = compile(c, ty) else {
+            let Code::Bool(c) = compile(c, cx) else {
                 return generic(vec![], Type::Bool, |_| Err(bug("`if` on a non-Boolean")));
             };
-            same_type(compile(a, ty), compile(b, ty), |a, b| match (a, b) {
+            same_type(compile(a, cx), compile(b, cx), |a, b| match (a, b) {
                 (Code::Bool(a), Code::Bool(b)) => Ok(Code::Bool(ite(c, a, b))),
                 (Code::Int(a), Code::Int(b)) => Ok(Code::Int(ite(c, a, b))),
                 (Code::UInt(a), Code::UInt(b)) => Ok(Code::UInt(ite(c, a, b))),
@@ -333,7 +347,7 @@ pub(crate) fn compile(e: &CExpr, ty: &dyn Fn(Sid) -> Type) -> Code {
         }
         CExpr::Call(f, args) => {
             let f = *f;
-            let args: Vec<Code> = args.iter().map(|a| compile(a, ty)).collect();
+            let args: Vec<Code> = args.iter().map(|a| compile(a, cx)).collect();
             let result = match f {
                 crate::analysis::Func::Min
                 | crate::analysis::Func::Max
@@ -344,13 +358,25 @@ pub(crate) fn compile(e: &CExpr, ty: &dyn Fn(Sid) -> Type) -> Code {
         }
         CExpr::Cast(to, a) => {
             let to = *to;
-            generic(vec![compile(a, ty)], to, move |mut vals| {
+            generic(vec![compile(a, cx)], to, move |mut vals| {
                 Ok(cast(to, vals.pop().expect("one argument")))
+            })
+        }
+        CExpr::Window(w) => {
+            let i = cx.windows.len();
+            cx.windows.push((**w).clone());
+            let result = match w.op {
+                Aggregation::Count => Type::UInt,
+                Aggregation::Integral => Type::Float,
+                _ => w.target_ty,
+            };
+            typed(result, move |st: &Store| {
+                st.windows[i].value(st.time).ok_or(Stop::Absent)
             })
         }
         CExpr::Format(template, args) => {
             let template = template.clone();
-            let args = args.iter().map(|a| compile(a, ty)).collect();
+            let args = args.iter().map(|a| compile(a, cx)).collect();
             generic(args, Type::Str, move |vals| {
                 Ok(Val::Str(format_template(&template, &vals).into()))
             })
@@ -416,6 +442,11 @@ fn generic(
         }
         f(vals).map_err(Stop::Fail)
     };
+    typed(result, run)
+}
+
+/// Code of type `result` from a computation of [`Val`]s.
+fn typed(result: Type, run: impl Fn(&Store) -> Res<Val> + 'static) -> Code {
     let mismatch = |v: Val| Stop::Fail(bug(&format!("a value of the wrong type: {v}")));
     match result {
         Type::Bool => Code::Bool(Box::new(move |st| match run(st)? {

@@ -150,7 +150,11 @@ pub(crate) struct Clock {
 impl Clock {
     pub fn new(prog: &Program) -> Clock {
         Clock {
-            masks: prog.outputs.iter().map(|o| o.pacing.masks()).collect(),
+            masks: prog
+                .outputs
+                .iter()
+                .map(|o| o.pacing.at_events().masks())
+                .collect(),
             fresh: vec![false; prog.inputs.len()],
             ticked: vec![false; prog.outputs.len()],
         }
@@ -168,7 +172,7 @@ impl Clock {
         for (k, t) in self.ticked.iter_mut().enumerate() {
             *t = match &self.masks[k] {
                 Some(masks) => masks.iter().any(|m| m & !fresh_mask == 0),
-                None => prog.outputs[k].pacing.holds(&self.fresh),
+                None => prog.outputs[k].pacing.at_events().holds(&self.fresh),
             };
         }
     }

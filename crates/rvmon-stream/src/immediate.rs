@@ -17,9 +17,11 @@ use std::rc::Rc;
 
 use crate::analysis::{CExpr, CMessage, Program, Sid};
 use crate::ast::Type;
-use crate::compiled::{compile, Code, Ring, Stop, Store};
+use crate::compiled::{compile, Code, Cx, Ring, Stop, Store};
 use crate::engine::{damaged, Clock, Decided, DecidedLog, Event, Firing, Step};
 use crate::eval::bug;
+use crate::schedule::Schedule;
+use crate::window::WindowState;
 
 /// Whether `prog` can run on [`ImmediateEngine`]: no offset reads ahead and every stream is
 /// decided at its own event.
@@ -27,9 +29,12 @@ pub fn applies(prog: &Program) -> bool {
     fn ahead(e: &CExpr) -> bool {
         match e {
             CExpr::Offset(_, k) => *k > 0,
-            CExpr::Const(_) | CExpr::Sync(_) | CExpr::Hold(_) | CExpr::Get(_) | CExpr::Fresh(_) => {
-                false
-            }
+            CExpr::Const(_)
+            | CExpr::Sync(_)
+            | CExpr::Hold(_)
+            | CExpr::Get(_)
+            | CExpr::Fresh(_)
+            | CExpr::Window(_) => false,
             CExpr::Default(a, b) | CExpr::Bin(_, a, b) => ahead(a) || ahead(b),
             CExpr::Neg(a) | CExpr::Not(a) | CExpr::Cast(_, a) => ahead(a),
             CExpr::Ite(a, b, c) => ahead(a) || ahead(b) || ahead(c),
@@ -50,7 +55,13 @@ pub struct ImmediateEngine {
     /// message's.
     code: Vec<(Code, Option<Code>)>,
     clock: Clock,
-    /// The current event's firings, before they are put in trigger order.
+    /// Per stream: the windows over it (indices into the store's windows).
+    windows_over: Vec<Vec<usize>>,
+    /// The periodic streams' deadlines, when there are periodic streams.
+    schedule: Option<Schedule>,
+    /// The latest event's time: deadlines up to it are evaluated at the end of the trace.
+    last_time: Option<i64>,
+    /// The current cycle's firings, before they are put in trigger order.
     firings: Vec<Firing>,
     /// When recording: every decided output value.
     decided: DecidedLog,
@@ -69,17 +80,33 @@ impl ImmediateEngine {
             .chain(prog.outputs.iter().map(|o| o.ty))
             .collect();
         let ty = |s: Sid| types[s];
-        let code = prog
-            .outputs
-            .iter()
-            .map(|o| {
-                let message = match &o.trigger {
-                    Some((_, CMessage::Computed(m))) => Some(compile(m, &ty)),
-                    _ => None,
-                };
-                (compile(&o.expr, &ty), message)
-            })
-            .collect();
+        let mut cx = Cx {
+            ty: &ty,
+            windows: Vec::new(),
+        };
+        // Per window: the period of the output that reads it, which its buckets divide.
+        let mut periods = Vec::new();
+        let mut code = Vec::new();
+        for o in &prog.outputs {
+            let message = match &o.trigger {
+                Some((_, CMessage::Computed(m))) => Some(compile(m, &mut cx)),
+                _ => None,
+            };
+            let expr = compile(&o.expr, &mut cx);
+            let period_ns = o.pacing.period().map_or(1, period_ns);
+            periods.resize(cx.windows.len(), period_ns);
+            code.push((expr, message));
+        }
+        let windows: Vec<_> = cx.windows.into_iter().zip(periods).collect();
+        let mut windows_over = vec![Vec::new(); types.len()];
+        for (i, (w, _)) in windows.iter().enumerate() {
+            windows_over[w.target].push(i);
+        }
+        let schedule = match Schedule::new(&prog) {
+            Ok(s) => s,
+            // (The analysis checked the periods; a schedule it let through always builds.)
+            Err(_) => return Err(Box::new(prog)),
+        };
         Ok(ImmediateEngine {
             store: Store {
                 rings: prog
@@ -88,124 +115,104 @@ impl ImmediateEngine {
                     .zip(&types)
                     .map(|(r, &t)| Ring::new(r.keep_past, t))
                     .collect(),
+                windows: windows
+                    .iter()
+                    .map(|(w, p)| WindowState::new(w, *p))
+                    .collect(),
                 now: 0,
+                time: 0,
                 inputs: prog.inputs.len(),
             },
             code,
             clock: Clock::new(&prog),
+            windows_over,
+            schedule,
+            last_time: None,
             firings: Vec::new(),
             decided: DecidedLog::default(),
             prog,
         })
     }
 
-    /// Values held (for memory checks): the rings' slots.
+    /// Values held (for memory checks): the rings' slots and the windows' buckets.
     pub fn retained(&self) -> usize {
-        self.store.rings.iter().map(|r| r.bits.len()).sum()
-    }
-}
-
-impl Step for ImmediateEngine {
-    fn record_outputs(&mut self) {
-        self.decided.enable();
-    }
-
-    fn save(&self) -> Vec<u8> {
-        rvmon_core::encode_state(&(&self.store, &self.clock, &self.decided))
+        let rings: usize = self.store.rings.iter().map(|r| r.bits.len()).sum();
+        rings
+            + self
+                .store
+                .windows
+                .iter()
+                .map(WindowState::cells)
+                .sum::<usize>()
     }
 
-    fn load(&mut self, state: &[u8]) -> Result<(), Error> {
-        let (store, clock, decided) = rvmon_core::decode_state(state).ok_or_else(damaged)?;
-        (self.store, self.clock, self.decided) = (store, clock, decided);
+    /// Starts a cycle at `time`: windows over time move on to it.
+    fn begin_cycle(&mut self, time: i64) {
+        let st = &mut self.store;
+        st.now += 1;
+        st.time = time;
+        for w in &mut st.windows {
+            w.advance(time);
+        }
+    }
+
+    /// Stream `s` got the value in ring slot `slot`: the windows over it take it.
+    fn feed_windows(&mut self, s: Sid, slot: usize, ty: Type) {
+        if self.windows_over[s].is_empty() {
+            return;
+        }
+        let st = &mut self.store;
+        let v = st.rings[s].get(slot, ty);
+        for &w in &self.windows_over[s] {
+            st.windows[w].accept(&v, st.time);
+        }
+    }
+
+    /// Evaluates the periodic streams due at every deadline before `until` (or, with
+    /// `inclusive`, up to and including it).
+    fn deadlines(
+        &mut self,
+        until: i64,
+        inclusive: bool,
+        out: &mut Vec<Firing>,
+    ) -> Result<(), Error> {
+        while let Some(s) = &self.schedule {
+            let due = s.due();
+            if due > until || (due == until && !inclusive) {
+                return Ok(());
+            }
+            self.clock.ticked.iter_mut().for_each(|t| *t = false);
+            for k in s.outputs_due() {
+                self.clock.ticked[k] = true;
+            }
+            self.begin_cycle(due);
+            self.evaluate(due, out)?;
+            if let Some(s) = &mut self.schedule {
+                s.advance();
+            }
+        }
         Ok(())
     }
 
-    fn take_decided(&mut self) -> Vec<Decided> {
-        self.decided.take()
-    }
-
-    fn step(&mut self, ev: &Event, out: &mut Vec<Firing>) -> Result<(), Error> {
-        let st = &mut self.store;
-        st.now += 1;
-        let e = st.now;
+    /// Evaluates the outputs that tick in this cycle (`clock.ticked`), in evaluation order;
+    /// appends the triggers fired, in trigger order.
+    fn evaluate(&mut self, time: i64, out: &mut Vec<Firing>) -> Result<(), Error> {
         let n_in = self.prog.inputs.len();
-        self.clock.tick(&self.prog, ev);
-        for (i, v) in ev.values.iter().enumerate().take(n_in) {
-            if let Some(v) = v {
-                let ring = &mut st.rings[i];
-                let slot = ring.push(e);
-                ring.set(slot, v);
-            }
-        }
-        // Every output of this event gets its slot first, as in the general engine: an
+        let e = self.store.now;
+        // Every output of this cycle gets its slot first, as in the general engine: an
         // offset of an output evaluated later counts from its new value.
         for k in 0..self.prog.outputs.len() {
             if self.clock.ticked[k] {
-                st.rings[n_in + k].push(e);
+                self.store.rings[n_in + k].push(e);
             }
         }
-        for &k in &self.prog.order {
+        for i in 0..self.prog.order.len() {
+            let k = self.prog.order[i];
             if !self.clock.ticked[k] {
                 continue;
             }
-            let o = &self.prog.outputs[k];
-            let (code, message) = &self.code[k];
-            let stop = |s: Stop, what: &str| match s {
-                Stop::Fail(err) => o.failed(*err, e - 1),
-                Stop::Absent => *bug(&format!("`{}` has no {what}", o.name)),
-            };
-            let s = n_in + k;
-            let slot = ((st.rings[s].count - 1) & st.rings[s].mask) as usize;
-            // Booleans and numbers go to the ring without passing through `Val` unless
-            // values are recorded or a trigger fires.
-            let fired = match code {
-                Code::Bool(f) => {
-                    let b = f(st).map_err(|x| stop(x, "value"))?;
-                    st.rings[s].bits[slot] = u64::from(b);
-                    b && o.trigger.is_some()
-                }
-                Code::Float(f) => {
-                    st.rings[s].bits[slot] = f(st).map_err(|x| stop(x, "value"))?.to_bits();
-                    false
-                }
-                Code::Int(f) => {
-                    st.rings[s].bits[slot] = f(st).map_err(|x| stop(x, "value"))? as u64;
-                    false
-                }
-                other => {
-                    let v = other.eval(st).map_err(|x| stop(x, "value"))?;
-                    st.rings[s].set(slot, &v);
-                    false
-                }
-            };
-            st.rings[s].computed = e;
-            if let Some(d) = self.decided.log() {
-                d.push(Decided {
-                    output: k,
-                    index: st.rings[s].count - 1,
-                    event: e - 1,
-                    time: ev.time,
-                    value: st.rings[s].get(slot, o.ty),
-                });
-            }
-            if fired {
-                let (t, text) = o.trigger.as_ref().expect("a trigger");
-                let message: Rc<str> = match (message, text) {
-                    (Some(m), _) => match m.eval(st) {
-                        Ok(v) => v.to_string().into(),
-                        Err(Stop::Absent) => "".into(),
-                        Err(Stop::Fail(err)) => return Err(o.failed(*err, e - 1)),
-                    },
-                    (None, CMessage::Text(t)) => t.clone(),
-                    (None, CMessage::Computed(_)) => unreachable!("compiled above"),
-                };
-                self.firings.push(Firing {
-                    event: e - 1,
-                    time: ev.time,
-                    trigger: *t,
-                    message,
-                });
-            }
+            let slot = self.evaluate_output(k, time)?;
+            self.feed_windows(n_in + k, slot, self.prog.outputs[k].ty);
         }
         if self.firings.len() > 1 {
             self.firings.sort_unstable_by_key(|f| f.trigger);
@@ -214,7 +221,139 @@ impl Step for ImmediateEngine {
         Ok(())
     }
 
-    fn finish(&mut self, _out: &mut Vec<Firing>) -> Result<(), Error> {
-        Ok(()) // every value was decided at its event
+    /// Computes output `k`'s value of this cycle into its ring; returns the slot.
+    fn evaluate_output(&mut self, k: usize, time: i64) -> Result<usize, Error> {
+        let n_in = self.prog.inputs.len();
+        let st = &mut self.store;
+        let e = st.now;
+        let o = &self.prog.outputs[k];
+        let (code, message) = &self.code[k];
+        let stop = |s: Stop, what: &str| match s {
+            Stop::Fail(err) => o.failed(*err, e - 1),
+            Stop::Absent => *bug(&format!("`{}` has no {what}", o.name)),
+        };
+        let s = n_in + k;
+        let slot = ((st.rings[s].count - 1) & st.rings[s].mask) as usize;
+        // Booleans and numbers go to the ring without passing through `Val` unless
+        // values are recorded or a trigger fires.
+        let fired = match code {
+            Code::Bool(f) => {
+                let b = f(st).map_err(|x| stop(x, "value"))?;
+                st.rings[s].bits[slot] = u64::from(b);
+                b && o.trigger.is_some()
+            }
+            Code::Float(f) => {
+                st.rings[s].bits[slot] = f(st).map_err(|x| stop(x, "value"))?.to_bits();
+                false
+            }
+            Code::Int(f) => {
+                st.rings[s].bits[slot] = f(st).map_err(|x| stop(x, "value"))? as u64;
+                false
+            }
+            other => {
+                let v = other.eval(st).map_err(|x| stop(x, "value"))?;
+                st.rings[s].set(slot, &v);
+                false
+            }
+        };
+        st.rings[s].computed = e;
+        if let Some(d) = self.decided.log() {
+            d.push(Decided {
+                output: k,
+                index: st.rings[s].count - 1,
+                event: e - 1,
+                time,
+                value: st.rings[s].get(slot, o.ty),
+            });
+        }
+        if fired {
+            let (t, text) = o.trigger.as_ref().expect("a trigger");
+            let message: Rc<str> = match (message, text) {
+                (Some(m), _) => match m.eval(st) {
+                    Ok(v) => v.to_string().into(),
+                    Err(Stop::Absent) => "".into(),
+                    Err(Stop::Fail(err)) => return Err(o.failed(*err, e - 1)),
+                },
+                (None, CMessage::Text(t)) => t.clone(),
+                (None, CMessage::Computed(_)) => unreachable!("compiled above"),
+            };
+            self.firings.push(Firing {
+                event: e - 1,
+                time,
+                trigger: *t,
+                message,
+            });
+        }
+        Ok(slot)
+    }
+}
+
+/// A period in whole nanoseconds (cut, as RTLola cuts it), at least 1.
+fn period_ns(p: crate::ast::Ratio) -> u64 {
+    let ns = i128::from(p.num) * 1_000_000_000 / i128::from(p.den);
+    u64::try_from(ns).unwrap_or(u64::MAX).max(1)
+}
+
+impl Step for ImmediateEngine {
+    fn record_outputs(&mut self) {
+        self.decided.enable();
+    }
+
+    fn save(&self) -> Vec<u8> {
+        rvmon_core::encode_state(&(
+            &self.store,
+            &self.clock,
+            &self.decided,
+            &self.schedule,
+            self.last_time,
+        ))
+    }
+
+    fn load(&mut self, state: &[u8]) -> Result<(), Error> {
+        let (store, clock, decided, schedule, last_time) =
+            rvmon_core::decode_state(state).ok_or_else(damaged)?;
+        (
+            self.store,
+            self.clock,
+            self.decided,
+            self.schedule,
+            self.last_time,
+        ) = (store, clock, decided, schedule, last_time);
+        Ok(())
+    }
+
+    fn take_decided(&mut self) -> Vec<Decided> {
+        self.decided.take()
+    }
+
+    /// Deadlines before the event first, then the event (at a deadline's time, the event
+    /// comes first, as in RTLola).
+    fn step(&mut self, ev: &Event, out: &mut Vec<Firing>) -> Result<(), Error> {
+        if self.schedule.is_some() {
+            self.deadlines(ev.time, false, out)?;
+        }
+        self.last_time = Some(ev.time);
+        self.begin_cycle(ev.time);
+        let e = self.store.now;
+        let n_in = self.prog.inputs.len();
+        self.clock.tick(&self.prog, ev);
+        for (i, v) in ev.values.iter().enumerate().take(n_in) {
+            if let Some(v) = v {
+                let ring = &mut self.store.rings[i];
+                let slot = ring.push(e);
+                ring.set(slot, v);
+                self.feed_windows(i, slot, self.prog.inputs[i].1);
+            }
+        }
+        self.evaluate(ev.time, out)
+    }
+
+    /// Every value was decided at its event; the deadlines up to the last event's time
+    /// remain (RTLola evaluates them, and none after).
+    fn finish(&mut self, out: &mut Vec<Firing>) -> Result<(), Error> {
+        match self.last_time {
+            Some(t) if self.schedule.is_some() => self.deadlines(t, true, out),
+            _ => Ok(()),
+        }
     }
 }

@@ -40,7 +40,12 @@ pub enum Tok {
     #[token("⊥")]
     False,
     #[regex(r"[A-Za-z_][A-Za-z0-9_']*(::[A-Za-z_][A-Za-z0-9_']*)*", |l| l.slice().to_string(), priority = 1)]
+    // The window aggregations' symbols (`using: Σ`) are names too.
+    #[regex("Σ|∫|∀|∃|σ²?|µ", |l| l.slice().to_string())]
     Ident(String),
+    /// `#`: the aggregation `count`'s symbol.
+    #[token("#")]
+    Hash,
     /// A number, possibly with a unit (`10Hz`, `0.5s`): the unit is kept for the error that
     /// says periodic streams are not supported.
     #[regex(r"[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?[A-Za-zμ]*", |l| l.slice().to_string())]
@@ -191,6 +196,7 @@ fn symbol(t: &Tok) -> &'static str {
         Tok::Pow => "**",
         Tok::Not => "!",
         Tok::Tilde => "~",
+        Tok::Hash => "#",
         Tok::BlockComment => "/*",
         Tok::Ident(_) | Tok::Number(_) | Tok::Str(_) => "",
     }

@@ -20,7 +20,9 @@ pub mod ltl;
 mod monitor;
 pub mod output;
 pub mod parse;
+mod schedule;
 pub mod value;
+mod window;
 
 pub use analysis::{analyze, analyze_within, Program};
 pub use engine::{Event, Firing, Step, StreamEngine};

@@ -91,7 +91,8 @@ fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::Offset { .. }
         | ExprKind::Hold(_)
         | ExprKind::Get(_)
-        | ExprKind::IsFresh(_) => Vec::new(),
+        | ExprKind::IsFresh(_)
+        | ExprKind::Window(_) => Vec::new(),
         ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => vec![a],
         ExprKind::Default(a, b) | ExprKind::Binary(_, a, b) => vec![a, b],
         ExprKind::Ite(a, b, c) => vec![a, b, c],
@@ -345,11 +346,22 @@ impl Parser<'_> {
         if !self.eat(&Tok::At) {
             return Ok(None);
         }
-        if let Some(Tok::Number(n)) = self.peek() {
-            return Err(self.err_at(
-                self.here(),
-                format!("periodic streams (`@ {n}`) are not supported yet; rvmon evaluates streams at events"),
-            ));
+        if let Some((Tok::Number(n), span)) = self.toks.get(self.pos).cloned() {
+            self.pos += 1;
+            let period = match quantity(&n) {
+                Some((q, Unit::Time)) => q,
+                Some((q, Unit::Frequency)) => q.recip(),
+                Some((_, Unit::None)) | None => {
+                    return Err(self.err_at(
+                        span.0,
+                        format!("expected a frequency (`10Hz`) or a period (`0.5s`), found `{n}`"),
+                    ))
+                }
+            };
+            if !period.is_positive() {
+                return Err(self.err_at(span.0, format!("`{n}`: a period must be positive")));
+            }
+            return Ok(Some(Pacing::Periodic(period, span)));
         }
         Ok(Some(self.pacing_or()?))
     }
@@ -642,10 +654,8 @@ impl Parser<'_> {
                 ExprKind::Format(template, args)
             }
             "aggregate" => {
-                return Err(self.err_at(
-                    span.0,
-                    "sliding windows (`.aggregate(over: …)`) are not supported yet",
-                ))
+                let stream = self.stream_of(&recv, span.0, "`.aggregate`")?;
+                ExprKind::Window(Box::new(self.window(stream)?))
             }
             _ => {
                 return Err(self.err_at(
@@ -658,6 +668,84 @@ impl Parser<'_> {
             kind,
             span: (start, self.prev_end()),
         })
+    }
+
+    /// `over…: size, using: op)` of `.aggregate(`, in either order.
+    fn window(&mut self, stream: String) -> PResult<Window> {
+        let (mut size, mut op, mut exact) = (None, None, false);
+        loop {
+            let (label, lspan) =
+                self.ident("`over:`, `over_discrete:`, `over_exactly:` or `using:`")?;
+            self.expect(&Tok::Colon, &format!("`:` after `{label}`"))?;
+            let at = self.here();
+            match label.as_str() {
+                "over" | "over_exactly" | "over_discrete" | "over_exactly_discrete" => {
+                    let Some((Tok::Number(n), _)) = self.toks.get(self.pos).cloned() else {
+                        return Err(self.unexpected("a duration (`5s`) or a count"));
+                    };
+                    self.pos += 1;
+                    let q = quantity(&n);
+                    size = Some(match (label.as_str(), q) {
+                        ("over_discrete" | "over_exactly_discrete", Some((q, Unit::None))) if q.den == 1 && q.num > 0 => {
+                            WindowSize::Discrete(q.num as u64)
+                        }
+                        ("over_discrete" | "over_exactly_discrete", _) => {
+                            return Err(self.err_at(at, format!("`over_discrete:` takes a positive number of values, found `{n}`")))
+                        }
+                        (_, Some((q, Unit::Time))) if q.is_positive() => WindowSize::Time(q),
+                        _ => {
+                            return Err(self.err_at(at, format!("`{label}:` takes a positive duration (`5s`, `100ms`), found `{n}`")))
+                        }
+                    });
+                    exact = label.starts_with("over_exactly");
+                }
+                "using" => {
+                    let name = match self.toks.get(self.pos).cloned() {
+                        Some((Tok::Ident(n), _)) => n,
+                        Some((Tok::Hash, _)) => "#".to_string(),
+                        Some((Tok::And, _)) => "forall".to_string(),
+                        Some((Tok::Or, _)) => "exists".to_string(),
+                        _ => return Err(self.unexpected("an aggregation (sum, count, min, max, avg, integral, last, forall, exists)")),
+                    };
+                    self.pos += 1;
+                    op = Some(Aggregation::named(&name).ok_or_else(|| {
+                        let known = matches!(name.as_str(), "var" | "variance" | "σ²" | "cov" | "covariance" | "sd" | "standard_deviation" | "σ" | "median" | "med" | "µ" | "ratio" | "true_ratio" | "trueRatio")
+                            || name.starts_with("pctl");
+                        if known {
+                            self.err_at(at, format!("the aggregation `{name}` is not supported (rvmon has sum, count, min, max, avg, integral, last, forall, exists)"))
+                        } else {
+                            self.err_at(at, format!("unknown aggregation `{name}` (RTLola has sum/Σ, count, min, max, avg/average, integral/∫, last, forall/∀, exists/∃)"))
+                        }
+                    })?);
+                }
+                "over_instances" => {
+                    return Err(self.err_at(lspan.0, "`over_instances` aggregations need parameterized streams, which are not supported yet"))
+                }
+                _ => {
+                    return Err(self.err_at(lspan.0, format!("expected `over:`, `over_discrete:`, `over_exactly:` or `using:`, found `{label}`")))
+                }
+            }
+            if self.eat(&Tok::RParen) {
+                break;
+            }
+            self.expect(&Tok::Comma, "`,` or `)` in `.aggregate(…)`")?;
+        }
+        match (size, op) {
+            (Some(size), Some(op)) => Ok(Window {
+                stream,
+                size,
+                op,
+                exact,
+            }),
+            (None, _) => Err(self.err_at(
+                self.prev_end(),
+                "`.aggregate` needs `over:` (a duration) or `over_discrete:` (a count)",
+            )),
+            (_, None) => Err(self.err_at(
+                self.prev_end(),
+                "`.aggregate` needs `using:` (an aggregation)",
+            )),
+        }
     }
 
     /// Arguments up to and including `)`, the `(` already read.
@@ -792,6 +880,69 @@ fn offset_expr(stream: String, by: i64, span: Span) -> Expr {
     }
 }
 
+/// What a number's unit measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unit {
+    None,
+    /// Seconds.
+    Time,
+    /// Hertz.
+    Frequency,
+}
+
+/// A number literal with its unit (`2.5Hz`, `100ms`, `1e-3s`, `4`), exactly as RTLola reads
+/// it: the decimal as a fraction, times the unit's factor. `None`: not a number, an unknown
+/// unit or out of range.
+fn quantity(n: &str) -> Option<(Ratio, Unit)> {
+    let split = n
+        .char_indices()
+        .find(|&(i, c)| {
+            c.is_alphabetic()
+                && !((c == 'e' || c == 'E')
+                    && n[i + 1..]
+                        .chars()
+                        .next()
+                        .is_some_and(|d| d.is_ascii_digit() || d == '-' || d == '+'))
+        })
+        .map_or(n.len(), |(i, _)| i);
+    let (digits, unit) = n.split_at(split);
+    let (mantissa, exp) = match digits.find(['e', 'E']) {
+        Some(i) => (&digits[..i], digits[i + 1..].parse::<i32>().ok()?),
+        None => (digits, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut value = Ratio::new(format!("{int}{frac}").parse().ok()?, 1);
+    let ten = |k: i32| -> Option<Ratio> {
+        let p = 10i64.checked_pow(k.unsigned_abs())?;
+        Some(if k >= 0 {
+            Ratio::new(p, 1)
+        } else {
+            Ratio::new(1, p)
+        })
+    };
+    value = value.times(ten(exp - frac.len() as i32)?)?;
+    let (factor, kind) = match unit {
+        "" => (Ratio::new(1, 1), Unit::None),
+        "ns" => (Ratio::new(1, 1_000_000_000), Unit::Time),
+        "μs" | "us" => (Ratio::new(1, 1_000_000), Unit::Time),
+        "ms" => (Ratio::new(1, 1_000), Unit::Time),
+        "s" => (Ratio::new(1, 1), Unit::Time),
+        "min" => (Ratio::new(60, 1), Unit::Time),
+        "h" => (Ratio::new(3_600, 1), Unit::Time),
+        "d" => (Ratio::new(86_400, 1), Unit::Time),
+        "w" => (Ratio::new(7 * 86_400, 1), Unit::Time),
+        "a" => (Ratio::new(365 * 86_400, 1), Unit::Time),
+        "μHz" | "uHz" => (Ratio::new(1, 1_000_000), Unit::Frequency),
+        "mHz" => (Ratio::new(1, 1_000), Unit::Frequency),
+        "Hz" => (Ratio::new(1, 1), Unit::Frequency),
+        "kHz" => (Ratio::new(1_000, 1), Unit::Frequency),
+        "MHz" => (Ratio::new(1_000_000, 1), Unit::Frequency),
+        "GHz" => (Ratio::new(1_000_000_000, 1), Unit::Frequency),
+        _ => return None,
+    };
+    Some((value.times(factor)?, kind))
+}
+
 fn number(n: &str) -> Option<Lit> {
     if n.bytes().all(|b| b.is_ascii_digit()) {
         return n.parse().ok().map(Lit::Int);
@@ -870,9 +1021,9 @@ mod tests {
 
     #[test]
     fn errors_name_line_and_column() {
-        let e = parse_spec("t.lola", "input a: Int64\noutput b @1Hz := a").unwrap_err();
+        let e = parse_spec("t.lola", "input a: Int64\noutput b @5 := a").unwrap_err();
         assert_eq!(e.pos.as_ref().map(|p| (p.line, p.col)), Some((2, 11)));
-        assert!(e.message.contains("periodic"), "{}", e.message);
+        assert!(e.message.contains("expected a frequency"), "{}", e.message);
         let e = parse_spec("t.lola", "input a: Int64\noutput b := a +").unwrap_err();
         assert!(
             e.message.contains("expected an expression"),
@@ -887,10 +1038,62 @@ mod tests {
         );
         let e = parse_spec(
             "t.lola",
-            "input a: Int64\noutput b := a.aggregate(over: 1s, using: sum)",
+            "input a: Int64\noutput b @1Hz := a.aggregate(over: 1s, using: mean)",
         )
         .unwrap_err();
-        assert!(e.message.contains("sliding windows"), "{}", e.message);
+        assert!(
+            e.message.contains("unknown aggregation `mean`"),
+            "{}",
+            e.message
+        );
+        let e = parse_spec(
+            "t.lola",
+            "input a: Int64\noutput b @1Hz := a.aggregate(over: 1s, using: median)",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("`median` is not supported"),
+            "{}",
+            e.message
+        );
+        let e = parse_spec(
+            "t.lola",
+            "input a: Int64\noutput b @1Hz := a.aggregate(over_discrete: 1.5, using: sum)",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("positive number of values"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn periods_and_durations_are_exact_fractions() {
+        let cases = [
+            ("10Hz", Unit::Frequency, (10, 1)),
+            ("2.5Hz", Unit::Frequency, (5, 2)),
+            ("0.1s", Unit::Time, (1, 10)),
+            ("100ms", Unit::Time, (1, 10)),
+            ("1e-3s", Unit::Time, (1, 1000)),
+            ("1.5e2ms", Unit::Time, (3, 20)),
+            ("2min", Unit::Time, (120, 1)),
+            ("3", Unit::None, (3, 1)),
+            ("500μs", Unit::Time, (1, 2000)),
+        ];
+        for (text, unit, (num, den)) in cases {
+            assert_eq!(quantity(text), Some((Ratio { num, den }, unit)), "{text}");
+        }
+        assert_eq!(quantity("3parsecs"), None);
+        let s = parse("input a: Int64\noutput b @ 3Hz := a.hold().defaults(to: 0)");
+        assert!(matches!(
+            s.outputs[0].pacing,
+            Some(Pacing::Periodic(Ratio { num: 1, den: 3 }, _))
+        ));
+        let s = parse("input a: Int64\noutput b @1Hz := a.aggregate(over_exactly: 2s, using: Σ) + a.aggregate(using: #, over: 1s)");
+        let text = format!("{:?}", s.outputs[0].expr);
+        assert!(text.contains("op: Sum, exact: true"), "{text}");
+        assert!(text.contains("op: Count, exact: false"), "{text}");
     }
 }
 

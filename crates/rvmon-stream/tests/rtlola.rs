@@ -14,14 +14,17 @@ fn data_dir() -> Option<PathBuf> {
     rvmon_testkit::shared_data("rtlola", "rtlola/definitions")
 }
 
-/// The cases rvmon supports; all others need periodic streams, windows, parameters or pcap.
+/// The cases rvmon supports; all others need parameterized streams or pcap.
 const SUPPORTED: &[&str] = &[
     "add_two_int",
     "add_two_int-holes-explicit_ac",
     "add_two_int_trigger_message",
     "add_two_int_without_holes",
     "conjunct_in_ac",
+    "count_1_4",
+    "frequencies",
     "hold_access",
+    "simple_sliding_window",
     "large_offset",
     "medium_offset",
     "min_max",
