@@ -40,6 +40,31 @@ pub enum CExpr {
     /// A sliding window's aggregate: absent when the aggregation has no value (see
     /// [`crate::window`]).
     Window(Box<CWindow>),
+    /// The current instance's parameter `i`.
+    Param(usize),
+    /// An access to an instance of a parameterized stream, chosen by its parameters' values:
+    /// absent when there is no such instance (or it has no such value).
+    Instance(Sid, Vec<CExpr>, InstanceAccess),
+}
+
+/// A parameterized or spawned stream's clauses, checked.
+#[derive(Clone, Debug)]
+pub struct CDynamic {
+    pub params: Vec<(String, Type)>,
+    /// When the spawn clause is evaluated.
+    pub spawn_pace: Pace,
+    /// The new instance's parameters (one expression each).
+    pub spawn_with: Vec<CExpr>,
+    pub spawn_when: Option<CExpr>,
+    /// The instance gets a value only where this holds.
+    pub eval_when: Option<CExpr>,
+    /// When the close condition is evaluated; `None`: instances are never closed.
+    pub close_pace: Option<Pace>,
+    pub close_when: Option<CExpr>,
+    /// The close condition reads the stream itself: each instance's is evaluated right after
+    /// the instance's own evaluation (RTLola's rule; with `close when if true then true else
+    /// s`, an instance lives for one evaluation).
+    pub close_after_eval: bool,
 }
 
 /// A sliding window, checked: its target stream and type, size and aggregation.
@@ -163,6 +188,9 @@ pub enum Pace {
     Event(Dnf),
     /// At every multiple of the period (in seconds) from the start of the trace.
     Periodic(Ratio),
+    /// Each instance at every multiple of the period from its spawn (`eval @ 1Hz` of a
+    /// spawned stream, or `@Local(1Hz)`).
+    Local(Ratio),
 }
 
 impl Pace {
@@ -170,14 +198,15 @@ impl Pace {
     pub fn at_events(&self) -> Dnf {
         match self {
             Pace::Event(d) => d.clone(),
-            Pace::Periodic(_) => Dnf(Vec::new()),
+            Pace::Periodic(_) | Pace::Local(_) => Dnf(Vec::new()),
         }
     }
 
+    /// The period, on the trace's clock or an instance's.
     pub fn period(&self) -> Option<Ratio> {
         match self {
             Pace::Event(_) => None,
-            Pace::Periodic(p) => Some(*p),
+            Pace::Periodic(p) | Pace::Local(p) => Some(*p),
         }
     }
 
@@ -185,6 +214,7 @@ impl Pace {
         match self {
             Pace::Event(d) => d.describe(names),
             Pace::Periodic(p) => format!("every {}", ratio_seconds(*p)),
+            Pace::Local(p) => format!("every {} from each instance's spawn", ratio_seconds(*p)),
         }
     }
 }
@@ -206,7 +236,10 @@ pub fn ratio_seconds(r: Ratio) -> String {
 pub struct OutputInfo {
     pub name: String,
     pub ty: Type,
+    /// When the stream (each of its instances, for a parameterized one) is evaluated.
     pub pacing: Pace,
+    /// A parameterized or spawned stream's clauses.
+    pub dynamic: Option<Box<CDynamic>>,
     pub expr: CExpr,
     /// For a trigger: its index among triggers (RTLola's `#i`) and message.
     pub trigger: Option<(usize, CMessage)>,
@@ -299,9 +332,33 @@ struct Checker<'a> {
     n_inputs: usize,
     /// What the past values the offsets keep may take.
     memory: MemoryLimit,
+    /// The stream whose expressions are checked, and its parameters.
+    current: Sid,
+    params: Vec<(String, Type)>,
+    /// Every parameterized stream's parameter types.
+    param_types: FxHashMap<Sid, Vec<Type>>,
 }
 
 impl Checker<'_> {
+    /// Checks the expressions of stream `s` next (its parameters are names in them).
+    fn enter(&mut self, spec: &Spec, s: Sid) {
+        self.current = s;
+        self.params = match (s.checked_sub(self.n_inputs), self.param_types.get(&s)) {
+            (Some(k), Some(types)) => spec.outputs[k]
+                .dynamic
+                .as_ref()
+                .map(|d| {
+                    d.params
+                        .iter()
+                        .map(|p| p.0.clone())
+                        .zip(types.iter().copied())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+    }
+
     fn err(&self, span: Span, msg: impl Into<String>) -> Error {
         Error::at_offset(self.file, self.text, span.0, msg)
     }
@@ -402,9 +459,17 @@ impl Checker<'_> {
                 false,
             ),
             K::Stream(n) => {
+                if let Some(i) = self.params.iter().position(|p| &p.0 == n) {
+                    return Ok((CExpr::Param(i), Ty::Known(self.params[i].1), false));
+                }
                 let s = self.stream(n, e.span)?;
                 (CExpr::Sync(s), self.type_of(s, e.span)?, false)
             }
+            K::Instance {
+                stream,
+                args,
+                access,
+            } => self.check_instance(stream, args, *access, e.span)?,
             K::Offset { stream, by } => {
                 let s = self.stream(stream, e.span)?;
                 let t = self.type_of(s, e.span)?;
@@ -463,6 +528,9 @@ impl Checker<'_> {
                     t,
                     ca.2 || cb.2,
                 )
+            }
+            K::Call(name, args) if self.ids.contains_key(name) => {
+                self.check_instance(name, args, InstanceAccess::Sync, e.span)?
             }
             K::Call(name, args) => self.check_call(name, args, e.span)?,
             K::Cast(to, a) => {
@@ -570,6 +638,82 @@ impl Checker<'_> {
             Ty::Known(result),
             optional || w.exact,
         ))
+    }
+
+    /// `s(e1, …)` with an access: the instance of `s` whose parameters have those values. In
+    /// `s`'s own expressions, `s(p1, …)` with its own parameters is the current instance.
+    fn check_instance(
+        &self,
+        name: &str,
+        args: &[Expr],
+        access: InstanceAccess,
+        span: Span,
+    ) -> Result<(CExpr, Ty, bool), Error> {
+        let s = self.stream(name, span)?;
+        let t = self.type_of(s, span)?;
+        let Some(types) = self.param_types.get(&s) else {
+            return Err(self.err(
+                span,
+                format!("`{name}` has no parameters; read it as `{name}`"),
+            ));
+        };
+        if types.len() != args.len() {
+            return Err(self.err(
+                span,
+                format!(
+                    "`{name}` has {} parameter(s), given {}",
+                    types.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let mut cargs = Vec::new();
+        for (a, &want) in args.iter().zip(types) {
+            let c = self.check(a)?;
+            self.must_be_present(&c, a.span)?;
+            let (x, _, _) = self
+                .unify(
+                    c.0,
+                    c.1,
+                    CExpr::Const(Val::Int(0)),
+                    Ty::Known(want),
+                    a.span,
+                    "a parameter",
+                )
+                .map_err(|_| {
+                    self.err(
+                        a.span,
+                        format!(
+                            "a parameter of `{name}` is {}, found {}",
+                            want.name(),
+                            ty_name(c.1)
+                        ),
+                    )
+                })?;
+            cargs.push(x);
+        }
+        // A spawned stream without parameters has one instance, read as the stream itself.
+        let own = types.is_empty()
+            || (s == self.current && cargs.iter().enumerate().all(|(i, c)| *c == CExpr::Param(i)));
+        Ok(match (own, access) {
+            (true, InstanceAccess::Sync) => (CExpr::Sync(s), t, false),
+            (true, InstanceAccess::Offset(k)) => (CExpr::Offset(s, k), t, true),
+            (true, InstanceAccess::Hold) => (CExpr::Hold(s), t, true),
+            (true, InstanceAccess::Get) => (CExpr::Get(s), t, true),
+            (true, InstanceAccess::Fresh) => (CExpr::Fresh(s), Ty::Known(Type::Bool), false),
+            (false, InstanceAccess::Fresh) => (
+                CExpr::Instance(s, cargs, access),
+                Ty::Known(Type::Bool),
+                false,
+            ),
+            (false, InstanceAccess::Offset(k)) if k > 0 => {
+                return Err(self.err(span, "future offsets of instances are not supported"))
+            }
+            // A synchronous access reads the instance's value of this cycle, which the
+            // pacing guarantees.
+            (false, InstanceAccess::Sync) => (CExpr::Instance(s, cargs, access), t, false),
+            (false, _) => (CExpr::Instance(s, cargs, access), t, true),
+        })
     }
 
     /// A value that may be absent where one is needed is an error at `span`.
@@ -765,6 +909,179 @@ impl Checker<'_> {
     }
 }
 
+/// A parameterized or spawned stream's clauses, checked (their pacing comes later, from
+/// [`clause_paces`]).
+fn check_clauses(ck: &mut Checker, spec: &Spec, s: Sid, d: &Dynamic) -> Result<CDynamic, Error> {
+    let boolean = |ck: &Checker, e: &Expr, what: &str| -> Result<CExpr, Error> {
+        let c = ck.check(e)?;
+        ck.must_be_present(&c, e.span)?;
+        ck.expect(c.1, Type::Bool, e.span, what)?;
+        Ok(c.0)
+    };
+    // The spawn clause is read outside any instance.
+    ck.current = usize::MAX;
+    ck.params.clear();
+    let types = ck.param_types.get(&s).cloned().unwrap_or_default();
+    let mut spawn_with = Vec::new();
+    for (e, &t) in d.spawn_with.iter().zip(&types) {
+        let c = ck.check(e)?;
+        spawn_with.push(match c.1 {
+            Ty::IntLit => coerce(c.0, t),
+            _ => c.0,
+        });
+    }
+    if d.params.is_empty() && !d.spawn_with.is_empty() {
+        return Err(ck.err(d.span, "`spawn with` gives parameters, and the stream has none; declare them: `output s(p) spawn with …`"));
+    }
+    let spawn_when = match &d.spawn_when {
+        Some(e) => Some(boolean(ck, e, "`spawn when`")?),
+        None => None,
+    };
+    ck.enter(spec, s);
+    let eval_when = match &d.eval_when {
+        Some(e) => Some(boolean(ck, e, "`eval when`")?),
+        None => None,
+    };
+    let close_when = match &d.close_when {
+        Some(e) => Some(boolean(ck, e, "`close when`")?),
+        None => None,
+    };
+    if !d.params.is_empty() && !d.has_spawn() {
+        return Err(ck.err(
+            d.span,
+            "a parameterized stream needs `spawn with …` to make its instances",
+        ));
+    }
+    Ok(CDynamic {
+        params: d.params.iter().map(|p| p.0.clone()).zip(types).collect(),
+        spawn_pace: Pace::Event(Dnf::every_event()),
+        spawn_with,
+        spawn_when,
+        eval_when,
+        close_pace: None,
+        close_when,
+        close_after_eval: false,
+    })
+}
+
+/// When a stream's spawn and close clauses are evaluated: as annotated, or as what they read
+/// synchronously says (a close that reads the stream itself runs after each evaluation).
+fn clause_paces(
+    d: &mut CDynamic,
+    o: &OutputDecl,
+    s: Sid,
+    pacing: &[Option<Pace>],
+    ck: &Checker,
+) -> Result<(), Error> {
+    let decl = o.dynamic.as_ref().expect("a dynamic stream");
+    let inferred = |exprs: Vec<&CExpr>, what: &str| -> Result<(Option<Pace>, bool), Error> {
+        let mut acc = Vec::new();
+        exprs.into_iter().for_each(|e| accesses(e, &mut acc));
+        let own = acc.iter().any(|a| a.0 == s);
+        let mut pace: Option<Pace> = None;
+        for (r, _, sync) in acc {
+            if !sync || r == s {
+                continue;
+            }
+            let p = pacing[r].clone().expect("inferred");
+            pace = Some(match pace {
+                None => p,
+                Some(a) => meet(a, p).map_err(|why| {
+                    ck.err(decl.span, format!("the {what} of `{}` {why}", o.name))
+                })?,
+            });
+        }
+        Ok((pace, own))
+    };
+    let explicit = |p: &Pacing| -> Result<Pace, Error> {
+        Ok(match p {
+            Pacing::Periodic(period, _, Clock::Local) => Pace::Local(*period),
+            Pacing::Periodic(period, _, _) => Pace::Periodic(*period),
+            p => Pace::Event(explicit(p, ck)?),
+        })
+    };
+    d.spawn_pace = match &decl.spawn_pacing {
+        Some(p) => explicit(p)?,
+        None if decl.has_spawn() => {
+            let (p, _) = inferred(
+                d.spawn_with.iter().chain(&d.spawn_when).collect(),
+                "spawn clause",
+            )?;
+            p.ok_or_else(|| ck.err(decl.span, format!("when to spawn `{}` cannot be inferred: its spawn clause reads no stream; annotate it (`spawn @a …`, `spawn @1Hz …`)", o.name)))?
+        }
+        // No spawn clause: the one instance exists from the start.
+        None => Pace::Event(Dnf(Vec::new())),
+    };
+    if let Some(c) = &d.close_when {
+        let (p, own) = inferred(vec![c], "close condition")?;
+        d.close_after_eval = own && decl.close_pacing.is_none();
+        d.close_pace = Some(match &decl.close_pacing {
+            Some(p) => explicit(p)?,
+            None => match p {
+                Some(p) => p,
+                None if own => pacing[s].clone().expect("inferred"),
+                None => return Err(ck.err(decl.span, format!("the close condition of `{}` reads no stream, so it would never be evaluated; annotate it or make it read one", o.name))),
+            },
+        });
+    }
+    Ok(())
+}
+
+/// A parameterized stream's parameter types: as declared, or those of its `spawn with`
+/// expressions (which are read outside any instance).
+fn param_types(ck: &Checker, d: &Dynamic, o: &OutputDecl) -> Result<Vec<Type>, Error> {
+    if d.params.is_empty() {
+        return Ok(Vec::new());
+    }
+    if d.spawn_with.len() != d.params.len() {
+        return Err(ck.err(
+            d.span,
+            format!(
+                "`{}` has {} parameter(s); its `spawn with` gives {}",
+                o.name,
+                d.params.len(),
+                d.spawn_with.len()
+            ),
+        ));
+    }
+    let outside = Checker {
+        params: Vec::new(),
+        current: usize::MAX,
+        param_types: ck.param_types.clone(),
+        ids: ck.ids.clone(),
+        types: ck.types.clone(),
+        ..*ck
+    };
+    d.params
+        .iter()
+        .zip(&d.spawn_with)
+        .map(|((_, declared, _), e)| {
+            let (_, t, optional) = outside.check(e)?;
+            outside.must_be_present(&(CExpr::Const(Val::Bool(true)), t, optional), e.span)?;
+            Ok(match (declared, t) {
+                (Some(want), Ty::IntLit)
+                    if matches!(want, Type::Int | Type::UInt | Type::Float) =>
+                {
+                    *want
+                }
+                (Some(want), Ty::Known(got)) if *want != got => {
+                    return Err(ck.err(
+                        e.span,
+                        format!(
+                            "the parameter is declared {} but `spawn with` gives {}",
+                            want.name(),
+                            got.name()
+                        ),
+                    ))
+                }
+                (Some(want), _) => *want,
+                (None, Ty::IntLit) => Type::Int,
+                (None, Ty::Known(t)) => t,
+            })
+        })
+        .collect()
+}
+
 /// For an output whose type depends on itself (`y := x || y[1, false]`,
 /// `c := c[-1, 0] + 1`): the first of Bool, Int64, Float64, UInt64, String under which its
 /// expression has that same type. Returns whether one output got a type.
@@ -778,6 +1095,10 @@ fn guess_a_type(
         if compiled[k].is_some() || ck.types[n_in + k].is_some() {
             continue;
         }
+        if o.dynamic.is_some() && !ck.param_types.contains_key(&(n_in + k)) {
+            continue;
+        }
+        ck.enter(spec, n_in + k);
         for cand in [Type::Bool, Type::Int, Type::Float, Type::UInt, Type::Str] {
             ck.types[n_in + k] = Some(cand);
             let fits = match ck.check(&o.expr) {
@@ -797,10 +1118,13 @@ fn guess_a_type(
         .collect();
     for cand in [Type::Bool, Type::Int, Type::Float, Type::UInt, Type::Str] {
         open.iter().for_each(|&k| ck.types[n_in + k] = Some(cand));
-        let fits = open.iter().all(|&k| match ck.check(&spec.outputs[k].expr) {
-            Ok((_, Ty::Known(t), false)) => t == cand,
-            Ok((_, Ty::IntLit, false)) => matches!(cand, Type::Int | Type::UInt | Type::Float),
-            _ => false,
+        let fits = open.iter().all(|&k| {
+            ck.enter(spec, n_in + k);
+            match ck.check(&spec.outputs[k].expr) {
+                Ok((_, Ty::Known(t), false)) => t == cand,
+                Ok((_, Ty::IntLit, false)) => matches!(cand, Type::Int | Type::UInt | Type::Float),
+                _ => false,
+            }
         });
         if fits && !open.is_empty() {
             return true;
@@ -876,6 +1200,15 @@ fn accesses(c: &CExpr, out: &mut Vec<(Sid, i64, bool)>) {
         // A discrete window reads the target's values as they come, as a synchronous access
         // does; a window over time reads whatever values came.
         CExpr::Window(w) => out.push((w.target, 0, matches!(w.size, CWindowSize::Discrete(_)))),
+        CExpr::Param(_) => {}
+        CExpr::Instance(s, args, access) => {
+            args.iter().for_each(|a| accesses(a, out));
+            match access {
+                InstanceAccess::Sync => out.push((*s, 0, true)),
+                InstanceAccess::Offset(k) => out.push((*s, *k, true)),
+                _ => out.push((*s, 0, false)),
+            }
+        }
     }
 }
 
@@ -888,7 +1221,9 @@ pub fn windows_of<'a>(c: &'a CExpr, f: &mut impl FnMut(&'a CWindow)) {
         | CExpr::Offset(..)
         | CExpr::Hold(_)
         | CExpr::Get(_)
-        | CExpr::Fresh(_) => {}
+        | CExpr::Fresh(_)
+        | CExpr::Param(_) => {}
+        CExpr::Instance(_, args, _) => args.iter().for_each(|a| windows_of(a, f)),
         CExpr::Default(a, b) | CExpr::Bin(_, a, b) => {
             windows_of(a, f);
             windows_of(b, f);
@@ -931,17 +1266,26 @@ fn real_time_rules(
     for (k, o) in spec.outputs.iter().enumerate() {
         let (c, m) = compiled[k].as_ref().expect("compiled");
         let pace = pacing[n_in + k].as_ref().expect("inferred");
-        if matches!(pace, Pace::Periodic(_)) {
+        if !matches!(pace, Pace::Event(_)) || o.dynamic.is_some() {
             real_time.get_or_insert(o.span);
         }
         let mut problem = None;
         let mut check = |w: &CWindow| {
-            let CWindowSize::Time(d) = w.size else {
+            let target_dynamic = w
+                .target
+                .checked_sub(n_in)
+                .is_some_and(|t| spec.outputs[t].dynamic.is_some());
+            if o.dynamic.is_some() || target_dynamic {
+                problem.get_or_insert(
+                    "windows in or over parameterized and spawned streams are not supported yet"
+                        .to_string(),
+                );
+            }
+            if !matches!(w.size, CWindowSize::Time(_)) {
                 return;
-            };
-            let _ = d;
+            }
             real_time.get_or_insert(o.span);
-            if !matches!(pace, Pace::Periodic(_)) {
+            if !matches!(pace, Pace::Periodic(_) | Pace::Local(_)) {
                 problem.get_or_insert(format!("`{}` aggregates a window over time, so it must be periodic: give it a frequency (`output {} @ 1Hz := …`)", o.name, o.name));
             }
         };
@@ -1016,6 +1360,9 @@ pub fn analyze_within(
         types,
         n_inputs: n_in,
         memory,
+        current: 0,
+        params: Vec::new(),
+        param_types: FxHashMap::default(),
     };
     // Types: outputs without a declared type take their expression's, in as many rounds as
     // the references between them need.
@@ -1028,6 +1375,21 @@ pub fn analyze_within(
             if compiled[k].is_some() {
                 continue;
             }
+            if let Some(d) = &o.dynamic {
+                if !ck.param_types.contains_key(&(n_in + k)) {
+                    match param_types(&ck, d, o) {
+                        Ok(t) => {
+                            ck.param_types.insert(n_in + k, t);
+                            progress = true;
+                        }
+                        Err(e) => {
+                            first_error.get_or_insert(e);
+                            continue;
+                        }
+                    }
+                }
+            }
+            ck.enter(spec, n_in + k);
             match ck.check(&o.expr) {
                 Ok(checked) => {
                     let (c, t, message) = ck.output(o, checked)?;
@@ -1047,7 +1409,13 @@ pub fn analyze_within(
     if let Some(e) = first_error {
         return Err(e);
     }
-    let _ = ck.n_inputs;
+    let mut dynamics: Vec<Option<Box<CDynamic>>> = Vec::new();
+    for (k, o) in spec.outputs.iter().enumerate() {
+        dynamics.push(match &o.dynamic {
+            Some(d) => Some(Box::new(check_clauses(&mut ck, spec, n_in + k, d)?)),
+            None => None,
+        });
+    }
     let names: Vec<String> = spec
         .inputs
         .iter()
@@ -1065,6 +1433,18 @@ pub fn analyze_within(
         accesses(c, &mut acc);
         if let Some(CMessage::Computed(m)) = m {
             accesses(m, &mut acc);
+        }
+        if let Some(d) = &dynamics[k] {
+            // The filter is evaluated with the expression; the spawn clause before it.
+            if let Some(f) = &d.eval_when {
+                accesses(f, &mut acc);
+            }
+            let mut spawn = Vec::new();
+            d.spawn_with
+                .iter()
+                .chain(&d.spawn_when)
+                .for_each(|e| accesses(e, &mut spawn));
+            acc.extend(spawn.into_iter().map(|(s, w, _)| (s, w, false)));
         }
         for &(s, w, sync) in &acc {
             if !edges[n_in + k].contains(&(s, w)) {
@@ -1098,6 +1478,11 @@ pub fn analyze_within(
     // Explicit pacing must guarantee the synchronous reads.
     sync_reads_paced(spec, &pacing, &sync_reads, &names).map_err(|(span, m)| err(span, m))?;
     real_time_rules(spec, &compiled, &pacing, n_in).map_err(|(span, m)| err(span, m))?;
+    for (k, d) in dynamics.iter_mut().enumerate() {
+        if let Some(d) = d {
+            clause_paces(d, &spec.outputs[k], n_in + k, &pacing, &ck)?;
+        }
+    }
     let (report, unbounded_cycle) = crate::graph::report(&edges, &names, n_in);
     all_pasts_fit(&report, &ck.types, memory).map_err(|(s, m)| err(spans[s], m))?;
     let order = crate::graph::zero_weight_order(&edges, n_in);
@@ -1116,6 +1501,7 @@ pub fn analyze_within(
                 name: o.name.clone(),
                 ty: ck.types[n_in + k].expect("typed"),
                 pacing: pacing[n_in + k].clone().expect("inferred"),
+                dynamic: dynamics[k].take(),
                 expr,
                 trigger,
                 reads: reads[k].clone(),
@@ -1172,7 +1558,7 @@ fn sync_reads_paced(
 fn at_text(p: &Pace, names: &[String]) -> String {
     match p {
         Pace::Event(_) => format!("at {}", p.describe(names)),
-        Pace::Periodic(_) => p.describe(names),
+        Pace::Periodic(_) | Pace::Local(_) => p.describe(names),
     }
 }
 
@@ -1188,9 +1574,10 @@ fn unsynchronized(own: &Pace, theirs: &Pace, n_in: usize) -> Option<&'static str
                 !theirs.holds(&fresh)
             })
             .then_some(""),
-        (Pace::Periodic(own), Pace::Periodic(theirs)) => {
+        (Pace::Periodic(own), Pace::Periodic(theirs)) | (Pace::Local(own), Pace::Local(theirs)) => {
             let ratio = own.times(theirs.recip());
-            (ratio.map_or(true, |r| r.den != 1))
+            ratio
+                .is_none_or(|r| r.den != 1)
                 .then_some(" (its period does not divide this one's)")
         }
         _ => Some(""),
@@ -1219,7 +1606,7 @@ fn all_pasts_fit(
 fn pacing_span(p: &Pacing) -> Option<Span> {
     match p {
         Pacing::True => None,
-        Pacing::Stream(_, s) | Pacing::Periodic(_, s) => Some(*s),
+        Pacing::Stream(_, s) | Pacing::Periodic(_, s, _) => Some(*s),
         Pacing::And(a, _) | Pacing::Or(a, _) => pacing_span(a),
     }
 }
@@ -1242,7 +1629,14 @@ fn infer_pacing(
     let o = &spec.outputs[k];
     let pace = if let Some(p) = &o.pacing {
         match p {
-            Pacing::Periodic(period, _) => Pace::Periodic(*period),
+            Pacing::Periodic(period, _, clock) => {
+                let spawned = o.dynamic.as_ref().is_some_and(|d| d.has_spawn());
+                match clock {
+                    Clock::Local => Pace::Local(*period),
+                    Clock::Default if spawned => Pace::Local(*period),
+                    _ => Pace::Periodic(*period),
+                }
+            }
             p => Pace::Event(explicit(p, ck)?),
         }
     } else {
@@ -1261,21 +1655,11 @@ fn infer_pacing(
                 continue;
             }
             let p = infer_pacing(r, spec, sync_reads, ck, pacing, visiting, file, text)?;
-            acc = Some(match (acc, p) {
-                (None, p) => p,
-                (Some(Pace::Event(a)), Pace::Event(b)) => Pace::Event(a.and(&b)),
-                // Both periodic: at the deadlines they share.
-                (Some(Pace::Periodic(a)), Pace::Periodic(b)) => match lcm(a, b) {
-                    Some(p) => Pace::Periodic(p),
-                    None => return Err(Error::at_offset(file, text, o.span.0, format!(
-                        "the periods `{}` reads synchronously have no common multiple rvmon can represent; annotate it",
-                        o.name
-                    ))),
-                },
-                _ => return Err(Error::at_offset(file, text, o.span.0, format!(
-                    "`{}` reads event-based and periodic streams synchronously; read one kind with `.hold()`, or annotate its pacing",
-                    o.name
-                ))),
+            acc = Some(match acc {
+                None => p,
+                Some(a) => meet(a, p).map_err(|why| {
+                    Error::at_offset(file, text, o.span.0, format!("`{}` {why}", o.name))
+                })?,
             });
         }
         visiting[s] = false;
@@ -1290,6 +1674,20 @@ fn infer_pacing(
     pacing[s] = Some(pace.clone());
     Ok(pace)
 }
+
+/// The pacing of a stream that reads streams paced `a` and `b` synchronously: the events
+/// where both have values, or the deadlines they share. `Err`: why there is none.
+fn meet(a: Pace, b: Pace) -> Result<Pace, &'static str> {
+    Ok(match (a, b) {
+        (Pace::Event(a), Pace::Event(b)) => Pace::Event(a.and(&b)),
+        (Pace::Periodic(a), Pace::Periodic(b)) => Pace::Periodic(lcm(a, b).ok_or(TOO_FAR)?),
+        (Pace::Local(a), Pace::Local(b)) => Pace::Local(lcm(a, b).ok_or(TOO_FAR)?),
+        _ => return Err("reads event-based and periodic streams (or periodic ones on different clocks) synchronously; read one kind with `.hold()`, or annotate its pacing"),
+    })
+}
+
+const TOO_FAR: &str =
+    "reads periods that have no common multiple rvmon can represent; annotate its pacing";
 
 /// The least common multiple of two periods: `lcm(a/b, c/d) = lcm(a, c) / gcd(b, d)`.
 fn lcm(x: Ratio, y: Ratio) -> Option<Ratio> {
@@ -1321,7 +1719,7 @@ fn explicit(p: &Pacing, ck: &Checker) -> Result<Dnf, Error> {
         }
         Pacing::And(a, b) => explicit(a, ck)?.and(&explicit(b, ck)?),
         Pacing::Or(a, b) => explicit(a, ck)?.or(&explicit(b, ck)?),
-        Pacing::Periodic(_, span) => {
+        Pacing::Periodic(_, span, _) => {
             return Err(ck.err(
                 *span,
                 "a frequency cannot be combined with streams in a pacing",

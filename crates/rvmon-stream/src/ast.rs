@@ -76,6 +76,22 @@ pub enum ExprKind {
     /// `s.aggregate(over: d, using: op)` and its discrete and exact forms: `op` over the
     /// stream's values in the window that ends at the current evaluation.
     Window(Box<Window>),
+    /// An access to one instance of a parameterized stream: `s(e1, …)`, `s(e).hold()`, ….
+    Instance {
+        stream: String,
+        args: Vec<Expr>,
+        access: InstanceAccess,
+    },
+}
+
+/// How an instance is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstanceAccess {
+    Sync,
+    Offset(i64),
+    Hold,
+    Get,
+    Fresh,
 }
 
 /// A sliding window over one stream (RTLola's `aggregate`).
@@ -204,8 +220,19 @@ pub enum Pacing {
     Stream(String, Span),
     And(Box<Pacing>, Box<Pacing>),
     Or(Box<Pacing>, Box<Pacing>),
-    /// `@ 10Hz`, `@ 0.5s`: evaluated periodically; the period, in seconds.
-    Periodic(Ratio, Span),
+    /// `@ 10Hz`, `@ 0.5s`: evaluated periodically; the period, in seconds. `@Global(…)` and
+    /// `@Local(…)` set the clock: the trace's, or each instance's from its spawn.
+    Periodic(Ratio, Span, Clock),
+}
+
+/// Whose clock a period counts on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Clock {
+    /// As written without `Global`/`Local`: an instance's own for a spawned stream's `eval`,
+    /// the trace's otherwise.
+    Default,
+    Global,
+    Local,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -231,6 +258,34 @@ pub struct OutputDecl {
     pub expr: Expr,
     /// For a trigger: its message (it fires when `expr` is true).
     pub message: Option<Message>,
+    pub span: Span,
+    /// A parameterized or spawned stream's parameters and clauses.
+    pub dynamic: Option<Box<Dynamic>>,
+}
+
+impl Dynamic {
+    /// Whether the stream has a spawn clause (instances come and go), rather than only
+    /// parameters or a close.
+    pub fn has_spawn(&self) -> bool {
+        self.spawn_pacing.is_some() || !self.spawn_with.is_empty() || self.spawn_when.is_some()
+    }
+}
+
+/// `output s(p: T, …) spawn … eval … close …`: instances created, evaluated and closed as
+/// the clauses say.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dynamic {
+    /// Parameters, with their declared types (inferred from `spawn with` otherwise).
+    pub params: Vec<(String, Option<Type>, Span)>,
+    pub spawn_pacing: Option<Pacing>,
+    /// `spawn with (e1, e2)`: one expression per parameter.
+    pub spawn_with: Vec<Expr>,
+    pub spawn_when: Option<Expr>,
+    /// `eval when f`: an instance gets a value only where `f` holds.
+    pub eval_when: Option<Expr>,
+    pub close_pacing: Option<Pacing>,
+    pub close_when: Option<Expr>,
+    /// Where the clauses are, for errors.
     pub span: Span,
 }
 

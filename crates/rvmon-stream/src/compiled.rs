@@ -13,8 +13,10 @@ use std::rc::Rc;
 use rvmon_core::Error;
 
 use crate::analysis::{Aggregation, CExpr, CWindow, Sid};
+use crate::ast::InstanceAccess;
 use crate::ast::{BinOp, Type};
 use crate::eval::{bug, call, cast, comparison_holds, format_template, is_arithmetic, Arith};
+use crate::instances::Instances;
 use crate::value::Val;
 use crate::window::WindowState;
 
@@ -40,7 +42,7 @@ pub(crate) enum Code {
 
 /// A stream's latest values: slot `i & mask` holds value `i`. Numbers and Booleans are kept
 /// as bits, strings beside them.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Ring {
     pub bits: Vec<u64>,
     pub strs: Vec<Rc<str>>,
@@ -113,6 +115,11 @@ pub(crate) struct Store {
     pub now: u64,
     /// The cycle's time, in nanoseconds.
     pub time: i64,
+    /// The parameters of the instance being evaluated.
+    pub params: Vec<Val>,
+    /// Per stream: its instances, for a parameterized one (the one being evaluated has its
+    /// ring in `rings` meanwhile).
+    pub instances: Vec<Option<Instances>>,
     /// Streams `0..inputs` are inputs; the rest are outputs.
     pub inputs: usize,
 }
@@ -224,6 +231,8 @@ fn read<T: Bits>(s: Sid, a: Access) -> F<T> {
 pub(crate) struct Cx<'a> {
     pub ty: &'a dyn Fn(Sid) -> Type,
     pub windows: Vec<CWindow>,
+    /// The parameter types of the stream whose expressions are compiled.
+    pub params: Vec<Type>,
 }
 
 /// Compiles `e`.
@@ -374,6 +383,17 @@ pub(crate) fn compile(e: &CExpr, cx: &mut Cx) -> Code {
                 st.windows[i].value(st.time).ok_or(Stop::Absent)
             })
         }
+        CExpr::Param(i) => {
+            let i = *i;
+            let t = cx.params.get(i).copied().unwrap_or(Type::Int);
+            typed(t, move |st: &Store| {
+                st.params
+                    .get(i)
+                    .cloned()
+                    .ok_or_else(|| Stop::Fail(bug("a parameter read outside an instance")))
+            })
+        }
+        CExpr::Instance(s, args, access) => instance(*s, args, *access, cx),
         CExpr::Format(template, args) => {
             let template = template.clone();
             let args = args.iter().map(|a| compile(a, cx)).collect();
@@ -382,6 +402,50 @@ pub(crate) fn compile(e: &CExpr, cx: &mut Cx) -> Code {
             })
         }
     }
+}
+
+/// `s(args…)` read with `access`: absent when there is no such instance or value.
+fn instance(s: Sid, args: &[CExpr], access: InstanceAccess, cx: &mut Cx) -> Code {
+    let args: Vec<Code> = args.iter().map(|a| compile(a, cx)).collect();
+    let t = (cx.ty)(s);
+    let result = if access == InstanceAccess::Fresh {
+        Type::Bool
+    } else {
+        t
+    };
+    typed(result, move |st: &Store| {
+        let mut vals = Vec::with_capacity(args.len());
+        for a in &args {
+            vals.push(a.eval(st)?);
+        }
+        let inst = st.instances[s].as_ref().and_then(|i| i.get(&vals));
+        let r = inst.map(|i| &i.ring);
+        let fresh = r.is_some_and(|r| r.count > 0 && r.last_event == st.now);
+        let Some(r) = r else {
+            return match access {
+                InstanceAccess::Fresh => Ok(Val::Bool(false)),
+                _ => Err(Stop::Absent),
+            };
+        };
+        // How many values back from the latest (an offset counts from the value of this
+        // cycle, or from the one before it when the instance has none yet).
+        let back = match access {
+            InstanceAccess::Fresh => return Ok(Val::Bool(fresh)),
+            InstanceAccess::Sync | InstanceAccess::Hold => 0,
+            InstanceAccess::Get if fresh => 0,
+            InstanceAccess::Get => return Err(Stop::Absent),
+            InstanceAccess::Offset(k) => k.unsigned_abs() - u64::from(!fresh && k != 0),
+        };
+        if back >= r.count {
+            return Err(Stop::Absent);
+        }
+        if back >= r.bits.len() as u64 {
+            return Err(Stop::Fail(bug(
+                "an instance's offset reads outside its ring",
+            )));
+        }
+        Ok(r.get(((r.count - 1 - back) & r.mask) as usize, t))
+    })
 }
 
 /// Joins two operands of one type with `join`; operands of different types (which the

@@ -31,6 +31,8 @@ pub use rvmon_core::event::Event;
 pub struct Decided {
     /// The output's index in declaration order.
     pub output: usize,
+    /// For an instance of a parameterized (or spawned) stream: its parameters.
+    pub instance: Option<Vec<Val>>,
     /// Which of the output's values (0-based).
     pub index: u64,
     pub event: u64,
@@ -142,7 +144,7 @@ impl DecidedLog {
 pub(crate) struct Clock {
     /// Each output's pacing as bit masks over inputs (`None`: over 64 inputs).
     masks: Vec<Option<Vec<u64>>>,
-    fresh: Vec<bool>,
+    pub fresh: Vec<bool>,
     /// Per output: whether it ticks at the current event.
     pub ticked: Vec<bool>,
 }
@@ -343,6 +345,7 @@ impl StreamEngine {
         }
         if let Some(d) = self.decided.log() {
             d.push(Decided {
+                instance: None,
                 output: k,
                 index: idx,
                 event,

@@ -151,7 +151,9 @@ pub(crate) fn eval(c: &CExpr, at: &impl Reads) -> R {
         }
         CExpr::Cast(to, a) => R::V(cast(*to, val!(eval(a, at)))),
         // The analysis sends every specification with windows to the immediate engine.
-        CExpr::Window(_) => R::Fail(bug("the general stream engine has no windows")),
+        CExpr::Window(_) | CExpr::Param(_) | CExpr::Instance(..) => R::Fail(bug(
+            "the general stream engine has no windows and no instances",
+        )),
         CExpr::Format(template, args) => {
             let mut vals = Vec::with_capacity(args.len());
             for a in args {

@@ -18,10 +18,15 @@ use std::rc::Rc;
 use crate::analysis::{CExpr, CMessage, Program, Sid};
 use crate::ast::Type;
 use crate::compiled::{compile, Code, Cx, Ring, Stop, Store};
+use crate::dynamic::{Cycle, DynCode};
 use crate::engine::{damaged, Clock, Decided, DecidedLog, Event, Firing, Step};
 use crate::eval::bug;
-use crate::schedule::Schedule;
+use crate::instances::Instances;
+use crate::schedule::{Schedule, Task};
+use crate::value::Val;
 use crate::window::WindowState;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Whether `prog` can run on [`ImmediateEngine`]: no offset reads ahead and every stream is
 /// decided at its own event.
@@ -34,7 +39,9 @@ pub fn applies(prog: &Program) -> bool {
             | CExpr::Hold(_)
             | CExpr::Get(_)
             | CExpr::Fresh(_)
-            | CExpr::Window(_) => false,
+            | CExpr::Window(_)
+            | CExpr::Param(_) => false,
+            CExpr::Instance(_, args, _) => args.iter().any(ahead),
             CExpr::Default(a, b) | CExpr::Bin(_, a, b) => ahead(a) || ahead(b),
             CExpr::Neg(a) | CExpr::Not(a) | CExpr::Cast(_, a) => ahead(a),
             CExpr::Ite(a, b, c) => ahead(a) || ahead(b) || ahead(c),
@@ -49,16 +56,23 @@ pub fn applies(prog: &Program) -> bool {
 }
 
 pub struct ImmediateEngine {
-    prog: Program,
-    store: Store,
+    pub(crate) prog: Program,
+    pub(crate) store: Store,
     /// Per output: its compiled expression and, for a trigger with a computed message, the
     /// message's.
     code: Vec<(Code, Option<Code>)>,
-    clock: Clock,
+    pub(crate) clock: Clock,
     /// Per stream: the windows over it (indices into the store's windows).
     windows_over: Vec<Vec<usize>>,
-    /// The periodic streams' deadlines, when there are periodic streams.
-    schedule: Option<Schedule>,
+    /// The periodic streams' deadlines on the trace's clock, when there are any.
+    pub(crate) schedule: Option<Schedule>,
+    /// Parameterized and spawned streams: per output, its clauses' code.
+    pub(crate) dyn_code: Vec<Option<DynCode>>,
+    /// Deadlines on instances' own clocks: (time, instance serial, output).
+    pub(crate) local: BinaryHeap<Reverse<(i64, u64, usize)>>,
+    /// The current cycle: an event (or a deadline), the tasks due on the trace's clock and
+    /// the instances due on their own, and the instances evaluated so far.
+    pub(crate) cycle: Cycle,
     /// The latest event's time: deadlines up to it are evaluated at the end of the trace.
     last_time: Option<i64>,
     /// The current cycle's firings, before they are put in trigger order.
@@ -83,11 +97,18 @@ impl ImmediateEngine {
         let mut cx = Cx {
             ty: &ty,
             windows: Vec::new(),
+            params: Vec::new(),
         };
+        let mut dyn_code = Vec::new();
         // Per window: the period of the output that reads it, which its buckets divide.
         let mut periods = Vec::new();
         let mut code = Vec::new();
         for o in &prog.outputs {
+            dyn_code.push(o.dynamic.as_ref().map(|d| DynCode::compile(d, &mut cx)));
+            cx.params = o
+                .dynamic
+                .as_ref()
+                .map_or(Vec::new(), |d| d.params.iter().map(|p| p.1).collect());
             let message = match &o.trigger {
                 Some((_, CMessage::Computed(m))) => Some(compile(m, &mut cx)),
                 _ => None,
@@ -122,11 +143,24 @@ impl ImmediateEngine {
                 now: 0,
                 time: 0,
                 inputs: prog.inputs.len(),
+                params: Vec::new(),
+                instances: (0..types.len())
+                    .map(|s| {
+                        let k = s.checked_sub(prog.inputs.len())?;
+                        prog.outputs[k]
+                            .dynamic
+                            .as_ref()
+                            .map(|_| Instances::default())
+                    })
+                    .collect(),
             },
             code,
             clock: Clock::new(&prog),
             windows_over,
             schedule,
+            dyn_code,
+            local: BinaryHeap::new(),
+            cycle: Cycle::default(),
             last_time: None,
             firings: Vec::new(),
             decided: DecidedLog::default(),
@@ -134,26 +168,28 @@ impl ImmediateEngine {
         })
     }
 
-    /// Values held (for memory checks): the rings' slots and the windows' buckets.
+    /// Values held (for memory checks): the rings' slots, the instances' and the windows' buckets.
     pub fn retained(&self) -> usize {
-        let rings: usize = self.store.rings.iter().map(|r| r.bits.len()).sum();
-        rings
-            + self
-                .store
-                .windows
-                .iter()
-                .map(WindowState::cells)
-                .sum::<usize>()
+        let st = &self.store;
+        let rings: usize = st.rings.iter().map(|r| r.bits.len()).sum();
+        // Each instance has a ring of its stream's size.
+        let instances: usize = (0..st.instances.len())
+            .filter_map(|s| Some(st.instances[s].as_ref()?.len() * st.rings[s].bits.len()))
+            .sum();
+        let windows: usize = st.windows.iter().map(WindowState::cells).sum();
+        rings + instances + windows
     }
 
     /// Starts a cycle at `time`: windows over time move on to it.
     fn begin_cycle(&mut self, time: i64) {
+        self.remove_closed();
         let st = &mut self.store;
         st.now += 1;
         st.time = time;
         for w in &mut st.windows {
             w.advance(time);
         }
+        self.cycle.evaluated.clear();
     }
 
     /// Stream `s` got the value in ring slot `slot`: the windows over it take it.
@@ -169,29 +205,55 @@ impl ImmediateEngine {
     }
 
     /// Evaluates the periodic streams due at every deadline before `until` (or, with
-    /// `inclusive`, up to and including it).
+    /// `inclusive`, up to and including it): the trace's clock's and the instances' own, one
+    /// cycle per time.
     fn deadlines(
         &mut self,
         until: i64,
         inclusive: bool,
         out: &mut Vec<Firing>,
     ) -> Result<(), Error> {
-        while let Some(s) = &self.schedule {
-            let due = s.due();
+        while let Some(due) = self.next_deadline() {
             if due > until || (due == until && !inclusive) {
                 return Ok(());
             }
+            self.cycle.event = false;
+            self.cycle.due.clear();
+            self.cycle.local_due.clear();
+            if let Some(s) = &mut self.schedule {
+                if s.due() == due {
+                    self.cycle.due.extend(s.tasks_due());
+                    s.advance();
+                }
+            }
+            while let Some(&Reverse((t, serial, k))) = self.local.peek() {
+                if t != due {
+                    break;
+                }
+                self.local.pop();
+                self.cycle.local_due.push((k, serial));
+            }
             self.clock.ticked.iter_mut().for_each(|t| *t = false);
-            for k in s.outputs_due() {
-                self.clock.ticked[k] = true;
+            for task in &self.cycle.due {
+                if let Task::Eval(k) = task {
+                    self.clock.ticked[*k] = true;
+                }
             }
             self.begin_cycle(due);
             self.evaluate(due, out)?;
-            if let Some(s) = &mut self.schedule {
-                s.advance();
-            }
         }
         Ok(())
+    }
+
+    /// The next deadline on any clock.
+    fn next_deadline(&mut self) -> Option<i64> {
+        self.drop_stale_local();
+        let s = self.schedule.as_ref().map(Schedule::due);
+        let l = self.local.peek().map(|Reverse((t, ..))| *t);
+        match (s, l) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Evaluates the outputs that tick in this cycle (`clock.ticked`), in evaluation order;
@@ -202,18 +264,23 @@ impl ImmediateEngine {
         // Every output of this cycle gets its slot first, as in the general engine: an
         // offset of an output evaluated later counts from its new value.
         for k in 0..self.prog.outputs.len() {
-            if self.clock.ticked[k] {
+            if self.clock.ticked[k] && self.dyn_code[k].is_none() {
                 self.store.rings[n_in + k].push(e);
             }
         }
         for i in 0..self.prog.order.len() {
             let k = self.prog.order[i];
+            if self.dyn_code[k].is_some() {
+                self.dynamic_output(k, time)?;
+                continue;
+            }
             if !self.clock.ticked[k] {
                 continue;
             }
-            let slot = self.evaluate_output(k, time)?;
+            let slot = self.evaluate_output(k, time, None)?;
             self.feed_windows(n_in + k, slot, self.prog.outputs[k].ty);
         }
+        self.closes()?;
         if self.firings.len() > 1 {
             self.firings.sort_unstable_by_key(|f| f.trigger);
         }
@@ -221,8 +288,14 @@ impl ImmediateEngine {
         Ok(())
     }
 
-    /// Computes output `k`'s value of this cycle into its ring; returns the slot.
-    fn evaluate_output(&mut self, k: usize, time: i64) -> Result<usize, Error> {
+    /// Computes output `k`'s value of this cycle into its ring (of `instance`, with its
+    /// parameters); returns the slot.
+    pub(crate) fn evaluate_output(
+        &mut self,
+        k: usize,
+        time: i64,
+        instance: Option<&[Val]>,
+    ) -> Result<usize, Error> {
         let n_in = self.prog.inputs.len();
         let st = &mut self.store;
         let e = st.now;
@@ -259,6 +332,7 @@ impl ImmediateEngine {
         st.rings[s].computed = e;
         if let Some(d) = self.decided.log() {
             d.push(Decided {
+                instance: instance.map(<[Val]>::to_vec),
                 output: k,
                 index: st.rings[s].count - 1,
                 event: e - 1,
@@ -289,7 +363,7 @@ impl ImmediateEngine {
 }
 
 /// A period in whole nanoseconds (cut, as RTLola cuts it), at least 1.
-fn period_ns(p: crate::ast::Ratio) -> u64 {
+pub(crate) fn period_ns(p: crate::ast::Ratio) -> u64 {
     let ns = i128::from(p.num) * 1_000_000_000 / i128::from(p.den);
     u64::try_from(ns).unwrap_or(u64::MAX).max(1)
 }
@@ -306,11 +380,12 @@ impl Step for ImmediateEngine {
             &self.decided,
             &self.schedule,
             self.last_time,
+            (&self.local, &self.cycle),
         ))
     }
 
     fn load(&mut self, state: &[u8]) -> Result<(), Error> {
-        let (store, clock, decided, schedule, last_time) =
+        let (store, clock, decided, schedule, last_time, (local, cycle)) =
             rvmon_core::decode_state(state).ok_or_else(damaged)?;
         (
             self.store,
@@ -318,7 +393,9 @@ impl Step for ImmediateEngine {
             self.decided,
             self.schedule,
             self.last_time,
-        ) = (store, clock, decided, schedule, last_time);
+            self.local,
+            self.cycle,
+        ) = (store, clock, decided, schedule, last_time, local, cycle);
         Ok(())
     }
 
@@ -329,10 +406,13 @@ impl Step for ImmediateEngine {
     /// Deadlines before the event first, then the event (at a deadline's time, the event
     /// comes first, as in RTLola).
     fn step(&mut self, ev: &Event, out: &mut Vec<Firing>) -> Result<(), Error> {
-        if self.schedule.is_some() {
+        if self.schedule.is_some() || !self.local.is_empty() {
             self.deadlines(ev.time, false, out)?;
         }
         self.last_time = Some(ev.time);
+        self.cycle.event = true;
+        self.cycle.due.clear();
+        self.cycle.local_due.clear();
         self.begin_cycle(ev.time);
         let e = self.store.now;
         let n_in = self.prog.inputs.len();
@@ -352,8 +432,8 @@ impl Step for ImmediateEngine {
     /// remain (RTLola evaluates them, and none after).
     fn finish(&mut self, out: &mut Vec<Firing>) -> Result<(), Error> {
         match self.last_time {
-            Some(t) if self.schedule.is_some() => self.deadlines(t, true, out),
-            _ => Ok(()),
+            Some(t) => self.deadlines(t, true, out),
+            None => Ok(()),
         }
     }
 }

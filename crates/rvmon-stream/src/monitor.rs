@@ -128,12 +128,22 @@ impl StreamMonitor {
             self.text.clear();
             std::fmt::Write::write_fmt(&mut self.text, format_args!("{}", d.value))
                 .expect("writing to a String");
+            // An instance is named with its parameters, as RTLola names it: `s(1, a)`, `s()`.
+            let instance_name;
+            let stream = match &d.instance {
+                None => &self.names[d.output],
+                Some(params) => {
+                    let params: Vec<String> = params.iter().map(Val::to_string).collect();
+                    instance_name = format!("{}({})", self.names[d.output], params.join(", "));
+                    &instance_name
+                }
+            };
             let value = Decision {
                 tp: d.event,
                 ts: d.time,
                 kind: Kind::Value,
                 payload: Payload::Value {
-                    stream: &self.names[d.output],
+                    stream,
                     text: &self.text,
                     string: matches!(d.value, Val::Str(_)),
                 },

@@ -93,6 +93,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::Get(_)
         | ExprKind::IsFresh(_)
         | ExprKind::Window(_) => Vec::new(),
+        ExprKind::Instance { args, .. } => args.iter().collect(),
         ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => vec![a],
         ExprKind::Default(a, b) | ExprKind::Binary(_, a, b) => vec![a, b],
         ExprKind::Ite(a, b, c) => vec![a, b, c],
@@ -253,26 +254,98 @@ impl Parser<'_> {
         let start = self.here();
         self.pos += 1;
         let (name, _) = self.ident("an output stream name")?;
-        if self.peek() == Some(&Tok::LParen) {
-            return Err(self.err_at(
-                self.here(),
-                "parameterized streams (`output s(p: T)`) are not supported yet",
-            ));
-        }
+        let params = if self.peek() == Some(&Tok::LParen) {
+            self.params()?
+        } else {
+            Vec::new()
+        };
         let ty = if self.eat(&Tok::Colon) {
             Some(self.ty()?)
         } else {
             None
         };
-        let pacing = self.pacing()?;
-        if matches!(self.peek(), Some(Tok::Spawn | Tok::Close | Tok::Eval)) {
-            return Err(self.err_at(
-                self.here(),
-                "dynamic streams (`spawn`, `close`, `eval`) are not supported yet",
-            ));
+        if !matches!(self.peek(), Some(Tok::Spawn | Tok::Close | Tok::Eval)) {
+            if !params.is_empty() {
+                return Err(self.unexpected("`spawn with …` (a parameterized stream's instances are made by its spawn clause)"));
+            }
+            let pacing = self.pacing()?;
+            self.expect(&Tok::Define, "`:=` and the stream's expression")?;
+            let expr = self.expr(0)?;
+            return Ok(OutputDecl {
+                name,
+                ty,
+                pacing,
+                expr,
+                message: None,
+                span: (start, self.prev_end()),
+                dynamic: None,
+            });
         }
-        self.expect(&Tok::Define, "`:=` and the stream's expression")?;
-        let expr = self.expr(0)?;
+        let clauses_at = self.here();
+        let mut d = Dynamic {
+            params,
+            ..Dynamic::default()
+        };
+        let (mut pacing, mut expr, mut seen) = (None, None, [false; 3]);
+        loop {
+            let at = self.here();
+            let which = match self.peek() {
+                Some(Tok::Spawn) => 0,
+                Some(Tok::Eval) => 1,
+                Some(Tok::Close) => 2,
+                _ => break,
+            };
+            if seen[which] {
+                let what = ["spawn", "eval", "close"][which];
+                return Err(self.err_at(
+                    at,
+                    format!("a second `{what}` clause (rvmon takes one of each)"),
+                ));
+            }
+            seen[which] = true;
+            self.pos += 1;
+            let clause_pacing = self.pacing()?;
+            let (mut when, mut with) = (None, None);
+            loop {
+                if self.eat(&Tok::When) {
+                    when = Some(self.expr(0)?);
+                } else if self.eat(&Tok::With) {
+                    with = Some(if which == 0 {
+                        self.tuple_or_expr()?
+                    } else {
+                        vec![self.expr(0)?]
+                    });
+                } else {
+                    break;
+                }
+            }
+            match which {
+                0 => {
+                    d.spawn_pacing = clause_pacing;
+                    d.spawn_with = with.unwrap_or_default();
+                    d.spawn_when = when;
+                }
+                1 => {
+                    pacing = clause_pacing;
+                    d.eval_when = when;
+                    expr = with.and_then(|mut w| w.pop());
+                }
+                _ => {
+                    if with.is_some() {
+                        return Err(self.err_at(at, "`close` takes `when`, not `with`"));
+                    }
+                    d.close_pacing = clause_pacing;
+                    d.close_when = when;
+                }
+            }
+        }
+        let Some(expr) = expr else {
+            return Err(self.err_at(
+                clauses_at,
+                format!("`{name}` needs `eval with …`: the expression of its values"),
+            ));
+        };
+        d.span = (clauses_at, self.prev_end());
         Ok(OutputDecl {
             name,
             ty,
@@ -280,7 +353,51 @@ impl Parser<'_> {
             expr,
             message: None,
             span: (start, self.prev_end()),
+            dynamic: Some(Box::new(d)),
         })
+    }
+
+    /// `(p: T, q)`: a parameter list.
+    fn params(&mut self) -> PResult<Vec<(String, Option<Type>, Span)>> {
+        self.pos += 1;
+        let mut params = Vec::new();
+        if self.eat(&Tok::RParen) {
+            return Ok(params);
+        }
+        loop {
+            let (p, span) = self.ident("a parameter name")?;
+            let ty = if self.eat(&Tok::Colon) {
+                Some(self.ty()?)
+            } else {
+                None
+            };
+            params.push((p, ty, span));
+            if self.eat(&Tok::RParen) {
+                return Ok(params);
+            }
+            self.expect(&Tok::Comma, "`,` or `)` in the parameters")?;
+        }
+    }
+
+    /// `(e1, e2, …)` or one expression.
+    fn tuple_or_expr(&mut self) -> PResult<Vec<Expr>> {
+        if self.peek() == Some(&Tok::LParen) {
+            let save = self.pos;
+            self.pos += 1;
+            let first = self.expr(0)?;
+            if self.eat(&Tok::Comma) {
+                let mut all = vec![first];
+                loop {
+                    all.push(self.expr(0)?);
+                    if self.eat(&Tok::RParen) {
+                        return Ok(all);
+                    }
+                    self.expect(&Tok::Comma, "`,` or `)` in the tuple")?;
+                }
+            }
+            self.pos = save;
+        }
+        Ok(vec![self.expr(0)?])
     }
 
     fn trigger(&mut self) -> PResult<OutputDecl> {
@@ -320,6 +437,7 @@ impl Parser<'_> {
                 expr: cond,
                 message: Some(message),
                 span: (start, self.prev_end()),
+                dynamic: None,
             });
         }
         let pacing = self.pacing()?;
@@ -339,6 +457,7 @@ impl Parser<'_> {
             expr,
             message: Some(Message::Text(message)),
             span: (start, self.prev_end()),
+            dynamic: None,
         })
     }
 
@@ -346,6 +465,27 @@ impl Parser<'_> {
         if !self.eat(&Tok::At) {
             return Ok(None);
         }
+        // `@(…)` around the whole pacing, and `@Global(…)`/`@Local(…)`.
+        let clock = match (self.peek(), self.peek_at(1)) {
+            (Some(Tok::Ident(w)), Some(Tok::LParen)) if w == "Global" || w == "Local" => {
+                let c = if w == "Global" {
+                    Clock::Global
+                } else {
+                    Clock::Local
+                };
+                self.pos += 2;
+                Some(c)
+            }
+            _ => None,
+        };
+        let p = self.pacing_inner(clock.unwrap_or(Clock::Default))?;
+        if clock.is_some() {
+            self.expect(&Tok::RParen, "`)` closing the pacing")?;
+        }
+        Ok(Some(p))
+    }
+
+    fn pacing_inner(&mut self, clock: Clock) -> PResult<Pacing> {
         if let Some((Tok::Number(n), span)) = self.toks.get(self.pos).cloned() {
             self.pos += 1;
             let period = match quantity(&n) {
@@ -361,9 +501,12 @@ impl Parser<'_> {
             if !period.is_positive() {
                 return Err(self.err_at(span.0, format!("`{n}`: a period must be positive")));
             }
-            return Ok(Some(Pacing::Periodic(period, span)));
+            return Ok(Pacing::Periodic(period, span, clock));
         }
-        Ok(Some(self.pacing_or()?))
+        if clock != Clock::Default {
+            return Err(self.unexpected("a frequency (`Global(1Hz)`, `Local(1Hz)`)"));
+        }
+        self.pacing_or()
     }
 
     /// `f` one level of nesting deeper: an error at the cursor past [`MAX_NESTING`].
@@ -606,6 +749,49 @@ impl Parser<'_> {
         let (name, span) = self.ident("a method name after `.`")?;
         self.expect(&Tok::LParen, "`(` after the method name")?;
         let start = recv.span.0;
+        // `s(e, …).hold()` and the like: an access to an instance.
+        if let ExprKind::Call(stream, args) = &recv.kind {
+            let access = match name.as_str() {
+                "offset" => {
+                    let (l, lspan) = self.ident("`by:`")?;
+                    if l != "by" {
+                        return Err(self.err_at(lspan.0, format!("expected `by:`, found `{l}`")));
+                    }
+                    self.expect(&Tok::Colon, "`:` after `by`")?;
+                    InstanceAccess::Offset(self.int_literal("an integer offset")?)
+                }
+                "hold" => InstanceAccess::Hold,
+                "get" => InstanceAccess::Get,
+                "is_fresh" => InstanceAccess::Fresh,
+                "defaults" | "format" => InstanceAccess::Sync,
+                _ => {
+                    return Err(self.err_at(span.0, format!("`.{name}` of a stream instance is not supported (rvmon knows offset, hold, get, is_fresh, defaults)")))
+                }
+            };
+            if !matches!(name.as_str(), "defaults" | "format") {
+                let access_expr = Expr {
+                    kind: ExprKind::Instance {
+                        stream: stream.clone(),
+                        args: args.clone(),
+                        access,
+                    },
+                    span: (start, self.prev_end()),
+                };
+                let kind = if self.eat(&Tok::RParen) {
+                    access_expr.kind
+                } else if matches!(access, InstanceAccess::Hold | InstanceAccess::Get) {
+                    let d = self.labelled("or")?;
+                    self.expect(&Tok::RParen, &format!("`)` closing `.{name}(or: …)`"))?;
+                    ExprKind::Default(Box::new(access_expr), Box::new(d))
+                } else {
+                    return Err(self.unexpected(&format!("`)` closing `.{name}(…)`")));
+                };
+                return Ok(Expr {
+                    kind,
+                    span: (start, self.prev_end()),
+                });
+            }
+        }
         let kind = match name.as_str() {
             "offset" => {
                 let stream = self.stream_of(&recv, span.0, "`.offset`")?;
@@ -1088,7 +1274,11 @@ mod tests {
         let s = parse("input a: Int64\noutput b @ 3Hz := a.hold().defaults(to: 0)");
         assert!(matches!(
             s.outputs[0].pacing,
-            Some(Pacing::Periodic(Ratio { num: 1, den: 3 }, _))
+            Some(Pacing::Periodic(
+                Ratio { num: 1, den: 3 },
+                _,
+                Clock::Default
+            ))
         ));
         let s = parse("input a: Int64\noutput b @1Hz := a.aggregate(over_exactly: 2s, using: Σ) + a.aggregate(using: #, over: 1s)");
         let text = format!("{:?}", s.outputs[0].expr);

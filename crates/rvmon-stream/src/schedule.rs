@@ -10,13 +10,21 @@
 use crate::analysis::{Pace, Program};
 use crate::ast::Ratio;
 
+/// What a deadline evaluates: output `k`'s values, spawn clause or close condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Task {
+    Eval(usize),
+    Spawn(usize),
+    Close(usize),
+}
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Schedule {
     /// The step, in nanoseconds: `g_num / g_den`.
     g_num: i128,
     g_den: i128,
-    /// Per periodic output: its index and its period in steps.
-    periods: Vec<(usize, u64)>,
+    /// Per task on the trace's clock: the task and its period in steps.
+    periods: Vec<(Task, u64)>,
     /// The next deadline: its step and time.
     step: u64,
     time: i64,
@@ -35,15 +43,20 @@ impl Schedule {
     /// periods are too far apart to step through (more than RTLola's 10^7 steps in a
     /// hyper-period, or beyond 64 bits).
     pub fn new(prog: &Program) -> Result<Option<Schedule>, String> {
-        let periods: Vec<(usize, Ratio)> = prog
-            .outputs
-            .iter()
-            .enumerate()
-            .filter_map(|(k, o)| match o.pacing {
-                Pace::Periodic(p) => Some((k, p)),
-                Pace::Event(_) => None,
-            })
-            .collect();
+        let mut periods: Vec<(Task, Ratio)> = Vec::new();
+        for (k, o) in prog.outputs.iter().enumerate() {
+            if let Pace::Periodic(p) = o.pacing {
+                periods.push((Task::Eval(k), p));
+            }
+            if let Some(d) = &o.dynamic {
+                if let Pace::Periodic(p) = d.spawn_pace {
+                    periods.push((Task::Spawn(k), p));
+                }
+                if let (Some(Pace::Periodic(p)), false) = (&d.close_pace, d.close_after_eval) {
+                    periods.push((Task::Close(k), *p));
+                }
+            }
+        }
         if periods.is_empty() {
             return Ok(None);
         }
@@ -90,11 +103,11 @@ impl Schedule {
         self.time
     }
 
-    /// Whether output `k` is due at the next deadline.
-    pub fn outputs_due(&self) -> impl Iterator<Item = usize> + '_ {
+    /// The tasks due at the next deadline.
+    pub fn tasks_due(&self) -> impl Iterator<Item = Task> + '_ {
         self.periods
             .iter()
-            .filter(|&&(_, m)| self.step % m == 0)
+            .filter(|&&(_, m)| self.step.is_multiple_of(m))
             .map(|&(k, _)| k)
     }
 

@@ -14,20 +14,26 @@ fn data_dir() -> Option<PathBuf> {
     rvmon_testkit::shared_data("rtlola", "rtlola/definitions")
 }
 
-/// The cases rvmon supports; all others need parameterized streams or pcap.
+/// The cases rvmon supports; the others need windows in or over parameterized streams, or
+/// pcap input.
 const SUPPORTED: &[&str] = &[
     "add_two_int",
     "add_two_int-holes-explicit_ac",
     "add_two_int_trigger_message",
     "add_two_int_without_holes",
+    "complex_spawn",
     "conjunct_in_ac",
     "count_1_4",
+    "delay",
+    "delay_advanced",
     "frequencies",
     "hold_access",
     "simple_sliding_window",
     "large_offset",
     "medium_offset",
     "min_max",
+    "parameterized_count",
+    "periodic_spawn",
     "short_offset-holes",
 ];
 

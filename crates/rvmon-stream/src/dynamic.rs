@@ -1,0 +1,289 @@
+//! Parameterized and spawned streams on the immediate engine, in RTLola's order within a
+//! cycle: when a stream's turn comes (its place in the evaluation order), its spawn clause
+//! first (a new instance is evaluated in the same cycle if its pacing holds), then each live
+//! instance, oldest first; the close conditions after every stream, at the end of the cycle;
+//! closed instances go when the next cycle starts.
+//!
+//! An instance of a stream with parameters keeps its own ring; while it is evaluated, its ring
+//! takes the stream's place in the store, so its expression reads its own past (`s(p)`,
+//! `s(p).offset(by: -1)`) as any stream reads its own. A spawned stream without parameters has
+//! one instance, whose values are the stream's.
+
+use std::cmp::Reverse;
+
+use rvmon_core::Error;
+
+use crate::analysis::{CDynamic, Pace};
+use crate::compiled::{compile, Code, Cx, Ring, Stop, Store};
+use crate::eval::bug;
+use crate::immediate::{period_ns, ImmediateEngine};
+use crate::schedule::Task;
+use crate::value::Val;
+
+/// A dynamic stream's clauses, compiled.
+pub(crate) struct DynCode {
+    spawn_with: Vec<Code>,
+    spawn_when: Option<Code>,
+    eval_when: Option<Code>,
+    close_when: Option<Code>,
+}
+
+impl DynCode {
+    /// Compiles `d`'s clauses (the spawn clause outside any instance).
+    pub fn compile(d: &CDynamic, cx: &mut Cx) -> DynCode {
+        cx.params = Vec::new();
+        let spawn_with = d.spawn_with.iter().map(|e| compile(e, cx)).collect();
+        let spawn_when = d.spawn_when.as_ref().map(|e| compile(e, cx));
+        cx.params = d.params.iter().map(|p| p.1).collect();
+        DynCode {
+            spawn_with,
+            spawn_when,
+            eval_when: d.eval_when.as_ref().map(|e| compile(e, cx)),
+            close_when: d.close_when.as_ref().map(|e| compile(e, cx)),
+        }
+    }
+}
+
+/// What the current cycle is.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Cycle {
+    /// An event (not a deadline).
+    pub event: bool,
+    /// The tasks due on the trace's clock.
+    pub due: Vec<Task>,
+    /// The instances due on their own clocks: (output, serial).
+    pub local_due: Vec<(usize, u64)>,
+    /// The instances evaluated so far: (output, serial).
+    pub evaluated: Vec<(usize, u64)>,
+}
+
+/// A Boolean clause: `None` (no clause) holds; an absent value does not.
+fn holds(code: &Option<Code>, st: &Store) -> Result<bool, Stop> {
+    match code {
+        None => Ok(true),
+        Some(c) => match c.eval(st) {
+            Ok(Val::Bool(b)) => Ok(b),
+            Ok(_) | Err(Stop::Absent) => Ok(false),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+impl ImmediateEngine {
+    /// Whether a clause paced `pace` (or the task `task` on the trace's clock) runs now.
+    fn clause_now(&self, pace: &Pace, task: Task) -> bool {
+        match pace {
+            Pace::Event(d) => self.cycle.event && d.holds(&self.clock.fresh),
+            Pace::Periodic(_) => self.cycle.due.contains(&task),
+            Pace::Local(_) => false,
+        }
+    }
+
+    fn failed(&self, k: usize, e: Stop) -> Error {
+        let o = &self.prog.outputs[k];
+        match e {
+            Stop::Fail(err) => o.failed(*err, self.store.now - 1),
+            Stop::Absent => *bug(&format!("`{}` has no value", o.name)),
+        }
+    }
+
+    /// Output `k`'s turn in the cycle: its spawn clause, then its instances.
+    pub(crate) fn dynamic_output(&mut self, k: usize, time: i64) -> Result<(), Error> {
+        let d = self.prog.outputs[k]
+            .dynamic
+            .as_ref()
+            .expect("a dynamic stream");
+        let spawn_now = d.spawn_with.is_empty() && d.spawn_when.is_none() && self.store.now == 1
+            || self.clause_now(&d.spawn_pace, Task::Spawn(k));
+        if spawn_now {
+            self.spawn(k, time)?;
+        }
+        let s = self.prog.inputs.len() + k;
+        let all = match &self.prog.outputs[k].pacing {
+            Pace::Event(_) => self.cycle.event && self.clock.ticked[k],
+            Pace::Periodic(_) => self.cycle.due.contains(&Task::Eval(k)),
+            Pace::Local(_) => false,
+        };
+        let serials: Vec<u64> = if all {
+            self.store.instances[s]
+                .as_ref()
+                .map_or(Vec::new(), |i| i.serials())
+        } else {
+            let due = &self.cycle.local_due;
+            due.iter().filter(|d| d.0 == k).map(|d| d.1).collect()
+        };
+        for serial in serials {
+            self.evaluate_instance(k, serial, time)?;
+        }
+        Ok(())
+    }
+
+    /// The spawn clause of output `k`: a new instance unless one with these parameters lives.
+    fn spawn(&mut self, k: usize, time: i64) -> Result<(), Error> {
+        let code = self.dyn_code[k].as_ref().expect("a dynamic stream");
+        let st = &mut self.store;
+        st.params.clear();
+        let when = holds(&code.spawn_when, st);
+        if !when.map_err(|e| self.failed(k, e))? {
+            return Ok(());
+        }
+        let mut params = Vec::with_capacity(code.spawn_with.len());
+        for c in &code.spawn_with {
+            match c.eval(&self.store) {
+                Ok(v) => params.push(v),
+                Err(Stop::Absent) => return Ok(()),
+                Err(e) => return Err(self.failed(k, e)),
+            }
+        }
+        let s = self.prog.inputs.len() + k;
+        let o = &self.prog.outputs[k];
+        let keep = self.prog.report[s].keep_past;
+        let unparameterized = params.is_empty();
+        // (Without parameters, the stream's ring is the instance's: a placeholder here.)
+        let ring = Ring::new(if unparameterized { 0 } else { keep }, o.ty);
+        let instances = self.store.instances[s].as_mut().expect("instances");
+        let Some(serial) = instances.spawn(params, ring) else {
+            return Ok(());
+        };
+        if unparameterized {
+            self.store.rings[s] = Ring::new(keep, o.ty);
+        }
+        if let Pace::Local(p) = o.pacing {
+            let next = time.saturating_add(period_ns(p) as i64);
+            self.local.push(Reverse((next, serial, k)));
+        }
+        Ok(())
+    }
+
+    /// Evaluates one instance of output `k`: its filter, then its value.
+    fn evaluate_instance(&mut self, k: usize, serial: u64, time: i64) -> Result<(), Error> {
+        let s = self.prog.inputs.len() + k;
+        let Some(params) = self.enter(s, serial) else {
+            return Ok(()); // closed meanwhile
+        };
+        let result = self.evaluate_entered(k, serial, time, &params);
+        self.leave(s, serial);
+        if let (Pace::Local(p), Ok(true)) = (&self.prog.outputs[k].pacing, &result) {
+            let next = time.saturating_add(period_ns(*p) as i64);
+            self.local.push(Reverse((next, serial, k)));
+        }
+        result.map(|_| ())
+    }
+
+    /// With the instance entered: its filter and value; whether it was due (its clock goes on).
+    fn evaluate_entered(
+        &mut self,
+        k: usize,
+        serial: u64,
+        time: i64,
+        params: &[Val],
+    ) -> Result<bool, Error> {
+        let code = self.dyn_code[k].as_ref().expect("a dynamic stream");
+        if !holds(&code.eval_when, &self.store).map_err(|e| self.failed(k, e))? {
+            return Ok(true);
+        }
+        let s = self.prog.inputs.len() + k;
+        let e = self.store.now;
+        self.store.rings[s].push(e);
+        self.evaluate_output(k, time, Some(params))?;
+        self.cycle.evaluated.push((k, serial));
+        Ok(true)
+    }
+
+    /// Puts instance `serial` of stream `s` in the stream's place; its parameters.
+    fn enter(&mut self, s: usize, serial: u64) -> Option<Vec<Val>> {
+        let st = &mut self.store;
+        let inst = st.instances[s].as_mut()?.instance_mut(serial)?;
+        let params = inst.params.clone();
+        if !params.is_empty() {
+            std::mem::swap(&mut st.rings[s], &mut inst.ring);
+        }
+        st.params.clone_from(&params);
+        Some(params)
+    }
+
+    fn leave(&mut self, s: usize, serial: u64) {
+        let st = &mut self.store;
+        if let Some(inst) = st.instances[s]
+            .as_mut()
+            .and_then(|i| i.instance_mut(serial))
+        {
+            if !inst.params.is_empty() {
+                std::mem::swap(&mut st.rings[s], &mut inst.ring);
+            }
+        }
+        st.params.clear();
+    }
+
+    /// The close conditions due at the end of the cycle.
+    pub(crate) fn closes(&mut self) -> Result<(), Error> {
+        let n_in = self.prog.inputs.len();
+        for k in 0..self.prog.outputs.len() {
+            let Some(d) = &self.prog.outputs[k].dynamic else {
+                continue;
+            };
+            let Some(pace) = &d.close_pace else {
+                continue;
+            };
+            let s = n_in + k;
+            let serials: Vec<u64> = if d.close_after_eval || matches!(pace, Pace::Local(_)) {
+                let ev = &self.cycle.evaluated;
+                ev.iter().filter(|e| e.0 == k).map(|e| e.1).collect()
+            } else if self.clause_now(pace, Task::Close(k)) {
+                self.store.instances[s]
+                    .as_ref()
+                    .map_or(Vec::new(), |i| i.serials())
+            } else {
+                continue;
+            };
+            for serial in serials {
+                if self.enter(s, serial).is_none() {
+                    continue;
+                }
+                let code = self.dyn_code[k].as_ref().expect("a dynamic stream");
+                let close = holds(&code.close_when, &self.store);
+                self.leave(s, serial);
+                if close.map_err(|e| self.failed(k, e))? {
+                    if let Some(i) = self.store.instances[s].as_mut() {
+                        i.close(serial);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the instances closed in the cycle before (a spawned stream without
+    /// parameters loses its values: its one instance is gone).
+    pub(crate) fn remove_closed(&mut self) {
+        let n_in = self.prog.inputs.len();
+        for s in n_in..self.store.instances.len() {
+            let Some(i) = self.store.instances[s].as_mut() else {
+                continue;
+            };
+            if i.remove_closed() > 0
+                && self.prog.outputs[s - n_in]
+                    .dynamic
+                    .as_ref()
+                    .is_some_and(|d| d.params.is_empty())
+            {
+                self.store.rings[s] = Ring::new(0, self.prog.outputs[s - n_in].ty);
+            }
+        }
+    }
+
+    /// Drops the deadlines of instances that are gone or closed (RTLola unschedules them).
+    pub(crate) fn drop_stale_local(&mut self) {
+        let n_in = self.prog.inputs.len();
+        while let Some(&Reverse((_, serial, k))) = self.local.peek() {
+            let live = self.store.instances[n_in + k]
+                .as_mut()
+                .and_then(|i| i.instance_mut(serial))
+                .is_some_and(|i| !i.closing);
+            if live {
+                return;
+            }
+            self.local.pop();
+        }
+    }
+}
