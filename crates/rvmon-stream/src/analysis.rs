@@ -71,6 +71,8 @@ pub struct CDynamic {
 #[derive(Clone, Debug, PartialEq)]
 pub struct CWindow {
     pub target: Sid,
+    /// For a window over one instance of a parameterized stream: its parameters' values.
+    pub args: Vec<CExpr>,
     pub target_ty: Type,
     pub size: CWindowSize,
     pub op: Aggregation,
@@ -626,7 +628,47 @@ impl Checker<'_> {
                 CWindowSize::Time(ns as u64)
             }
         };
+        let args = match (self.param_types.get(&target), w.args.is_empty()) {
+            (Some(types), _) if !types.is_empty() => {
+                if types.len() != w.args.len() {
+                    return Err(self.err(
+                        span,
+                        format!(
+                            "`{}` has {} parameter(s), given {}",
+                            w.stream,
+                            types.len(),
+                            w.args.len()
+                        ),
+                    ));
+                }
+                let mut args = Vec::new();
+                for (a, &want) in w.args.iter().zip(types) {
+                    let c = self.check(a)?;
+                    self.must_be_present(&c, a.span)?;
+                    let (x, _, _) = self
+                        .unify(
+                            c.0,
+                            c.1,
+                            CExpr::Const(Val::Int(0)),
+                            Ty::Known(want),
+                            a.span,
+                            "a parameter",
+                        )
+                        .map_err(|_| {
+                            self.err(
+                                a.span,
+                                format!("a parameter of `{}` is {}", w.stream, want.name()),
+                            )
+                        })?;
+                    args.push(x);
+                }
+                args
+            }
+            (_, true) => Vec::new(),
+            (_, false) => return Err(self.err(span, format!("`{}` has no parameters", w.stream))),
+        };
         let c = CWindow {
+            args,
             target,
             target_ty: t,
             size,
@@ -1199,7 +1241,10 @@ fn accesses(c: &CExpr, out: &mut Vec<(Sid, i64, bool)>) {
         CExpr::Call(_, args) | CExpr::Format(_, args) => args.iter().for_each(|a| accesses(a, out)),
         // A discrete window reads the target's values as they come, as a synchronous access
         // does; a window over time reads whatever values came.
-        CExpr::Window(w) => out.push((w.target, 0, matches!(w.size, CWindowSize::Discrete(_)))),
+        CExpr::Window(w) => {
+            w.args.iter().for_each(|a| accesses(a, out));
+            out.push((w.target, 0, matches!(w.size, CWindowSize::Discrete(_))))
+        }
         CExpr::Param(_) => {}
         CExpr::Instance(s, args, access) => {
             args.iter().for_each(|a| accesses(a, out));
@@ -1275,9 +1320,9 @@ fn real_time_rules(
                 .target
                 .checked_sub(n_in)
                 .is_some_and(|t| spec.outputs[t].dynamic.is_some());
-            if o.dynamic.is_some() || target_dynamic {
+            if target_dynamic && (w.args.is_empty() || o.dynamic.is_some()) {
                 problem.get_or_insert(
-                    "windows in or over parameterized and spawned streams are not supported yet"
+                    "windows over a spawned stream without parameters, and windows in a parameterized stream over another's instances, are not supported yet"
                         .to_string(),
                 );
             }

@@ -98,6 +98,8 @@ pub enum InstanceAccess {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Window {
     pub stream: String,
+    /// For a window over one instance of a parameterized stream: its parameters.
+    pub args: Vec<Expr>,
     pub size: WindowSize,
     pub op: Aggregation,
     /// `over_exactly`: no value until a whole window of time has passed.

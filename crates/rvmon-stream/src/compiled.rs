@@ -16,9 +16,10 @@ use crate::analysis::{Aggregation, CExpr, CWindow, Sid};
 use crate::ast::InstanceAccess;
 use crate::ast::{BinOp, Type};
 use crate::eval::{bug, call, cast, comparison_holds, format_template, is_arithmetic, Arith};
-use crate::instances::Instances;
+use crate::instances::{key, Instances, KeyPart};
 use crate::value::Val;
 use crate::window::WindowState;
+use rustc_hash::FxHashMap;
 
 /// Why an expression has no value.
 pub(crate) enum Stop {
@@ -117,6 +118,8 @@ pub(crate) struct Store {
     pub time: i64,
     /// The parameters of the instance being evaluated.
     pub params: Vec<Val>,
+    /// Per window over instances of a parameterized stream: each instance's, by parameters.
+    pub keyed: Vec<Option<FxHashMap<Vec<KeyPart>, WindowState>>>,
     /// Per stream: its instances, for a parameterized one (the one being evaluated has its
     /// ring in `rings` meanwhile).
     pub instances: Vec<Option<Instances>>,
@@ -379,8 +382,25 @@ pub(crate) fn compile(e: &CExpr, cx: &mut Cx) -> Code {
                 Aggregation::Integral => Type::Float,
                 _ => w.target_ty,
             };
+            if w.args.is_empty() {
+                return typed(result, move |st: &Store| {
+                    st.windows[i].value(st.time).ok_or(Stop::Absent)
+                });
+            }
+            // Over one instance: its own window, kept while it lives.
+            let args: Vec<Code> = w.args.iter().map(|a| compile(a, cx)).collect();
+            let empty = crate::window::empty_value(w.op, w.target_ty);
             typed(result, move |st: &Store| {
-                st.windows[i].value(st.time).ok_or(Stop::Absent)
+                let mut vals = Vec::with_capacity(args.len());
+                for a in &args {
+                    vals.push(a.eval(st)?);
+                }
+                let window = st.keyed[i].as_ref().and_then(|m| m.get(&key(&vals)));
+                match window {
+                    Some(w) => w.value(st.time),
+                    None => empty.clone(),
+                }
+                .ok_or(Stop::Absent)
             })
         }
         CExpr::Param(i) => {

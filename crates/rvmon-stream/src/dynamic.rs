@@ -17,6 +17,7 @@ use crate::analysis::{CDynamic, Pace};
 use crate::compiled::{compile, Code, Cx, Ring, Stop, Store};
 use crate::eval::bug;
 use crate::immediate::{period_ns, ImmediateEngine};
+use crate::instances::key;
 use crate::schedule::Task;
 use crate::value::Val;
 
@@ -29,18 +30,21 @@ pub(crate) struct DynCode {
 }
 
 impl DynCode {
-    /// Compiles `d`'s clauses (the spawn clause outside any instance).
-    pub fn compile(d: &CDynamic, cx: &mut Cx) -> DynCode {
+    /// Compiles `d`'s spawn clause, which is read outside any instance.
+    pub fn compile_spawn(d: &CDynamic, cx: &mut Cx) -> DynCode {
         cx.params = Vec::new();
-        let spawn_with = d.spawn_with.iter().map(|e| compile(e, cx)).collect();
-        let spawn_when = d.spawn_when.as_ref().map(|e| compile(e, cx));
-        cx.params = d.params.iter().map(|p| p.1).collect();
         DynCode {
-            spawn_with,
-            spawn_when,
-            eval_when: d.eval_when.as_ref().map(|e| compile(e, cx)),
-            close_when: d.close_when.as_ref().map(|e| compile(e, cx)),
+            spawn_with: d.spawn_with.iter().map(|e| compile(e, cx)).collect(),
+            spawn_when: d.spawn_when.as_ref().map(|e| compile(e, cx)),
+            eval_when: None,
+            close_when: None,
         }
+    }
+
+    /// Compiles `d`'s filter and close condition, read in an instance.
+    pub fn compile_instance(&mut self, d: &CDynamic, cx: &mut Cx) {
+        self.eval_when = d.eval_when.as_ref().map(|e| compile(e, cx));
+        self.close_when = d.close_when.as_ref().map(|e| compile(e, cx));
     }
 }
 
@@ -141,10 +145,27 @@ impl ImmediateEngine {
         let unparameterized = params.is_empty();
         // (Without parameters, the stream's ring is the instance's: a placeholder here.)
         let ring = Ring::new(if unparameterized { 0 } else { keep }, o.ty);
+        // The instance's windows start now, empty.
+        let windows = self.instance_windows[k]
+            .clone()
+            .into_iter()
+            .flatten()
+            .map(|w| self.store.windows[w].restarted(time))
+            .collect();
         let instances = self.store.instances[s].as_mut().expect("instances");
-        let Some(serial) = instances.spawn(params, ring) else {
+        let instance_key = key(&params);
+        let Some(serial) = instances.spawn(params, ring, windows) else {
             return Ok(());
         };
+        // Windows over the new instance start at 0, as RTLola starts them.
+        for &w in &self.windows_over[s] {
+            if self.store.keyed[w].is_some() {
+                let fresh = self.store.windows[w].restarted(0);
+                if let Some(m) = self.store.keyed[w].as_mut() {
+                    m.insert(instance_key.clone(), fresh);
+                }
+            }
+        }
         if unparameterized {
             self.store.rings[s] = Ring::new(keep, o.ty);
         }
@@ -185,12 +206,14 @@ impl ImmediateEngine {
         let s = self.prog.inputs.len() + k;
         let e = self.store.now;
         self.store.rings[s].push(e);
-        self.evaluate_output(k, time, Some(params))?;
+        let slot = self.evaluate_output(k, time, Some(params))?;
+        self.feed_windows(s, slot, self.prog.outputs[k].ty);
         self.cycle.evaluated.push((k, serial));
         Ok(true)
     }
 
     /// Puts instance `serial` of stream `s` in the stream's place; its parameters.
+    /// (Its windows too, moved on to the cycle's time.)
     fn enter(&mut self, s: usize, serial: u64) -> Option<Vec<Val>> {
         let st = &mut self.store;
         let inst = st.instances[s].as_mut()?.instance_mut(serial)?;
@@ -198,18 +221,30 @@ impl ImmediateEngine {
         if !params.is_empty() {
             std::mem::swap(&mut st.rings[s], &mut inst.ring);
         }
+        let owned = self.instance_windows[s - st.inputs]
+            .clone()
+            .into_iter()
+            .flatten();
+        for (i, w) in owned.enumerate() {
+            std::mem::swap(&mut st.windows[w], &mut inst.windows[i]);
+            st.windows[w].advance(st.time);
+        }
         st.params.clone_from(&params);
         Some(params)
     }
 
     fn leave(&mut self, s: usize, serial: u64) {
         let st = &mut self.store;
+        let owned = self.instance_windows[s - st.inputs].clone();
         if let Some(inst) = st.instances[s]
             .as_mut()
             .and_then(|i| i.instance_mut(serial))
         {
             if !inst.params.is_empty() {
                 std::mem::swap(&mut st.rings[s], &mut inst.ring);
+            }
+            for (i, w) in owned.into_iter().flatten().enumerate() {
+                std::mem::swap(&mut st.windows[w], &mut inst.windows[i]);
             }
         }
         st.params.clear();
@@ -261,13 +296,21 @@ impl ImmediateEngine {
             let Some(i) = self.store.instances[s].as_mut() else {
                 continue;
             };
-            if i.remove_closed() > 0
-                && self.prog.outputs[s - n_in]
-                    .dynamic
-                    .as_ref()
-                    .is_some_and(|d| d.params.is_empty())
-            {
-                self.store.rings[s] = Ring::new(0, self.prog.outputs[s - n_in].ty);
+            let removed = i.remove_closed();
+            if removed.is_empty() {
+                continue;
+            }
+            let o = &self.prog.outputs[s - n_in];
+            if o.dynamic.as_ref().is_some_and(|d| d.params.is_empty()) {
+                self.store.rings[s] = Ring::new(0, o.ty);
+            }
+            // The windows over the removed instances go with them.
+            for &w in &self.windows_over[s] {
+                if let Some(m) = self.store.keyed[w].as_mut() {
+                    removed.iter().for_each(|p| {
+                        m.remove(&key(p));
+                    });
+                }
             }
         }
     }

@@ -21,10 +21,11 @@ use crate::compiled::{compile, Code, Cx, Ring, Stop, Store};
 use crate::dynamic::{Cycle, DynCode};
 use crate::engine::{damaged, Clock, Decided, DecidedLog, Event, Firing, Step};
 use crate::eval::bug;
-use crate::instances::Instances;
+use crate::instances::{key, Instances};
 use crate::schedule::{Schedule, Task};
 use crate::value::Val;
 use crate::window::WindowState;
+use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -63,7 +64,11 @@ pub struct ImmediateEngine {
     code: Vec<(Code, Option<Code>)>,
     pub(crate) clock: Clock,
     /// Per stream: the windows over it (indices into the store's windows).
-    windows_over: Vec<Vec<usize>>,
+    pub(crate) windows_over: Vec<Vec<usize>>,
+    /// Per window: the dynamic output whose instances each have their own copy.
+    pub(crate) window_owner: Vec<Option<usize>>,
+    /// Per output: for a dynamic one, the windows its instances own.
+    pub(crate) instance_windows: Vec<Option<std::ops::Range<usize>>>,
     /// The periodic streams' deadlines on the trace's clock, when there are any.
     pub(crate) schedule: Option<Schedule>,
     /// Parameterized and spawned streams: per output, its clauses' code.
@@ -103,25 +108,43 @@ impl ImmediateEngine {
         // Per window: the period of the output that reads it, which its buckets divide.
         let mut periods = Vec::new();
         let mut code = Vec::new();
+        // Per dynamic output: the windows its instances own (in its filter, close condition
+        // and expression), each instance a copy started at its spawn.
+        let mut instance_windows = Vec::new();
         for o in &prog.outputs {
-            dyn_code.push(o.dynamic.as_ref().map(|d| DynCode::compile(d, &mut cx)));
+            let mut dc = None;
+            if let Some(d) = &o.dynamic {
+                dc = Some(DynCode::compile_spawn(d, &mut cx));
+                periods.resize(cx.windows.len(), d.spawn_pace.period().map_or(1, period_ns));
+            }
+            let lo = cx.windows.len();
             cx.params = o
                 .dynamic
                 .as_ref()
                 .map_or(Vec::new(), |d| d.params.iter().map(|p| p.1).collect());
+            if let (Some(dc), Some(d)) = (&mut dc, &o.dynamic) {
+                dc.compile_instance(d, &mut cx);
+            }
             let message = match &o.trigger {
                 Some((_, CMessage::Computed(m))) => Some(compile(m, &mut cx)),
                 _ => None,
             };
             let expr = compile(&o.expr, &mut cx);
-            let period_ns = o.pacing.period().map_or(1, period_ns);
-            periods.resize(cx.windows.len(), period_ns);
+            periods.resize(cx.windows.len(), o.pacing.period().map_or(1, period_ns));
+            instance_windows.push(o.dynamic.as_ref().map(|_| lo..cx.windows.len()));
+            dyn_code.push(dc);
             code.push((expr, message));
         }
         let windows: Vec<_> = cx.windows.into_iter().zip(periods).collect();
         let mut windows_over = vec![Vec::new(); types.len()];
         for (i, (w, _)) in windows.iter().enumerate() {
             windows_over[w.target].push(i);
+        }
+        let mut window_owner = vec![None; windows.len()];
+        for (k, range) in instance_windows.iter().enumerate() {
+            for w in range.clone().into_iter().flatten() {
+                window_owner[w] = Some(k);
+            }
         }
         let schedule = match Schedule::new(&prog) {
             Ok(s) => s,
@@ -144,6 +167,10 @@ impl ImmediateEngine {
                 time: 0,
                 inputs: prog.inputs.len(),
                 params: Vec::new(),
+                keyed: windows
+                    .iter()
+                    .map(|(w, _)| (!w.args.is_empty()).then(FxHashMap::default))
+                    .collect(),
                 instances: (0..types.len())
                     .map(|s| {
                         let k = s.checked_sub(prog.inputs.len())?;
@@ -157,6 +184,8 @@ impl ImmediateEngine {
             code,
             clock: Clock::new(&prog),
             windows_over,
+            window_owner,
+            instance_windows,
             schedule,
             dyn_code,
             local: BinaryHeap::new(),
@@ -189,18 +218,39 @@ impl ImmediateEngine {
         for w in &mut st.windows {
             w.advance(time);
         }
+        for m in st.keyed.iter_mut().flatten() {
+            m.values_mut().for_each(|w| w.advance(time));
+        }
         self.cycle.evaluated.clear();
     }
 
     /// Stream `s` got the value in ring slot `slot`: the windows over it take it.
-    fn feed_windows(&mut self, s: Sid, slot: usize, ty: Type) {
+    pub(crate) fn feed_windows(&mut self, s: Sid, slot: usize, ty: Type) {
         if self.windows_over[s].is_empty() {
             return;
         }
         let st = &mut self.store;
         let v = st.rings[s].get(slot, ty);
+        let n_in = self.prog.inputs.len();
         for &w in &self.windows_over[s] {
-            st.windows[w].accept(&v, st.time);
+            if let Some(m) = st.keyed[w].as_mut() {
+                // Over instances: the one being evaluated.
+                if let Some(win) = m.get_mut(&key(&st.params)) {
+                    win.accept(&v, st.time);
+                }
+                continue;
+            }
+            match self.window_owner[w] {
+                None => st.windows[w].accept(&v, st.time),
+                Some(k) => {
+                    let lo = self.instance_windows[k].as_ref().map_or(0, |r| r.start);
+                    if let Some(instances) = st.instances[n_in + k].as_mut() {
+                        for inst in instances.iter_mut() {
+                            inst.windows[w - lo].accept(&v, st.time);
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 
 use crate::compiled::Ring;
 use crate::value::Val;
+use crate::window::WindowState;
 
 /// Parameter values in a form that hashes (floats by their bits).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -34,6 +35,8 @@ pub(crate) fn key(vals: &[Val]) -> Vec<KeyPart> {
 pub(crate) struct Instance {
     pub params: Vec<Val>,
     pub ring: Ring,
+    /// The windows the instance owns (those in its stream's expressions).
+    pub windows: Vec<WindowState>,
     /// Closed in the current cycle: removed when the next one starts.
     pub closing: bool,
 }
@@ -54,7 +57,12 @@ impl Instances {
     }
 
     /// Creates the instance unless it exists; returns its serial when created.
-    pub fn spawn(&mut self, params: Vec<Val>, ring: Ring) -> Option<u64> {
+    pub fn spawn(
+        &mut self,
+        params: Vec<Val>,
+        ring: Ring,
+        windows: Vec<WindowState>,
+    ) -> Option<u64> {
         let k = key(&params);
         if self.by_key.contains_key(&k) {
             return None;
@@ -67,6 +75,7 @@ impl Instances {
             Instance {
                 params,
                 ring,
+                windows,
                 closing: false,
             },
         );
@@ -76,6 +85,10 @@ impl Instances {
     /// The live instances' serials, oldest first.
     pub fn serials(&self) -> Vec<u64> {
         self.live.keys().copied().collect()
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Instance> {
+        self.live.values_mut()
     }
 
     pub fn instance_mut(&mut self, serial: u64) -> Option<&mut Instance> {
@@ -92,15 +105,16 @@ impl Instances {
         }
     }
 
-    /// Removes the instances closed in the cycle before; returns how many.
-    pub fn remove_closed(&mut self) -> usize {
-        let n = self.closing.len();
+    /// Removes the instances closed in the cycle before; returns their parameters.
+    pub fn remove_closed(&mut self) -> Vec<Vec<Val>> {
+        let mut removed = Vec::new();
         for serial in self.closing.drain(..) {
             if let Some(i) = self.live.remove(&serial) {
                 self.by_key.remove(&key(&i.params));
+                removed.push(i.params);
             }
         }
-        n
+        removed
     }
 
     /// How many instances live.

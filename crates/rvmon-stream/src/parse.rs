@@ -91,8 +91,8 @@ fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::Offset { .. }
         | ExprKind::Hold(_)
         | ExprKind::Get(_)
-        | ExprKind::IsFresh(_)
-        | ExprKind::Window(_) => Vec::new(),
+        | ExprKind::IsFresh(_) => Vec::new(),
+        ExprKind::Window(w) => w.args.iter().collect(),
         ExprKind::Instance { args, .. } => args.iter().collect(),
         ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => vec![a],
         ExprKind::Default(a, b) | ExprKind::Binary(_, a, b) => vec![a, b],
@@ -751,6 +751,14 @@ impl Parser<'_> {
         let start = recv.span.0;
         // `s(e, …).hold()` and the like: an access to an instance.
         if let ExprKind::Call(stream, args) = &recv.kind {
+            if name == "aggregate" {
+                let mut w = self.window(stream.clone())?;
+                w.args = args.clone();
+                return Ok(Expr {
+                    kind: ExprKind::Window(Box::new(w)),
+                    span: (start, self.prev_end()),
+                });
+            }
             let access = match name.as_str() {
                 "offset" => {
                     let (l, lspan) = self.ident("`by:`")?;
@@ -919,6 +927,7 @@ impl Parser<'_> {
         match (size, op) {
             (Some(size), Some(op)) => Ok(Window {
                 stream,
+                args: Vec::new(),
                 size,
                 op,
                 exact,

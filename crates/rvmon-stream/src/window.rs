@@ -181,6 +181,12 @@ impl Acc {
     }
 }
 
+/// The value of `op` over no values (what a window over an instance that does not exist
+/// gives).
+pub(crate) fn empty_value(op: Aggregation, ty: Type) -> Option<Val> {
+    Acc::empty(op, ty).value()
+}
+
 /// Joins two optional aggregates: one absent side leaves the other.
 fn either<T>(a: Option<T>, b: Option<T>, f: impl FnOnce(T, T) -> T) -> Option<T> {
     match (a, b) {
@@ -223,6 +229,26 @@ impl WindowState {
                 next: 0,
                 received: 0,
                 exact: w.exact,
+            }),
+        }
+    }
+
+    /// This window's empty copy, started at `t` (an instance's, at its spawn).
+    pub fn restarted(&self, t: i64) -> WindowState {
+        let t = t.max(0) as u64;
+        match self {
+            WindowState::Time(w) => WindowState::Time(TimeWindow {
+                buckets: VecDeque::new(),
+                start: t,
+                current: -1,
+                current_end: t,
+                ..w.clone()
+            }),
+            WindowState::Discrete(w) => WindowState::Discrete(DiscreteWindow {
+                slots: vec![w.empty.clone(); w.slots.len()],
+                next: 0,
+                received: 0,
+                ..w.clone()
             }),
         }
     }
@@ -366,6 +392,7 @@ mod tests {
     fn window(op: Aggregation, ty: Type, d: u64, period: u64) -> WindowState {
         WindowState::new(
             &CWindow {
+                args: Vec::new(),
                 target: 0,
                 target_ty: ty,
                 size: CWindowSize::Time(d),
@@ -440,6 +467,7 @@ mod tests {
     #[test]
     fn discrete_windows_fill_before_they_slide() {
         let d = CWindow {
+            args: Vec::new(),
             target: 0,
             target_ty: Type::Int,
             size: CWindowSize::Discrete(2),
@@ -453,7 +481,13 @@ mod tests {
             sums.push(w.value(v));
         }
         assert_eq!(sums, [0, 1, 3, 5].map(|n| Some(Val::Int(n))));
-        let mut exact = WindowState::new(&CWindow { exact: true, ..d }, 0);
+        let mut exact = WindowState::new(
+            &CWindow {
+                exact: true,
+                ..d.clone()
+            },
+            0,
+        );
         exact.accept(&Val::Int(1), 0);
         assert_eq!(exact.value(0), None);
         exact.accept(&Val::Int(1), 1);

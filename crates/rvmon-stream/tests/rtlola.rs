@@ -14,8 +14,8 @@ fn data_dir() -> Option<PathBuf> {
     rvmon_testkit::shared_data("rtlola", "rtlola/definitions")
 }
 
-/// The cases rvmon supports; the others need windows in or over parameterized streams, or
-/// pcap input.
+/// The cases rvmon supports: all but `pcap_input`, which reads a packet capture (and
+/// declares tuple inputs).
 const SUPPORTED: &[&str] = &[
     "add_two_int",
     "add_two_int-holes-explicit_ac",
@@ -32,7 +32,10 @@ const SUPPORTED: &[&str] = &[
     "large_offset",
     "medium_offset",
     "min_max",
+    "parameterized_access",
+    "parameterized_access_complex",
     "parameterized_count",
+    "parameterized_window",
     "periodic_spawn",
     "short_offset-holes",
 ];
