@@ -5,11 +5,14 @@ Usage: python3 bench/rtlola_random.py RVMON RTLOLA_CLI [COUNT] [SEED]
 
 Each case is a random specification (event-based outputs, periodic outputs at frequencies that
 divide one another or not, sample-and-hold both ways, sliding windows over time and over
-values with every aggregation rtlola-cli computes as documented, triggers) and a random trace
+values with every aggregation rtlola-cli computes as documented, triggers; parameterized and
+spawned streams, with filters, closes, clocks of their own, and instances read by hold and
+by windows) and a random trace
 (irregular timestamps, missing values as `#`). Both tools run it:
   rtlola-cli monitor --offline relative-secs --stdout --verbosity outputs SPEC --csv-in TRACE
   rvmon check SPEC TRACE --values --output rtlola
-and every line (each output value and trigger) must be the same. `integral` is left out:
+and every line (each output value and trigger) must be the same; the lines of one time are
+compared sorted, since rtlola-cli prints a stream's instances in hash order. `integral` is left out:
 rtlola-cli 0.1.2 counts fractions of a second ten times in it (see ARCHITECTURE.md).
 Prints the agreement count; exits 1 on any difference, with the first one.
 """
@@ -86,7 +89,59 @@ def spec(rng):
     for name, t in list(numeric.items())[4:]:
         if rng.random() < 0.6:
             lines.append(f'trigger {name} > {default[t]} "{name} above"')
+    for k in range(rng.choice([0, 0, 1, 2])):
+        lines.extend(parameterized(rng, k))
     return "\n".join(lines) + "\n"
+
+
+def parameterized(rng, k):
+    """A parameterized or spawned stream and what reads it (RTLola's idioms: a counter per
+    value, a stream that lives for one period, an instance read by hold or by a window)."""
+    name = f"p{k}"
+    kind = rng.randrange(4)
+    lines = []
+    if kind == 0:
+        limit = rng.randint(2, 4)
+        lines.append(f"output {name}(x: Int64) spawn with a when a > {rng.randint(-2, 3)} "
+                     f"eval when x = a with {name}(x).offset(by: -1).defaults(to: 0) + 1 "
+                     f"close when {name}(x) = {limit}")
+        t = "Int64"
+    elif kind == 1:
+        lines.append(f"output {name}(x) spawn with u when u > {rng.randint(2, 6)} "
+                     f"eval @1Hz with a.hold(or: 0) + cast<UInt64, Int64>(x) "
+                     f"close when if true then true else {name}(x) = 0")
+        t = "Int64"
+    elif kind == 2:
+        lines.append(f"output {name}(x: UInt64) spawn with u "
+                     f"eval @{rng.choice(['a', 'b', '(a || u)'])} with a.hold(or: 0) "
+                     f"close when u = {rng.randint(0, 9)}")
+        t = "Int64"
+    else:
+        freq = rng.choice(["1Hz", "2Hz", "0.5s"])
+        lines.append(f"output {name} spawn @{freq} when a.hold(or: 0) > {rng.randint(0, 5)} "
+                     f"close when a < 0 eval @a with a")
+        lines.append(f"trigger @a {name}.hold(or: 0) > 5 \"{name} high\"")
+        return lines
+    v = rng.randint(0, 6)
+    lines.append(f"output h{k} @ a := {name}({v}).hold(or: -1)")
+    lines.append(f"trigger @a {name}({v}).hold(or: 0) = 2 \"{name}({v}) is 2\"")
+    if rng.random() < 0.5:
+        w = rng.choice(["count", "sum", "max"])
+        over = rng.choice(["over", "over_exactly"])
+        expr = f"{name}({rng.randint(0, 6)}).aggregate({over}: {rng.choice(['1s', '2s'])}, using: {w})"
+        if w == "max" or over == "over_exactly":
+            expr += ".defaults(to: 0)"
+        lines.append(f"output w{k} @{rng.choice(['1Hz', '2Hz'])} := {expr}")
+    return lines
+
+
+def by_time(lines):
+    """The lines with those of one time sorted: rtlola-cli prints a stream's instances in
+    hash order, which changes from run to run."""
+    groups = {}
+    for l in lines:
+        groups.setdefault(l.split("]", 1)[0], []).append(l)
+    return [l for t in groups for l in sorted(groups[t])]
 
 
 def trace(rng):
@@ -124,8 +179,8 @@ def main():
             continue
         ours = subprocess.run([rvmon, "check", sp, tp, "--values", "--output", "rtlola"],
                               capture_output=True, text=True)
-        a = [l for l in theirs.stdout.splitlines() if l.startswith("[")]
-        b = ours.stdout.splitlines()
+        a = by_time([l for l in theirs.stdout.splitlines() if l.startswith("[")])
+        b = by_time(ours.stdout.splitlines())
         if a != b or ours.returncode not in (0, 1):
             first = next((j for j, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
             print(f"case {i} differs at line {first + 1}:\n--- spec\n{s}--- trace\n{tr}"

@@ -106,6 +106,15 @@ impl Ring {
     }
 }
 
+/// A window over one instance. When the instance closes, a window over time stays (sliding,
+/// with no new values) for one duration, as RTLola keeps it; then it goes.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Keyed {
+    pub window: WindowState,
+    /// Removed at the first cycle after this time.
+    pub delete_after: Option<i64>,
+}
+
 /// What compiled code reads: every stream's ring and window, the current cycle's number
 /// and time.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -119,7 +128,7 @@ pub(crate) struct Store {
     /// The parameters of the instance being evaluated.
     pub params: Vec<Val>,
     /// Per window over instances of a parameterized stream: each instance's, by parameters.
-    pub keyed: Vec<Option<FxHashMap<Vec<KeyPart>, WindowState>>>,
+    pub keyed: Vec<Option<FxHashMap<Vec<KeyPart>, Keyed>>>,
     /// Per stream: its instances, for a parameterized one (the one being evaluated has its
     /// ring in `rings` meanwhile).
     pub instances: Vec<Option<Instances>>,
@@ -396,6 +405,7 @@ pub(crate) fn compile(e: &CExpr, cx: &mut Cx) -> Code {
                     vals.push(a.eval(st)?);
                 }
                 let window = st.keyed[i].as_ref().and_then(|m| m.get(&key(&vals)));
+                let window = window.map(|k| &k.window);
                 match window {
                     Some(w) => w.value(st.time),
                     None => empty.clone(),

@@ -14,7 +14,7 @@ use std::cmp::Reverse;
 use rvmon_core::Error;
 
 use crate::analysis::{CDynamic, Pace};
-use crate::compiled::{compile, Code, Cx, Ring, Stop, Store};
+use crate::compiled::{compile, Code, Cx, Keyed, Ring, Stop, Store};
 use crate::eval::bug;
 use crate::immediate::{period_ns, ImmediateEngine};
 use crate::instances::key;
@@ -162,7 +162,11 @@ impl ImmediateEngine {
             if self.store.keyed[w].is_some() {
                 let fresh = self.store.windows[w].restarted(0);
                 if let Some(m) = self.store.keyed[w].as_mut() {
-                    m.insert(instance_key.clone(), fresh);
+                    let keyed = Keyed {
+                        window: fresh,
+                        delete_after: None,
+                    };
+                    m.insert(instance_key.clone(), keyed);
                 }
             }
         }
@@ -279,13 +283,37 @@ impl ImmediateEngine {
                 let close = holds(&code.close_when, &self.store);
                 self.leave(s, serial);
                 if close.map_err(|e| self.failed(k, e))? {
-                    if let Some(i) = self.store.instances[s].as_mut() {
-                        i.close(serial);
-                    }
+                    self.close_instance(s, serial);
                 }
             }
         }
         Ok(())
+    }
+
+    /// Closes an instance of stream `s`: the windows over it go too, a window over time one
+    /// duration later (as in RTLola), one over values at once.
+    fn close_instance(&mut self, s: usize, serial: u64) {
+        let st = &mut self.store;
+        let Some(i) = st.instances[s].as_mut() else {
+            return;
+        };
+        let params = i.instance_mut(serial).map(|i| key(&i.params));
+        i.close(serial);
+        let Some(params) = params else {
+            return;
+        };
+        for &w in &self.windows_over[s] {
+            let Some(m) = st.keyed[w].as_mut() else {
+                continue;
+            };
+            match m.get_mut(&params).map(|k| (k.window.duration(), k)) {
+                Some((Some(d), k)) => k.delete_after = Some(st.time.saturating_add(d as i64)),
+                Some((None, _)) => {
+                    m.remove(&params);
+                }
+                None => {}
+            }
+        }
     }
 
     /// Removes the instances closed in the cycle before (a spawned stream without
@@ -303,14 +331,6 @@ impl ImmediateEngine {
             let o = &self.prog.outputs[s - n_in];
             if o.dynamic.as_ref().is_some_and(|d| d.params.is_empty()) {
                 self.store.rings[s] = Ring::new(0, o.ty);
-            }
-            // The windows over the removed instances go with them.
-            for &w in &self.windows_over[s] {
-                if let Some(m) = self.store.keyed[w].as_mut() {
-                    removed.iter().for_each(|p| {
-                        m.remove(&key(p));
-                    });
-                }
             }
         }
     }

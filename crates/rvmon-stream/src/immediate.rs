@@ -219,7 +219,8 @@ impl ImmediateEngine {
             w.advance(time);
         }
         for m in st.keyed.iter_mut().flatten() {
-            m.values_mut().for_each(|w| w.advance(time));
+            m.retain(|_, k| k.delete_after.is_none_or(|t| time <= t));
+            m.values_mut().for_each(|k| k.window.advance(time));
         }
         self.cycle.evaluated.clear();
     }
@@ -235,8 +236,8 @@ impl ImmediateEngine {
         for &w in &self.windows_over[s] {
             if let Some(m) = st.keyed[w].as_mut() {
                 // Over instances: the one being evaluated.
-                if let Some(win) = m.get_mut(&key(&st.params)) {
-                    win.accept(&v, st.time);
+                if let Some(k) = m.get_mut(&key(&st.params)) {
+                    k.window.accept(&v, st.time);
                 }
                 continue;
             }

@@ -276,6 +276,14 @@ impl WindowState {
         }
     }
 
+    /// A window over time's duration, in nanoseconds.
+    pub fn duration(&self) -> Option<u64> {
+        match self {
+            WindowState::Time(w) => Some(w.total),
+            WindowState::Discrete(_) => None,
+        }
+    }
+
     /// The number of buckets or slots held.
     pub fn cells(&self) -> usize {
         match self {
