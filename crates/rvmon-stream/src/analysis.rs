@@ -1257,6 +1257,34 @@ fn accesses(c: &CExpr, out: &mut Vec<(Sid, i64, bool)>) {
     }
 }
 
+/// Calls `f` on `c` and every expression in it.
+pub fn visit<'a>(c: &'a CExpr, f: &mut impl FnMut(&'a CExpr)) {
+    f(c);
+    match c {
+        CExpr::Const(_)
+        | CExpr::Sync(_)
+        | CExpr::Offset(..)
+        | CExpr::Hold(_)
+        | CExpr::Get(_)
+        | CExpr::Fresh(_)
+        | CExpr::Param(_) => {}
+        CExpr::Window(w) => w.args.iter().for_each(|a| visit(a, f)),
+        CExpr::Instance(_, args, _) | CExpr::Call(_, args) | CExpr::Format(_, args) => {
+            args.iter().for_each(|a| visit(a, f))
+        }
+        CExpr::Default(a, b) | CExpr::Bin(_, a, b) => {
+            visit(a, f);
+            visit(b, f);
+        }
+        CExpr::Neg(a) | CExpr::Not(a) | CExpr::Cast(_, a) => visit(a, f),
+        CExpr::Ite(a, b, d) => {
+            visit(a, f);
+            visit(b, f);
+            visit(d, f);
+        }
+    }
+}
+
 /// Calls `f` on every window of `c`.
 pub fn windows_of<'a>(c: &'a CExpr, f: &mut impl FnMut(&'a CWindow)) {
     match c {

@@ -13,7 +13,8 @@ use std::cmp::Reverse;
 
 use rvmon_core::Error;
 
-use crate::analysis::{CDynamic, Pace};
+use crate::analysis::{visit, CDynamic, CExpr, Pace};
+use crate::ast::{BinOp, Type};
 use crate::compiled::{compile, Code, Cx, Keyed, Ring, Stop, Store};
 use crate::eval::bug;
 use crate::immediate::{period_ns, ImmediateEngine};
@@ -27,6 +28,47 @@ pub(crate) struct DynCode {
     spawn_when: Option<Code>,
     eval_when: Option<Code>,
     close_when: Option<Code>,
+    /// When the filter pins every parameter (`eval when p = a`, RTLola's idiom for "the
+    /// instance of this event"): the parameters' values, read outside any instance. Only that
+    /// instance can pass the filter, so only it is looked at — not every live one, as RTLola
+    /// does.
+    selector: Option<Vec<Code>>,
+}
+
+/// The expressions a filter pins each parameter to (`p = e` conjuncts, `e` free of
+/// parameters), when it pins them all and none is a float (whose `=` is not bit equality).
+fn pinned(d: &CDynamic) -> Option<Vec<CExpr>> {
+    fn conjuncts<'a>(e: &'a CExpr, out: &mut Vec<&'a CExpr>) {
+        match e {
+            CExpr::Bin(BinOp::And, a, b) => {
+                conjuncts(a, out);
+                conjuncts(b, out);
+            }
+            e => out.push(e),
+        }
+    }
+    fn param_free(e: &CExpr) -> bool {
+        let mut free = true;
+        visit(e, &mut |x| free &= !matches!(x, CExpr::Param(_)));
+        free
+    }
+    let mut parts = Vec::new();
+    conjuncts(d.eval_when.as_ref()?, &mut parts);
+    let mut pins: Vec<Option<CExpr>> = vec![None; d.params.len()];
+    for c in parts {
+        if let CExpr::Bin(BinOp::Eq, a, b) = c {
+            match (&**a, &**b) {
+                (CExpr::Param(i), e) | (e, CExpr::Param(i)) if param_free(e) => {
+                    pins[*i] = Some(e.clone());
+                }
+                _ => {}
+            }
+        }
+    }
+    if d.params.is_empty() || d.params.iter().any(|p| p.1 == Type::Float) {
+        return None;
+    }
+    pins.into_iter().collect()
 }
 
 impl DynCode {
@@ -38,6 +80,7 @@ impl DynCode {
             spawn_when: d.spawn_when.as_ref().map(|e| compile(e, cx)),
             eval_when: None,
             close_when: None,
+            selector: None,
         }
     }
 
@@ -45,6 +88,7 @@ impl DynCode {
     pub fn compile_instance(&mut self, d: &CDynamic, cx: &mut Cx) {
         self.eval_when = d.eval_when.as_ref().map(|e| compile(e, cx));
         self.close_when = d.close_when.as_ref().map(|e| compile(e, cx));
+        self.selector = pinned(d).map(|es| es.iter().map(|e| compile(e, cx)).collect());
     }
 }
 
@@ -109,9 +153,12 @@ impl ImmediateEngine {
             Pace::Local(_) => false,
         };
         let serials: Vec<u64> = if all {
-            self.store.instances[s]
-                .as_ref()
-                .map_or(Vec::new(), |i| i.serials())
+            match self.selected(k)? {
+                Some(one) => one.into_iter().collect(),
+                None => self.store.instances[s]
+                    .as_ref()
+                    .map_or(Vec::new(), |i| i.serials()),
+            }
         } else {
             let due = &self.cycle.local_due;
             due.iter().filter(|d| d.0 == k).map(|d| d.1).collect()
@@ -120,6 +167,26 @@ impl ImmediateEngine {
             self.evaluate_instance(k, serial, time)?;
         }
         Ok(())
+    }
+
+    /// With a filter that pins the parameters: `Some` of the one instance that may pass it
+    /// (or none).
+    fn selected(&self, k: usize) -> Result<Option<Option<u64>>, Error> {
+        let code = self.dyn_code[k].as_ref().expect("a dynamic stream");
+        let Some(selector) = &code.selector else {
+            return Ok(None);
+        };
+        let mut params = Vec::with_capacity(selector.len());
+        for c in selector {
+            match c.eval(&self.store) {
+                Ok(v) => params.push(v),
+                Err(Stop::Absent) => return Ok(Some(None)),
+                Err(e) => return Err(self.failed(k, e)),
+            }
+        }
+        let s = self.prog.inputs.len() + k;
+        let instances = self.store.instances[s].as_ref();
+        Ok(Some(instances.and_then(|i| i.serial_of(&params))))
     }
 
     /// The spawn clause of output `k`: a new instance unless one with these parameters lives.
@@ -183,46 +250,46 @@ impl ImmediateEngine {
     /// Evaluates one instance of output `k`: its filter, then its value.
     fn evaluate_instance(&mut self, k: usize, serial: u64, time: i64) -> Result<(), Error> {
         let s = self.prog.inputs.len() + k;
-        let Some(params) = self.enter(s, serial) else {
+        if !self.enter(s, serial) {
             return Ok(()); // closed meanwhile
-        };
-        let result = self.evaluate_entered(k, serial, time, &params);
+        }
+        let result = self.evaluate_entered(k, serial, time);
         self.leave(s, serial);
-        if let (Pace::Local(p), Ok(true)) = (&self.prog.outputs[k].pacing, &result) {
+        if let (Pace::Local(p), Ok(())) = (&self.prog.outputs[k].pacing, &result) {
             let next = time.saturating_add(period_ns(*p) as i64);
             self.local.push(Reverse((next, serial, k)));
         }
-        result.map(|_| ())
+        result
     }
 
-    /// With the instance entered: its filter and value; whether it was due (its clock goes on).
-    fn evaluate_entered(
-        &mut self,
-        k: usize,
-        serial: u64,
-        time: i64,
-        params: &[Val],
-    ) -> Result<bool, Error> {
+    /// With the instance entered: its filter and value.
+    fn evaluate_entered(&mut self, k: usize, serial: u64, time: i64) -> Result<(), Error> {
         let code = self.dyn_code[k].as_ref().expect("a dynamic stream");
         if !holds(&code.eval_when, &self.store).map_err(|e| self.failed(k, e))? {
-            return Ok(true);
+            return Ok(());
         }
         let s = self.prog.inputs.len() + k;
         let e = self.store.now;
         self.store.rings[s].push(e);
-        let slot = self.evaluate_output(k, time, Some(params))?;
+        // (The parameters name the value only where values are recorded.)
+        let label = self.decided.recording().then(|| self.store.params.clone());
+        let slot = self.evaluate_output(k, time, label.as_deref())?;
         self.feed_windows(s, slot, self.prog.outputs[k].ty);
         self.cycle.evaluated.push((k, serial));
-        Ok(true)
+        Ok(())
     }
 
     /// Puts instance `serial` of stream `s` in the stream's place; its parameters.
     /// (Its windows too, moved on to the cycle's time.)
-    fn enter(&mut self, s: usize, serial: u64) -> Option<Vec<Val>> {
+    fn enter(&mut self, s: usize, serial: u64) -> bool {
         let st = &mut self.store;
-        let inst = st.instances[s].as_mut()?.instance_mut(serial)?;
-        let params = inst.params.clone();
-        if !params.is_empty() {
+        let Some(inst) = st.instances[s]
+            .as_mut()
+            .and_then(|i| i.instance_mut(serial))
+        else {
+            return false;
+        };
+        if !inst.params.is_empty() {
             std::mem::swap(&mut st.rings[s], &mut inst.ring);
         }
         let owned = self.instance_windows[s - st.inputs]
@@ -233,8 +300,8 @@ impl ImmediateEngine {
             std::mem::swap(&mut st.windows[w], &mut inst.windows[i]);
             st.windows[w].advance(st.time);
         }
-        st.params.clone_from(&params);
-        Some(params)
+        st.params.clone_from(&inst.params);
+        true
     }
 
     fn leave(&mut self, s: usize, serial: u64) {
@@ -276,7 +343,7 @@ impl ImmediateEngine {
                 continue;
             };
             for serial in serials {
-                if self.enter(s, serial).is_none() {
+                if !self.enter(s, serial) {
                     continue;
                 }
                 let code = self.dyn_code[k].as_ref().expect("a dynamic stream");

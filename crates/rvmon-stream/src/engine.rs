@@ -127,6 +127,10 @@ impl DecidedLog {
         self.0 = Some(Vec::new());
     }
 
+    pub fn recording(&self) -> bool {
+        self.0.is_some()
+    }
+
     /// The log to append to, when recording.
     pub fn log(&mut self) -> Option<&mut Vec<Decided>> {
         self.0.as_mut()

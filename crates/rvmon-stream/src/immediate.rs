@@ -83,7 +83,7 @@ pub struct ImmediateEngine {
     /// The current cycle's firings, before they are put in trigger order.
     firings: Vec<Firing>,
     /// When recording: every decided output value.
-    decided: DecidedLog,
+    pub(crate) decided: DecidedLog,
 }
 
 impl ImmediateEngine {
@@ -447,6 +447,9 @@ impl Step for ImmediateEngine {
             self.local,
             self.cycle,
         ) = (store, clock, decided, schedule, last_time, local, cycle);
+        for i in self.store.instances.iter_mut().flatten() {
+            i.rebuild();
+        }
         Ok(())
     }
 

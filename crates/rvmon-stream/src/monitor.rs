@@ -126,8 +126,7 @@ impl StreamMonitor {
             }
             let d = &decided[i];
             self.text.clear();
-            std::fmt::Write::write_fmt(&mut self.text, format_args!("{}", d.value))
-                .expect("writing to a String");
+            d.value.write_to(&mut self.text);
             // An instance is named with its parameters, as RTLola names it: `s(1, a)`, `s()`.
             let instance_name;
             let stream = match &d.instance {

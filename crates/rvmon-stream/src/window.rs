@@ -78,12 +78,29 @@ fn as_f64(v: &Val) -> f64 {
 
 /// The larger (`max`) or smaller of two numbers of one type.
 fn extreme(a: Val, b: Val, max: bool) -> Val {
+    // The earlier value wins only when strictly larger (smaller): on a tie the later one
+    // does, as RTLola's `Ord::max` gives it (`-0` and `0` tie).
     let a_wins = match (&a, &b) {
-        (Val::Int(x), Val::Int(y)) => (x > y) == max,
-        (Val::UInt(x), Val::UInt(y)) => (x > y) == max,
+        (Val::Int(x), Val::Int(y)) => {
+            if max {
+                x > y
+            } else {
+                x < y
+            }
+        }
+        (Val::UInt(x), Val::UInt(y)) => {
+            if max {
+                x > y
+            } else {
+                x < y
+            }
+        }
         (Val::Float(x), Val::Float(y)) => {
-            let m = if max { x.max(*y) } else { x.min(*y) };
-            m.to_bits() == x.to_bits()
+            if max {
+                x > y
+            } else {
+                x < y
+            }
         }
         _ => true,
     };
@@ -112,6 +129,39 @@ impl Acc {
 
     /// Adds value `v`, which came at time `t`.
     pub fn add(&mut self, v: &Val, t: i64) {
+        // PERF: the common aggregations in place, without building a one-value aggregate.
+        match (&mut *self, v) {
+            (Acc::Count(n), _) => {
+                *n += 1;
+                return;
+            }
+            (Acc::Sum(Val::Float(s)), Val::Float(x)) => {
+                *s += x;
+                return;
+            }
+            (Acc::Sum(Val::Int(s)), Val::Int(x)) => {
+                *s = s.wrapping_add(*x);
+                return;
+            }
+            (Acc::Avg(Some(Val::Float(s)), n), Val::Float(x)) => {
+                *s += x;
+                *n += 1;
+                return;
+            }
+            (Acc::Max(Some(Val::Float(m))), Val::Float(x)) => {
+                if *x >= *m {
+                    *m = *x;
+                }
+                return;
+            }
+            (Acc::Min(Some(Val::Float(m))), Val::Float(x)) => {
+                if *x <= *m {
+                    *m = *x;
+                }
+                return;
+            }
+            _ => {}
+        }
         let one = match self {
             Acc::Sum(_) => Acc::Sum(v.clone()),
             Acc::Count(_) => Acc::Count(1),

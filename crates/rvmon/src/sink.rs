@@ -441,8 +441,17 @@ impl FormatSink<'_> {
                 },
                 Output::Rtlola,
             ) if string => writeln!(out, "[{t}][Output][{stream}][Value] = \"{text}\"")?,
+            // PERF: the line of every value with `--values`, written without `fmt`.
             (Payload::Value { stream, text, .. }, Output::Rtlola) => {
-                writeln!(out, "[{t}][Output][{stream}][Value] = {text}")?
+                let mut line = Vec::with_capacity(40 + stream.len() + text.len());
+                line.push(b'[');
+                seconds_bytes(d.ts, &mut line);
+                line.extend_from_slice(b"][Output][");
+                line.extend_from_slice(stream.as_bytes());
+                line.extend_from_slice(b"][Value] = ");
+                line.extend_from_slice(text.as_bytes());
+                line.push(b'\n');
+                out.write_all(&line)?
             }
             (
                 Payload::Value {
@@ -569,6 +578,20 @@ pub fn json_value(v: &Value, interner: &Interner) -> String {
         Value::Str(s) => json_string(interner.resolve(*s)),
         Value::Bool(b) => b.to_string(),
     }
+}
+
+/// Nanoseconds as RTLola writes seconds (`12.000000000`), as [`Seconds`] displays them.
+fn seconds_bytes(ns: i64, out: &mut Vec<u8>) {
+    if ns < 0 {
+        out.push(b'-');
+    }
+    let a = ns.unsigned_abs();
+    out.extend_from_slice(itoa::Buffer::new().format(a / 1_000_000_000).as_bytes());
+    out.push(b'.');
+    let frac = a % 1_000_000_000;
+    let digits = itoa::Buffer::new().format(frac).len();
+    out.extend(std::iter::repeat_n(b'0', 9 - digits));
+    out.extend_from_slice(itoa::Buffer::new().format(frac).as_bytes());
 }
 
 #[cfg(test)]
