@@ -114,15 +114,19 @@ pub fn write_f64(x: f64, out: &mut String) {
         None => (text, 0),
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    // The digits, and where the decimal point goes among them.
-    let mut digits: Vec<u8> = int.bytes().chain(frac.bytes()).collect();
+    // The digits (at most 17, and ryu's leading `0`), and where the decimal point goes.
+    let mut all = [0u8; 40];
+    let n = int.len() + frac.len();
+    all[..int.len()].copy_from_slice(int.as_bytes());
+    all[int.len()..n].copy_from_slice(frac.as_bytes());
     let mut point = int.len() as i32 + exp;
-    let lead = digits.iter().take_while(|&&d| d == b'0').count();
-    digits.drain(..lead);
+    let lead = all[..n].iter().take_while(|&&d| d == b'0').count();
     point -= lead as i32;
-    while digits.last() == Some(&b'0') {
-        digits.pop();
+    let mut end = n;
+    while end > lead && all[end - 1] == b'0' {
+        end -= 1;
     }
+    let digits = &all[lead..end];
     if neg {
         out.push('-');
     }
@@ -136,9 +140,9 @@ pub fn write_f64(x: f64, out: &mut String) {
     if point <= 0 {
         out.push_str("0.");
         (0..-point).for_each(|_| out.push('0'));
-        out.push_str(ascii(&digits));
+        out.push_str(ascii(digits));
     } else if point as usize >= digits.len() {
-        out.push_str(ascii(&digits));
+        out.push_str(ascii(digits));
         (0..point as usize - digits.len()).for_each(|_| out.push('0'));
     } else {
         out.push_str(ascii(&digits[..point as usize]));
@@ -171,6 +175,10 @@ fn may_tie(x: f64) -> bool {
     e += tz as i32;
     if e >= 0 {
         return x.abs() >= 1e15;
+    }
+    // (m < 2^53: from 27 fractional bits on, 5^f alone has over 18 digits.)
+    if -e >= 27 {
+        return false;
     }
     // log10(m · 5^f) + 1 ≤ 18, with a margin for the logarithms' rounding.
     (m as f64).log10() + f64::from(-e) * std::f64::consts::LOG10_2.mul_add(-1.0, 1.0) < 18.5

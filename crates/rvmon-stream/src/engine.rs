@@ -107,6 +107,10 @@ pub trait Step {
     fn record_outputs(&mut self);
     /// The output values decided since the last call, in the order they were decided.
     fn take_decided(&mut self) -> Vec<Decided>;
+    /// The same, appended to `out` (which keeps its allocation from event to event).
+    fn drain_decided(&mut self, out: &mut Vec<Decided>) {
+        out.extend(self.take_decided());
+    }
     /// The engine's state between two events (not its program), encoded.
     fn save(&self) -> Vec<u8>;
     /// Takes a state [`Step::save`] saved from an engine of the same program.
@@ -134,6 +138,13 @@ impl DecidedLog {
     /// The log to append to, when recording.
     pub fn log(&mut self) -> Option<&mut Vec<Decided>> {
         self.0.as_mut()
+    }
+
+    /// Appends the values recorded since the last call to `out`.
+    pub fn drain_into(&mut self, out: &mut Vec<Decided>) {
+        if let Some(v) = self.0.as_mut() {
+            out.append(v);
+        }
     }
 
     /// The values recorded since the last call.

@@ -457,6 +457,10 @@ impl Step for ImmediateEngine {
         self.decided.take()
     }
 
+    fn drain_decided(&mut self, out: &mut Vec<Decided>) {
+        self.decided.drain_into(out);
+    }
+
     /// Deadlines before the event first, then the event (at a deadline's time, the event
     /// comes first, as in RTLola).
     fn step(&mut self, ev: &Event, out: &mut Vec<Firing>) -> Result<(), Error> {

@@ -31,6 +31,9 @@ pub struct StreamMonitor {
     text: String,
     /// The input streams, with their types: what an event holds, in order.
     inputs: Vec<(String, Type)>,
+    /// Buffers of [`StreamMonitor::emit`].
+    decided: Vec<Decided>,
+    order: Vec<(u64, usize, bool, usize)>,
 }
 
 impl StreamMonitor {
@@ -81,6 +84,8 @@ impl StreamMonitor {
             fired: Vec::new(),
             text: String::new(),
             inputs,
+            decided: Vec::new(),
+            order: Vec::new(),
         }
     }
 
@@ -100,26 +105,42 @@ impl StreamMonitor {
             return Ok(());
         }
         let is_trigger = &self.is_trigger;
-        let decided: Vec<Decided> = self
-            .engine
-            .take_decided()
-            .into_iter()
-            .filter(|d| !is_trigger[d.output])
-            .collect();
+        // (The buffers are kept from event to event: values are emitted at every one.)
+        let mut decided = std::mem::take(&mut self.decided);
+        decided.clear();
+        self.engine.drain_decided(&mut decided);
+        decided.retain(|d| !is_trigger[d.output]);
         // (event, declaration index, is a trigger, position in its list)
-        let mut order: Vec<(u64, usize, bool, usize)> = decided
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.event, d.output, false, i))
-            .chain(
-                self.fired
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| (f.event, self.trigger_output[f.trigger], true, i)),
-            )
-            .collect();
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        order.extend(
+            decided
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (d.event, d.output, false, i))
+                .chain(
+                    self.fired
+                        .iter()
+                        .enumerate()
+                        .map(|(i, f)| (f.event, self.trigger_output[f.trigger], true, i)),
+                ),
+        );
         order.sort_unstable();
-        for (_, _, is_trigger, i) in order {
+        let result = self.emit_in_order(&decided, &order, interner, sink);
+        (self.decided, self.order) = (decided, order);
+        self.fired.clear();
+        result
+    }
+
+    /// Emits `decided` values and fired triggers in `order`.
+    fn emit_in_order(
+        &mut self,
+        decided: &[Decided],
+        order: &[(u64, usize, bool, usize)],
+        interner: &Interner,
+        sink: &mut dyn Sink,
+    ) -> Result<(), Error> {
+        for &(_, _, is_trigger, i) in order {
             if is_trigger {
                 sink.emit(&trigger(&self.fired[i]), interner)?;
                 continue;

@@ -59,6 +59,8 @@ pub struct FormatSink<'a> {
     last_robustness: Option<(u64, NumText)>,
     /// `--intervals`: a decided sample is written as bounds that meet, `<time> <r> <r>`.
     intervals: bool,
+    /// A line being put together (kept: one is written per value with `--values`).
+    line: Vec<u8>,
 }
 
 impl<'a> FormatSink<'a> {
@@ -69,6 +71,7 @@ impl<'a> FormatSink<'a> {
             format,
             counts: Counts::default(),
             open_line: None,
+            line: Vec::new(),
             every_sample: false,
             last_robustness: None,
             intervals: false,
@@ -443,15 +446,16 @@ impl FormatSink<'_> {
             ) if string => writeln!(out, "[{t}][Output][{stream}][Value] = \"{text}\"")?,
             // PERF: the line of every value with `--values`, written without `fmt`.
             (Payload::Value { stream, text, .. }, Output::Rtlola) => {
-                let mut line = Vec::with_capacity(40 + stream.len() + text.len());
+                let line = &mut self.line;
+                line.clear();
                 line.push(b'[');
-                seconds_bytes(d.ts, &mut line);
+                seconds_bytes(d.ts, line);
                 line.extend_from_slice(b"][Output][");
                 line.extend_from_slice(stream.as_bytes());
                 line.extend_from_slice(b"][Value] = ");
                 line.extend_from_slice(text.as_bytes());
                 line.push(b'\n');
-                out.write_all(&line)?
+                out.write_all(line)?
             }
             (
                 Payload::Value {
