@@ -19,6 +19,12 @@ use rvmon_core::{Error, SourcePos};
 pub struct CsvEvents<R> {
     reader: R,
     file: String,
+    /// How the time column reads (rtlola-cli's `--offline` formats).
+    mode: TimeMode,
+    /// The previous row's time as written (offset modes add to it) and, for absolute
+    /// times, the first row's (time zero).
+    written: i64,
+    start: Option<i64>,
     /// Number of the line last read.
     line: usize,
     /// Per column: the input it feeds.
@@ -40,6 +46,63 @@ pub struct CsvEvents<R> {
 }
 
 const CHUNK: usize = 1 << 16;
+
+/// How a trace's time column reads: rtlola-cli's `--offline` formats.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeMode {
+    /// Whole nanoseconds (`…-nanos`), rather than seconds as a decimal (`…-secs`).
+    pub nanos: bool,
+    pub base: TimeBase,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimeBase {
+    /// The time since time zero (`relative-…`).
+    #[default]
+    Relative,
+    /// The time since the previous row (`offset-…`).
+    Offset,
+    /// A wall-clock time in seconds since the Unix epoch; the first row is time zero
+    /// (`absolute-unix`).
+    Absolute,
+}
+
+impl TimeMode {
+    /// rtlola-cli's name for a mode (`relative-secs`, `offset-nanos`, `absolute-unix`, …).
+    pub fn named(name: &str) -> Option<TimeMode> {
+        let (nanos, base) = match name {
+            "relative" | "relative-secs" | "relative-float-secs" => (false, TimeBase::Relative),
+            "relative-nanos" | "relative-uint-nanos" => (true, TimeBase::Relative),
+            "offset" | "offset-secs" | "offset-float-secs" => (false, TimeBase::Offset),
+            "offset-nanos" | "offset-uint-nanos" => (true, TimeBase::Offset),
+            "absolute" | "absolute-unix" => (false, TimeBase::Absolute),
+            _ => return None,
+        };
+        Some(TimeMode { nanos, base })
+    }
+
+    /// A time cell's value in nanoseconds, as written (before offsets and time zero).
+    fn parse(self, text: &[u8]) -> Option<i64> {
+        if self.nanos {
+            std::str::from_utf8(text)
+                .ok()?
+                .parse::<u64>()
+                .ok()
+                .and_then(|n| i64::try_from(n).ok())
+        } else {
+            parse_seconds(text)
+        }
+    }
+
+    /// What a time is expected to look like, for errors.
+    fn expected(self) -> &'static str {
+        if self.nanos {
+            "a time in whole nanoseconds"
+        } else {
+            "a time in seconds (a decimal number)"
+        }
+    }
+}
 
 impl<R: BufRead> CsvEvents<R> {
     /// Reads the header. `time_field` names the time column; by default the first column
@@ -85,6 +148,9 @@ impl<R: BufRead> CsvEvents<R> {
             columns[c] = Some((i, *ty));
         }
         Ok(CsvEvents {
+            mode: TimeMode::default(),
+            written: 0,
+            start: None,
             reader,
             file: file.to_string(),
             line: 1,
@@ -101,6 +167,12 @@ impl<R: BufRead> CsvEvents<R> {
             row: (0, 0),
             cells: Vec::new(),
         })
+    }
+
+    /// Reads the time column as `mode` says.
+    pub fn time_mode(mut self, mode: TimeMode) -> Self {
+        self.mode = mode;
+        self
     }
 
     /// With `yes`, a row whose time equals the previous row's is an error too (dense time,
@@ -281,18 +353,27 @@ impl<R: BufRead> EventSource for CsvEvents<R> {
             })?;
             ev.values[input] = Some(v);
         }
+        let mut new_start = self.start;
         ev.time = match self.time_col {
             Some(c) => {
                 let (text, at) = self.cell(c);
-                let t = parse_seconds(text).ok_or_else(|| {
+                let written = self.mode.parse(text).ok_or_else(|| {
                     self.err(
                         at,
                         format!(
-                            "expected a time in seconds (a decimal number), found `{}`",
+                            "expected {}, found `{}`",
+                            self.mode.expected(),
                             String::from_utf8_lossy(text)
                         ),
                     )
                 })?;
+                let mut start = self.start;
+                let t = match self.mode.base {
+                    TimeBase::Relative => written,
+                    TimeBase::Offset => self.written.saturating_add(written),
+                    TimeBase::Absolute => written - *start.get_or_insert(written),
+                };
+                new_start = start;
                 if t < self.last_time {
                     return Err(self.err(
                         at,
@@ -316,7 +397,7 @@ impl<R: BufRead> EventSource for CsvEvents<R> {
             }
             None => self.rows.saturating_mul(1_000_000_000),
         };
-        self.last_time = ev.time;
+        (self.last_time, self.written, self.start) = (ev.time, ev.time, new_start);
         self.rows += 1;
         Ok(true)
     }

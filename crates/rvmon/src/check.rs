@@ -35,6 +35,18 @@ pub struct CheckArgs {
     /// default a field named `time`, `ts` or `timestamp`, else the event's position.
     #[arg(long)]
     pub time_field: Option<String>,
+    /// Stream specifications, CSV traces: how the time column reads, by rtlola-cli's
+    /// `--offline` names: `relative-secs` (the default: seconds from time zero, as written),
+    /// `relative-nanos` (whole nanoseconds), `offset-secs`/`offset-nanos` (since the previous
+    /// row), `absolute-unix` (seconds since the epoch; the first row is time zero). Periodic
+    /// streams count from time zero.
+    #[arg(long, value_name = "MODE")]
+    pub time_format: Option<String>,
+    /// Stream specifications, `--output rtlola`: times written in seconds (`relative-secs`,
+    /// the default, `12.000000000`) or in nanoseconds (`relative-nanos`), as rtlola-cli's
+    /// `--output-time-format`.
+    #[arg(long, value_name = "MODE")]
+    pub output_time_format: Option<String>,
     /// The output format.
     #[arg(long, value_enum, default_value = "text")]
     pub output: Output,
@@ -194,6 +206,8 @@ impl CheckArgs {
             format: None,
             sig: None,
             time_field: None,
+            time_format: None,
+            output_time_format: None,
             output: Output::Text,
             explain: false,
             lang: None,

@@ -61,6 +61,8 @@ pub struct FormatSink<'a> {
     intervals: bool,
     /// A line being put together (kept: one is written per value with `--values`).
     line: Vec<u8>,
+    /// RTLola's log with times in nanoseconds (`--output-time-format relative-nanos`).
+    nanos: bool,
 }
 
 impl<'a> FormatSink<'a> {
@@ -72,6 +74,7 @@ impl<'a> FormatSink<'a> {
             counts: Counts::default(),
             open_line: None,
             line: Vec::new(),
+            nanos: false,
             every_sample: false,
             last_robustness: None,
             intervals: false,
@@ -82,6 +85,12 @@ impl<'a> FormatSink<'a> {
     /// check --robustness`), as rtamt's `evaluate` lists it.
     pub fn every_sample(mut self, yes: bool) -> Self {
         self.every_sample = yes;
+        self
+    }
+
+    /// With `yes`, RTLola's log (`--output rtlola`) gives times in nanoseconds.
+    pub fn nanoseconds(mut self, yes: bool) -> Self {
+        self.nanos = yes;
         self
     }
 
@@ -425,6 +434,9 @@ impl FormatSink<'_> {
             (Payload::Trigger { index, message }, format) => {
                 self.counts.triggers += 1;
                 match format {
+                    Output::Rtlola if self.nanos => {
+                        writeln!(out, "[{}][Trigger][#{index}][Value] = \"{message}\"", d.ts)?
+                    }
                     Output::Rtlola => {
                         writeln!(out, "[{t}][Trigger][#{index}][Value] = \"{message}\"")?
                     }
@@ -443,13 +455,27 @@ impl FormatSink<'_> {
                     string,
                 },
                 Output::Rtlola,
+            ) if string && self.nanos => {
+                writeln!(out, "[{}][Output][{stream}][Value] = \"{text}\"", d.ts)?
+            }
+            (
+                Payload::Value {
+                    stream,
+                    text,
+                    string,
+                },
+                Output::Rtlola,
             ) if string => writeln!(out, "[{t}][Output][{stream}][Value] = \"{text}\"")?,
             // PERF: the line of every value with `--values`, written without `fmt`.
             (Payload::Value { stream, text, .. }, Output::Rtlola) => {
                 let line = &mut self.line;
                 line.clear();
                 line.push(b'[');
-                seconds_bytes(d.ts, line);
+                if self.nanos {
+                    line.extend_from_slice(itoa::Buffer::new().format(d.ts).as_bytes());
+                } else {
+                    seconds_bytes(d.ts, line);
+                }
                 line.extend_from_slice(b"][Output][");
                 line.extend_from_slice(stream.as_bytes());
                 line.extend_from_slice(b"][Value] = ");

@@ -13,7 +13,7 @@ use rvmon_core::{MemoryLimit, StringCollection, TimePoint, Value};
 use rvmon_stream::bsrv::{Bsrv, NoUniqueModel};
 use rvmon_stream::output::time_text;
 use rvmon_stream::{Program, StreamMonitor};
-use rvmon_trace::events::{CsvEvents, JsonlEvents};
+use rvmon_trace::events::{CsvEvents, JsonlEvents, TimeMode};
 use rvmon_trace::{open_reader, TraceFormat, TraceOptions, TraceReader};
 
 use crate::check::{CheckArgs, Output};
@@ -93,10 +93,10 @@ pub(crate) fn event_source(
         // (The file is opened here, so that a missing one is named before anything runs.)
         drop(crate::open_trace(Some(path), err)?);
         let (path, inputs, time) = (path.to_string(), inputs.to_vec(), args.time_field.clone());
-        let dense = args.dense;
+        let (dense, mode) = (args.dense, time_mode(args)?);
         let ahead = ReadAhead::spawn(inputs.len(), move || {
             let input = crate::open_trace(Some(&path), &mut std::io::sink())?;
-            text_events(format, input, &path, &inputs, time.as_deref(), dense)
+            text_events(format, input, &path, &inputs, time.as_deref(), dense, mode)
         })?;
         return Ok(Box::new(ahead));
     }
@@ -107,7 +107,15 @@ pub(crate) fn event_source(
         None
         | Some(
             TraceFormat::Jsonl | TraceFormat::Csv | TraceFormat::Signal | TraceFormat::CsrvCsv,
-        ) => text_events(format, input, name, inputs, time, args.dense)?,
+        ) => text_events(
+            format,
+            input,
+            name,
+            inputs,
+            time,
+            args.dense,
+            time_mode(args)?,
+        )?,
         Some(f @ (TraceFormat::Monpoly | TraceFormat::Json | TraceFormat::Xml)) => {
             let options = TraceOptions {
                 sig: None,
@@ -127,6 +135,30 @@ pub(crate) fn event_source(
     })
 }
 
+/// `--output-time-format`: whether times are written in nanoseconds.
+fn output_in_nanos(args: &CheckArgs) -> Result<bool, Error> {
+    match args.output_time_format.as_deref() {
+        None | Some("relative" | "relative-secs" | "relative-float-secs") => Ok(false),
+        Some("relative-nanos" | "relative-uint-nanos") => Ok(true),
+        Some(other) => Err(Error::msg(format!(
+            "--output-time-format: `{other}` is not supported (relative-secs, relative-nanos)"
+        ))),
+    }
+}
+
+/// `--time-format`, read (rtlola-cli's names).
+pub(crate) fn time_mode(args: &CheckArgs) -> Result<TimeMode, Error> {
+    let Some(name) = args.time_format.as_deref() else {
+        return Ok(TimeMode::default());
+    };
+    if name.starts_with("absolute-rfc") {
+        return Err(Error::msg("--time-format absolute-rfc3339 is not supported (rvmon reads times as numbers: relative-secs, relative-nanos, offset-secs, offset-nanos, absolute-unix)"));
+    }
+    TimeMode::named(name).ok_or_else(|| {
+        Error::msg(format!("--time-format: unknown mode `{name}` (relative-secs, relative-nanos, offset-secs, offset-nanos, absolute-unix)"))
+    })
+}
+
 /// Events from a CSV or JSON Lines trace (`format`; `None`: CSV).
 fn text_events(
     format: Option<TraceFormat>,
@@ -135,12 +167,20 @@ fn text_events(
     inputs: &[(String, Type)],
     time: Option<&str>,
     dense: bool,
+    mode: TimeMode,
 ) -> Result<Box<dyn EventSource>, Error> {
     Ok(match format {
+        Some(TraceFormat::Jsonl) if mode != TimeMode::default() => {
+            return Err(Error::msg("--time-format is for CSV traces"))
+        }
         Some(TraceFormat::Jsonl) => {
             Box::new(JsonlEvents::new(input, name, inputs, time).strictly_increasing(dense))
         }
-        _ => Box::new(CsvEvents::new(input, name, inputs, time)?.strictly_increasing(dense)),
+        _ => Box::new(
+            CsvEvents::new(input, name, inputs, time)?
+                .strictly_increasing(dense)
+                .time_mode(mode),
+        ),
     })
 }
 
@@ -329,7 +369,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let inputs = program.inputs.iter().map(|i| i.0.clone()).collect();
     let report = ReportPlan::new(args, language, &text, inputs)?;
     let mut monitor = StreamMonitor::new(program, args.values);
-    let mut sink = FormatSink::new(out, args.output);
+    let mut sink = FormatSink::new(out, args.output).nanoseconds(output_in_nanos(args)?);
     let options = args.run_options(online);
     let stats = report::run(report, &mut monitor, &mut events, &mut sink, options, err)?;
     let fired = sink.counts.triggers;
