@@ -126,3 +126,55 @@ fn time_formats_read_as_rtlola_cli_reads_them() {
         "{text}"
     );
 }
+
+/// Bit operators on integers as rtlola-cli computes them (its lines for this spec; `~` on
+/// signed and unsigned, shift counts modulo 64). rtlola-cli rejects `&`/`|` on Booleans and
+/// panics on shifts of signed integers; rvmon computes both (`&&`/`||`, arithmetic shifts).
+#[test]
+fn bit_operators_give_rtlola_s_values() {
+    let dir = rvmon_testkit::scratch(env!("CARGO_TARGET_TMPDIR"), "rtlola-bits");
+    let spec = dir.join("bits.lola");
+    std::fs::write(
+        &spec,
+        "input a: Int64\ninput u: UInt64\noutput y := u >> 2 ^ u << 3 & 255\noutput z := ~u\n\
+         output w := ~a + a\noutput r := u << 70\noutput s := a >> 1 | a << 2\n\
+         output b := (a > 0) & (u > 3) | false\n",
+    )
+    .unwrap();
+    let trace = dir.join("bits.csv");
+    std::fs::write(&trace, "a,u,time\n5,3,0.1\n-7,9,0.2\n").unwrap();
+    let (text, code) = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        trace.to_str().unwrap(),
+        "--output",
+        "rtlola",
+        "--values",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    for line in [
+        "[0.100000000][Output][y][Value] = 24",
+        "[0.100000000][Output][z][Value] = 18446744073709551612",
+        "[0.100000000][Output][w][Value] = -1",
+        "[0.100000000][Output][r][Value] = 192",
+        "[0.200000000][Output][y][Value] = 74",
+        "[0.200000000][Output][r][Value] = 576",
+        // -7 >> 1 = -4 (arithmetic), -7 << 2 = -28: -4 | -28 = -4.
+        "[0.200000000][Output][s][Value] = -4",
+        "[0.100000000][Output][b][Value] = false",
+        "[0.200000000][Output][b][Value] = false",
+    ] {
+        assert!(text.contains(line), "missing {line} in\n{text}");
+    }
+    let (text, code) = run(&[
+        "check",
+        spec.to_str().unwrap(),
+        trace.to_str().unwrap(),
+        "--explain",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    std::fs::write(&spec, "input x: Float64\noutput y := x & 1.0\n").unwrap();
+    let (text, code) = run(&["check", spec.to_str().unwrap(), trace.to_str().unwrap()]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("`&` needs integers, found Float64"), "{text}");
+}

@@ -295,9 +295,19 @@ const LOLA: &str = "import math\ninput a: Int64, b: Float64\ninput s: String\n//
                     output m := min<Int64>(c, d) /* x */ % 3 == 0 -> s.get().defaults(to: \"z\") != \"q\"\n\
                     trigger d > 2 \"too big\"\ntrigger eval when !m with \"c={{}}\".format(c)";
 /// The trace of the `lola` target: the inputs of its seeds and of the bundled examples.
-const LOLA_TRACE: &str = "a,b,s,temp,pressure,mode,x,time\n1,2.5,x,20.5,#,idle,true,0.1\n\
-                          #,#,#,#,1.2,#,false,0.2\n3,,\"y,z\",95.5,2.5,run,false,0.30\n\
-                          -4,1e3,w,101,3,run,true,1\n";
+const LOLA_TRACE: &str = "a,b,s,temp,pressure,mode,x,id,altitude,time\n\
+                          1,2.5,x,20.5,#,idle,true,1,1000,0.1\n\
+                          #,#,#,#,1.2,#,false,2,#,0.2\n3,,\"y,z\",95.5,2.5,run,false,1,1200.5,0.30\n\
+                          -4,1e3,w,101,3,run,true,#,90,1\n7,0,v,1,1,idle,false,3,1e4,2.5\n";
+/// A real-time seed: periodic streams, windows, parameterized streams, bit operators.
+const LOLA_REAL_TIME: &str = "input a: Int64, b: Float64\ninput id: UInt64\n\
+                              output p @ 2.5Hz := a.aggregate(over: 1s, using: sum) + a.hold(or: 0)\n\
+                              output q @Global(3Hz) := b.aggregate(over_exactly: 0.5s, using: avg).defaults(to: 0.0)\n\
+                              output k(x: UInt64) spawn with id when id > 0 eval when x = id with k(x).offset(by: -1).defaults(to: 0) + 1 close when k(x) = 3\n\
+                              output l(x) spawn @1Hz with a.hold(or: 0) eval @1Hz with a.hold(or: 0) ^ 5 close when if true then true else l(x) = 0\n\
+                              output w @1Hz := k(1).aggregate(over: 2s, using: count)\n\
+                              trigger @id k(id).hold(or: 0) = 2 & id << 1 > 2 \"twice\"\n\
+                              trigger a.aggregate(over_discrete: 3, using: max).defaults(to: 0) > 2 \"big\"";
 const LOLA_CSV: &str = "a,b,s,time\n1,2.5,x,0.1\n#,#,#,0.2\n3,,\"y,z\",0.30\n-4,1e3,w,1\n";
 const LOLA_JSONL: &str = "{\"time\": 0.1, \"a\": 1, \"b\": 2.5, \"s\": \"x\"}\n{\"time\": 0.2}\n\
                           {\"time\": 0.3, \"a\": 3, \"s\": null}\n{\"time\": 1, \"a\": -4, \"b\": 1e3}\n";
@@ -342,8 +352,24 @@ const LOLA_TOKENS: &[&str] = &[
     "a",
     "c",
     "@ 10Hz",
+    "@ 3Hz",
+    "@Local(2Hz)",
+    "@0.1s",
     ".aggregate(over: 1s, using: sum)",
+    ".aggregate(over_exactly: 0.3s, using: last)",
+    ".aggregate(over_discrete: 2, using: min)",
     "spawn",
+    "spawn with a when a > 0",
+    " eval when x = a with ",
+    " close when ",
+    "(x: Int64)",
+    "k(1).hold(or: 0)",
+    " & ",
+    " | ",
+    " ^ ",
+    " << ",
+    " >> ",
+    "~",
     "true",
     "1.5",
 ];
@@ -643,7 +669,7 @@ pub static TARGETS: &[Target] = &[
     Target {
         name: "lola",
         run: lola,
-        seeds: &[LOLA],
+        seeds: &[LOLA, LOLA_REAL_TIME],
         examples: &["lola"],
         tokens: LOLA_TOKENS,
         nests: LOLA_NESTS,

@@ -501,6 +501,29 @@ impl Checker<'_> {
                 let ca = self.check(a)?;
                 self.must_be_present(&ca, a.span)?;
                 match op {
+                    UnOp::BitNot if ca.1 == Ty::Known(Type::Bool) => {
+                        (CExpr::Not(Box::new(ca.0)), Ty::Known(Type::Bool), false)
+                    }
+                    // `~x` is `x ^` all ones.
+                    UnOp::BitNot => {
+                        let (x, ones, t) = match ca.1 {
+                            Ty::Known(Type::UInt) => (ca.0, Val::UInt(u64::MAX), Type::UInt),
+                            Ty::Known(Type::Int) => (ca.0, Val::Int(-1), Type::Int),
+                            Ty::IntLit => (coerce(ca.0, Type::Int), Val::Int(-1), Type::Int),
+                            t => {
+                                return Err(self.err(
+                                    a.span,
+                                    format!(
+                                        "`~` needs a Boolean or an integer, found {}",
+                                        ty_name(t)
+                                    ),
+                                ))
+                            }
+                        };
+                        let c =
+                            CExpr::Bin(BinOp::BitXor, Box::new(x), Box::new(CExpr::Const(ones)));
+                        (c, Ty::Known(t), false)
+                    }
                     UnOp::Not => {
                         self.expect(ca.1, Type::Bool, a.span, "`!`")?;
                         (CExpr::Not(Box::new(ca.0)), Ty::Known(Type::Bool), false)
@@ -780,7 +803,67 @@ impl Checker<'_> {
         self.must_be_present(&ca, a.span)?;
         self.must_be_present(&cb, b.span)?;
         let what = format!("`{}`", binop_text(op));
+        let integer = |t: Ty| matches!(t, Ty::IntLit | Ty::Known(Type::Int | Type::UInt));
         Ok(match op {
+            // On Booleans `&` and `|` are `&&` and `||` (both sides defined: the same value).
+            BinOp::BitAnd | BinOp::BitOr if ca.1 == Ty::Known(Type::Bool) => {
+                self.expect(cb.1, Type::Bool, b.span, &what)?;
+                let op = if op == BinOp::BitAnd {
+                    BinOp::And
+                } else {
+                    BinOp::Or
+                };
+                (
+                    CExpr::Bin(op, Box::new(ca.0), Box::new(cb.0)),
+                    Ty::Known(Type::Bool),
+                    false,
+                )
+            }
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                let (x, y, t) = self.unify(ca.0, ca.1, cb.0, cb.1, span, &what)?;
+                if !integer(t) {
+                    return Err(
+                        self.err(span, format!("{what} needs integers, found {}", ty_name(t)))
+                    );
+                }
+                (CExpr::Bin(op, Box::new(x), Box::new(y)), t, false)
+            }
+            // A shift's count is unsigned; it shifts a value of its own type.
+            BinOp::Shl | BinOp::Shr => {
+                if !integer(ca.1) {
+                    return Err(self.err(
+                        a.span,
+                        format!("{what} shifts an integer, found {}", ty_name(ca.1)),
+                    ));
+                }
+                let count = match cb.1 {
+                    Ty::IntLit => coerce(cb.0, Type::UInt),
+                    Ty::Known(Type::UInt) => cb.0,
+                    t => {
+                        return Err(self.err(
+                            b.span,
+                            format!(
+                                "{what} needs an unsigned count (UInt64), found {}",
+                                ty_name(t)
+                            ),
+                        ))
+                    }
+                };
+                let (lhs, t) = match ca.1 {
+                    Ty::IntLit => (coerce(ca.0, Type::Int), Type::Int),
+                    Ty::Known(t) => (ca.0, t),
+                };
+                let count = if t == Type::UInt {
+                    count
+                } else {
+                    CExpr::Cast(t, Box::new(count))
+                };
+                (
+                    CExpr::Bin(op, Box::new(lhs), Box::new(count)),
+                    Ty::Known(t),
+                    false,
+                )
+            }
             BinOp::And | BinOp::Or | BinOp::Implies => {
                 self.expect(ca.1, Type::Bool, a.span, &what)?;
                 self.expect(cb.1, Type::Bool, b.span, &what)?;
@@ -1200,6 +1283,11 @@ fn binop_text(op: BinOp) -> &'static str {
         BinOp::Div => "/",
         BinOp::Rem => "%",
         BinOp::Pow => "**",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
     }
 }
 

@@ -18,6 +18,8 @@ pub enum Lit {
 pub enum UnOp {
     Neg,
     Not,
+    /// `~`: Booleans' negation, integers' bitwise complement.
+    BitNot,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +39,12 @@ pub enum BinOp {
     Div,
     Rem,
     Pow,
+    /// `&`, `|` (also on Booleans), `^`, `<<`, `>>` (on integers).
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
 }
 
 #[derive(Clone, Debug, PartialEq)]

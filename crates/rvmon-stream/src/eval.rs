@@ -276,7 +276,17 @@ fn binary(op: BinOp, x: Val, y: Val) -> Result<Val, Box<Error>> {
 pub(crate) fn is_arithmetic(op: BinOp) -> bool {
     matches!(
         op,
-        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem | BinOp::Pow
+        BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::Rem
+            | BinOp::Pow
+            | BinOp::BitAnd
+            | BinOp::BitOr
+            | BinOp::BitXor
+            | BinOp::Shl
+            | BinOp::Shr
     )
 }
 
@@ -320,7 +330,17 @@ macro_rules! integer_arith {
                         u32::try_from(b)
                             .map_err(|_| Error::msg(format!("exponent {b} out of range")))?,
                     ),
-                    _ => unreachable!("not arithmetic: {op:?}"),
+                    BinOp::BitAnd => a & b,
+                    BinOp::BitOr => a | b,
+                    BinOp::BitXor => a ^ b,
+                    // The shift counts modulo 64, as RTLola's (release) interpreter's `<<`.
+                    BinOp::Shl => a.wrapping_shl(b as u32),
+                    BinOp::Shr => a.wrapping_shr(b as u32),
+                    _ => {
+                        return Err(Box::new(Error::msg(format!(
+                            "internal error: `{op:?}` is not arithmetic"
+                        ))))
+                    }
                 })
             }
         }
@@ -338,7 +358,11 @@ impl Arith for f64 {
             BinOp::Div => a / b,
             BinOp::Rem => a % b,
             BinOp::Pow => a.powf(b),
-            _ => unreachable!("not arithmetic: {op:?}"),
+            _ => {
+                return Err(Box::new(Error::msg(format!(
+                    "internal error: `{op:?}` on floats"
+                ))))
+            }
         })
     }
 }

@@ -572,16 +572,17 @@ impl Parser<'_> {
             Tok::Implies => (2, 1, Some(BinOp::Implies)),
             Tok::Or => (3, 4, Some(BinOp::Or)),
             Tok::And => (5, 6, Some(BinOp::And)),
-            Tok::Bar => (7, 8, None),
-            Tok::Caret => (9, 10, None),
-            Tok::Amp => (11, 12, None),
+            Tok::Bar => (7, 8, Some(BinOp::BitOr)),
+            Tok::Caret => (9, 10, Some(BinOp::BitXor)),
+            Tok::Amp => (11, 12, Some(BinOp::BitAnd)),
             Tok::Eq => (13, 14, Some(BinOp::Eq)),
             Tok::Ne => (13, 14, Some(BinOp::Ne)),
             Tok::Lt => (15, 16, Some(BinOp::Lt)),
             Tok::Le => (15, 16, Some(BinOp::Le)),
             Tok::Gt => (15, 16, Some(BinOp::Gt)),
             Tok::Ge => (15, 16, Some(BinOp::Ge)),
-            Tok::Shl | Tok::Shr => (17, 18, None),
+            Tok::Shl => (17, 18, Some(BinOp::Shl)),
+            Tok::Shr => (17, 18, Some(BinOp::Shr)),
             Tok::Plus => (19, 20, Some(BinOp::Add)),
             Tok::Minus => (19, 20, Some(BinOp::Sub)),
             Tok::Star => (21, 22, Some(BinOp::Mul)),
@@ -656,9 +657,7 @@ impl Parser<'_> {
                 self.pos += 1;
                 return self.unary();
             }
-            Some(Tok::Tilde) => {
-                return Err(self.err_at(start, "bitwise operator `~` is not supported"))
-            }
+            Some(Tok::Tilde) => Some(UnOp::BitNot),
             _ => None,
         };
         match op {
