@@ -17,7 +17,10 @@ and whether both print the same lines:
   * values: the event-based `running-mean` spec of bench/lola.py, every output value
     written (rvmon --values against rtlola-cli --verbosity outputs).
 """
-import atexit, os, random, shutil, subprocess, sys, tempfile
+import atexit, os, random, shutil, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lola import timed  # noqa: E402  (median wall time and peak RSS of three runs)
 
 PERIODIC = """input x: Float64
 input y: Float64
@@ -45,21 +48,6 @@ output sum @x := sum.offset(by: -1).defaults(to: 0.0) + x
 output mean := sum / cast<Int64, Float64>(count)
 trigger mean > 0.2 "mean drifted"
 """
-
-RUNS = 3
-
-
-def timed(cmd, out_path):
-    """Median wall time and peak RSS (MB) of RUNS runs (the machine is shared and noisy)."""
-    runs = []
-    for _ in range(RUNS):
-        with open(out_path, "w") as out:
-            r = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + cmd, stdout=out, stderr=subprocess.PIPE, text=True)
-        last = r.stderr.strip().splitlines()[-1].split()
-        runs.append((float(last[0]), int(last[1]) / 1024))
-    runs.sort()
-    return runs[len(runs) // 2]
-
 
 def lines(path, only_triggers):
     with open(path) as f:

@@ -653,39 +653,7 @@ impl Checker<'_> {
         };
         let args = match (self.param_types.get(&target), w.args.is_empty()) {
             (Some(types), _) if !types.is_empty() => {
-                if types.len() != w.args.len() {
-                    return Err(self.err(
-                        span,
-                        format!(
-                            "`{}` has {} parameter(s), given {}",
-                            w.stream,
-                            types.len(),
-                            w.args.len()
-                        ),
-                    ));
-                }
-                let mut args = Vec::new();
-                for (a, &want) in w.args.iter().zip(types) {
-                    let c = self.check(a)?;
-                    self.must_be_present(&c, a.span)?;
-                    let (x, _, _) = self
-                        .unify(
-                            c.0,
-                            c.1,
-                            CExpr::Const(Val::Int(0)),
-                            Ty::Known(want),
-                            a.span,
-                            "a parameter",
-                        )
-                        .map_err(|_| {
-                            self.err(
-                                a.span,
-                                format!("a parameter of `{}` is {}", w.stream, want.name()),
-                            )
-                        })?;
-                    args.push(x);
-                }
-                args
+                self.check_args(target, &w.stream, &w.args, span)?
             }
             (_, true) => Vec::new(),
             (_, false) => return Err(self.err(span, format!("`{}` has no parameters", w.stream))),
@@ -722,41 +690,7 @@ impl Checker<'_> {
                 format!("`{name}` has no parameters; read it as `{name}`"),
             ));
         };
-        if types.len() != args.len() {
-            return Err(self.err(
-                span,
-                format!(
-                    "`{name}` has {} parameter(s), given {}",
-                    types.len(),
-                    args.len()
-                ),
-            ));
-        }
-        let mut cargs = Vec::new();
-        for (a, &want) in args.iter().zip(types) {
-            let c = self.check(a)?;
-            self.must_be_present(&c, a.span)?;
-            let (x, _, _) = self
-                .unify(
-                    c.0,
-                    c.1,
-                    CExpr::Const(Val::Int(0)),
-                    Ty::Known(want),
-                    a.span,
-                    "a parameter",
-                )
-                .map_err(|_| {
-                    self.err(
-                        a.span,
-                        format!(
-                            "a parameter of `{name}` is {}, found {}",
-                            want.name(),
-                            ty_name(c.1)
-                        ),
-                    )
-                })?;
-            cargs.push(x);
-        }
+        let cargs = self.check_args(s, name, args, span)?;
         // A spawned stream without parameters has one instance, read as the stream itself.
         let own = types.is_empty()
             || (s == self.current && cargs.iter().enumerate().all(|(i, c)| *c == CExpr::Param(i)));
@@ -779,6 +713,49 @@ impl Checker<'_> {
             (false, InstanceAccess::Sync) => (CExpr::Instance(s, cargs, access), t, false),
             (false, _) => (CExpr::Instance(s, cargs, access), t, true),
         })
+    }
+
+    /// The parameter values `args` of an instance of stream `s` (named `name`): one for each
+    /// of its parameters, of the parameter's type.
+    fn check_args(
+        &self,
+        s: Sid,
+        name: &str,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<Vec<CExpr>, Error> {
+        let types = self.param_types.get(&s).cloned().unwrap_or_default();
+        if types.len() != args.len() {
+            return Err(self.err(
+                span,
+                format!(
+                    "`{name}` has {} parameter(s), given {}",
+                    types.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let mut cargs = Vec::new();
+        for (a, &want) in args.iter().zip(&types) {
+            let c = self.check(a)?;
+            self.must_be_present(&c, a.span)?;
+            let found = ty_name(c.1);
+            let (x, _, _) = self
+                .unify(
+                    c.0,
+                    c.1,
+                    CExpr::Const(Val::Int(0)),
+                    Ty::Known(want),
+                    a.span,
+                    "a parameter",
+                )
+                .map_err(|_| {
+                    let what = format!("a parameter of `{name}` is {}, found {found}", want.name());
+                    self.err(a.span, what)
+                })?;
+            cargs.push(x);
+        }
+        Ok(cargs)
     }
 
     /// A value that may be absent where one is needed is an error at `span`.
@@ -1311,38 +1288,20 @@ fn coerce(c: CExpr, t: Type) -> CExpr {
 
 /// Every stream access of `c`: (stream, weight, synchronous for pacing).
 fn accesses(c: &CExpr, out: &mut Vec<(Sid, i64, bool)>) {
-    match c {
-        CExpr::Const(_) => {}
+    visit(c, &mut |x| match x {
         CExpr::Sync(s) => out.push((*s, 0, true)),
         CExpr::Offset(s, k) => out.push((*s, *k, true)),
         CExpr::Hold(s) | CExpr::Get(s) | CExpr::Fresh(s) => out.push((*s, 0, false)),
-        CExpr::Default(a, b) | CExpr::Bin(_, a, b) => {
-            accesses(a, out);
-            accesses(b, out);
-        }
-        CExpr::Neg(a) | CExpr::Not(a) | CExpr::Cast(_, a) => accesses(a, out),
-        CExpr::Ite(a, b, d) => {
-            accesses(a, out);
-            accesses(b, out);
-            accesses(d, out);
-        }
-        CExpr::Call(_, args) | CExpr::Format(_, args) => args.iter().for_each(|a| accesses(a, out)),
         // A discrete window reads the target's values as they come, as a synchronous access
         // does; a window over time reads whatever values came.
-        CExpr::Window(w) => {
-            w.args.iter().for_each(|a| accesses(a, out));
-            out.push((w.target, 0, matches!(w.size, CWindowSize::Discrete(_))))
-        }
-        CExpr::Param(_) => {}
-        CExpr::Instance(s, args, access) => {
-            args.iter().for_each(|a| accesses(a, out));
-            match access {
-                InstanceAccess::Sync => out.push((*s, 0, true)),
-                InstanceAccess::Offset(k) => out.push((*s, *k, true)),
-                _ => out.push((*s, 0, false)),
-            }
-        }
-    }
+        CExpr::Window(w) => out.push((w.target, 0, matches!(w.size, CWindowSize::Discrete(_)))),
+        CExpr::Instance(s, _, access) => out.push(match access {
+            InstanceAccess::Sync => (*s, 0, true),
+            InstanceAccess::Offset(k) => (*s, *k, true),
+            _ => (*s, 0, false),
+        }),
+        _ => {}
+    });
 }
 
 /// Calls `f` on `c` and every expression in it.
@@ -1375,28 +1334,11 @@ pub fn visit<'a>(c: &'a CExpr, f: &mut impl FnMut(&'a CExpr)) {
 
 /// Calls `f` on every window of `c`.
 pub fn windows_of<'a>(c: &'a CExpr, f: &mut impl FnMut(&'a CWindow)) {
-    match c {
-        CExpr::Window(w) => f(w),
-        CExpr::Const(_)
-        | CExpr::Sync(_)
-        | CExpr::Offset(..)
-        | CExpr::Hold(_)
-        | CExpr::Get(_)
-        | CExpr::Fresh(_)
-        | CExpr::Param(_) => {}
-        CExpr::Instance(_, args, _) => args.iter().for_each(|a| windows_of(a, f)),
-        CExpr::Default(a, b) | CExpr::Bin(_, a, b) => {
-            windows_of(a, f);
-            windows_of(b, f);
+    visit(c, &mut |x| {
+        if let CExpr::Window(w) = x {
+            f(w)
         }
-        CExpr::Neg(a) | CExpr::Not(a) | CExpr::Cast(_, a) => windows_of(a, f),
-        CExpr::Ite(a, b, d) => {
-            windows_of(a, f);
-            windows_of(b, f);
-            windows_of(d, f);
-        }
-        CExpr::Call(_, args) | CExpr::Format(_, args) => args.iter().for_each(|a| windows_of(a, f)),
-    }
+    });
 }
 
 /// How a window over time read by a stream of period `period_ns` is bucketed: (bucket
@@ -1490,6 +1432,61 @@ pub fn analyze(file: &str, text: &str, spec: &Spec) -> Result<Program, Error> {
     analyze_within(file, text, spec, MemoryLimit::DEFAULT)
 }
 
+/// Types: outputs without a declared type take their expression's, in as many rounds as
+/// the references between them need (a parameterized stream's parameters first). Every
+/// output's checked expression and message.
+#[allow(clippy::type_complexity)]
+fn check_outputs(
+    ck: &mut Checker,
+    spec: &Spec,
+) -> Result<Vec<Option<(CExpr, Option<CMessage>)>>, Error> {
+    let n_in = spec.inputs.len();
+    let mut compiled: Vec<Option<(CExpr, Option<CMessage>)>> = vec![None; spec.outputs.len()];
+    let mut first_error = None;
+    for _round in 0..=2 * spec.outputs.len() + 1 {
+        let mut progress = false;
+        first_error = None;
+        for (k, o) in spec.outputs.iter().enumerate() {
+            if compiled[k].is_some() {
+                continue;
+            }
+            if let Some(d) = &o.dynamic {
+                if !ck.param_types.contains_key(&(n_in + k)) {
+                    match param_types(ck, d, o) {
+                        Ok(t) => {
+                            ck.param_types.insert(n_in + k, t);
+                            progress = true;
+                        }
+                        Err(e) => {
+                            first_error.get_or_insert(e);
+                            continue;
+                        }
+                    }
+                }
+            }
+            ck.enter(spec, n_in + k);
+            match ck.check(&o.expr) {
+                Ok(checked) => {
+                    let (c, t, message) = ck.output(o, checked)?;
+                    ck.types[n_in + k] = Some(t);
+                    compiled[k] = Some((c, message));
+                    progress = true;
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        if !progress && !guess_a_type(ck, spec, &compiled, n_in) {
+            break;
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    Ok(compiled)
+}
+
 /// Checks `spec` and compiles it; the past values its offsets keep ([`past_bytes`]) must fit
 /// in `memory`, each offset and all streams together, or it is an error that says what they
 /// would need (before any engine allocates them).
@@ -1525,51 +1522,7 @@ pub fn analyze_within(
         params: Vec::new(),
         param_types: FxHashMap::default(),
     };
-    // Types: outputs without a declared type take their expression's, in as many rounds as
-    // the references between them need.
-    let mut compiled: Vec<Option<(CExpr, Option<CMessage>)>> = vec![None; spec.outputs.len()];
-    let mut first_error = None;
-    for _round in 0..=2 * spec.outputs.len() + 1 {
-        let mut progress = false;
-        first_error = None;
-        for (k, o) in spec.outputs.iter().enumerate() {
-            if compiled[k].is_some() {
-                continue;
-            }
-            if let Some(d) = &o.dynamic {
-                if !ck.param_types.contains_key(&(n_in + k)) {
-                    match param_types(&ck, d, o) {
-                        Ok(t) => {
-                            ck.param_types.insert(n_in + k, t);
-                            progress = true;
-                        }
-                        Err(e) => {
-                            first_error.get_or_insert(e);
-                            continue;
-                        }
-                    }
-                }
-            }
-            ck.enter(spec, n_in + k);
-            match ck.check(&o.expr) {
-                Ok(checked) => {
-                    let (c, t, message) = ck.output(o, checked)?;
-                    ck.types[n_in + k] = Some(t);
-                    compiled[k] = Some((c, message));
-                    progress = true;
-                }
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
-        if !progress && !guess_a_type(&mut ck, spec, &compiled, n_in) {
-            break;
-        }
-    }
-    if let Some(e) = first_error {
-        return Err(e);
-    }
+    let mut compiled = check_outputs(&mut ck, spec)?;
     let mut dynamics: Vec<Option<Box<CDynamic>>> = Vec::new();
     for (k, o) in spec.outputs.iter().enumerate() {
         dynamics.push(match &o.dynamic {

@@ -278,22 +278,7 @@ pub(crate) fn compile(e: &CExpr, cx: &mut Cx) -> Code {
             let s = *s;
             Code::Bool(Box::new(move |st| Ok(st.rings[s].last_event == st.now)))
         }
-        CExpr::Default(a, d) => {
-            fn default<T: 'static>(a: F<T>, d: F<T>) -> F<T> {
-                Box::new(move |st| match a(st) {
-                    Err(Stop::Absent) => d(st),
-                    r => r,
-                })
-            }
-            same_type(compile(a, cx), compile(d, cx), |a, d| match (a, d) {
-                (Code::Bool(a), Code::Bool(d)) => Ok(Code::Bool(default(a, d))),
-                (Code::Int(a), Code::Int(d)) => Ok(Code::Int(default(a, d))),
-                (Code::UInt(a), Code::UInt(d)) => Ok(Code::UInt(default(a, d))),
-                (Code::Float(a), Code::Float(d)) => Ok(Code::Float(default(a, d))),
-                (Code::Str(a), Code::Str(d)) => Ok(Code::Str(default(a, d))),
-                (a, d) => Err((a, d)),
-            })
-        }
+        CExpr::Default(a, d) => defaulted(a, d, cx),
         CExpr::Not(a) => match compile(a, cx) {
             Code::Bool(a) => Code::Bool(Box::new(move |st| Ok(!a(st)?))),
             other => generic(vec![other], Type::Bool, |_| {
@@ -383,36 +368,7 @@ pub(crate) fn compile(e: &CExpr, cx: &mut Cx) -> Code {
                 Ok(cast(to, vals.pop().expect("one argument")))
             })
         }
-        CExpr::Window(w) => {
-            let i = cx.windows.len();
-            cx.windows.push((**w).clone());
-            let result = match w.op {
-                Aggregation::Count => Type::UInt,
-                Aggregation::Integral => Type::Float,
-                _ => w.target_ty,
-            };
-            if w.args.is_empty() {
-                return typed(result, move |st: &Store| {
-                    st.windows[i].value(st.time).ok_or(Stop::Absent)
-                });
-            }
-            // Over one instance: its own window, kept while it lives.
-            let args: Vec<Code> = w.args.iter().map(|a| compile(a, cx)).collect();
-            let empty = crate::window::empty_value(w.op, w.target_ty);
-            typed(result, move |st: &Store| {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in &args {
-                    vals.push(a.eval(st)?);
-                }
-                let window = st.keyed[i].as_ref().and_then(|m| m.get(&key(&vals)));
-                let window = window.map(|k| &k.window);
-                match window {
-                    Some(w) => w.value(st.time),
-                    None => empty.clone(),
-                }
-                .ok_or(Stop::Absent)
-            })
-        }
+        CExpr::Window(w) => window(w, cx),
         CExpr::Param(i) => {
             let i = *i;
             let t = cx.params.get(i).copied().unwrap_or(Type::Int);
@@ -432,6 +388,57 @@ pub(crate) fn compile(e: &CExpr, cx: &mut Cx) -> Code {
             })
         }
     }
+}
+
+/// `a.defaults(to: d)`: `d` where `a` is absent.
+fn defaulted(a: &CExpr, d: &CExpr, cx: &mut Cx) -> Code {
+    fn default<T: 'static>(a: F<T>, d: F<T>) -> F<T> {
+        Box::new(move |st| match a(st) {
+            Err(Stop::Absent) => d(st),
+            r => r,
+        })
+    }
+    same_type(compile(a, cx), compile(d, cx), |a, d| match (a, d) {
+        (Code::Bool(a), Code::Bool(d)) => Ok(Code::Bool(default(a, d))),
+        (Code::Int(a), Code::Int(d)) => Ok(Code::Int(default(a, d))),
+        (Code::UInt(a), Code::UInt(d)) => Ok(Code::UInt(default(a, d))),
+        (Code::Float(a), Code::Float(d)) => Ok(Code::Float(default(a, d))),
+        (Code::Str(a), Code::Str(d)) => Ok(Code::Str(default(a, d))),
+        (a, d) => Err((a, d)),
+    })
+}
+
+/// A window's aggregate: the store's window `i` (the `i`-th met), or, over one instance of a
+/// parameterized stream, that instance's own.
+fn window(w: &CWindow, cx: &mut Cx) -> Code {
+    let i = cx.windows.len();
+    cx.windows.push(w.clone());
+    let result = match w.op {
+        Aggregation::Count => Type::UInt,
+        Aggregation::Integral => Type::Float,
+        _ => w.target_ty,
+    };
+    if w.args.is_empty() {
+        return typed(result, move |st: &Store| {
+            st.windows[i].value(st.time).ok_or(Stop::Absent)
+        });
+    }
+    // Over one instance: its own window, kept while it lives.
+    let args: Vec<Code> = w.args.iter().map(|a| compile(a, cx)).collect();
+    let empty = crate::window::empty_value(w.op, w.target_ty);
+    typed(result, move |st: &Store| {
+        let mut vals = Vec::with_capacity(args.len());
+        for a in &args {
+            vals.push(a.eval(st)?);
+        }
+        let window = st.keyed[i].as_ref().and_then(|m| m.get(&key(&vals)));
+        let window = window.map(|k| &k.window);
+        match window {
+            Some(w) => w.value(st.time),
+            None => empty.clone(),
+        }
+        .ok_or(Stop::Absent)
+    })
 }
 
 /// `s(args…)` read with `access`: absent when there is no such instance or value.

@@ -1230,36 +1230,18 @@ mod tests {
             "{}",
             e.message
         );
-        let e = parse_spec(
-            "t.lola",
-            "input a: Int64\noutput b @1Hz := a.aggregate(over: 1s, using: mean)",
-        )
-        .unwrap_err();
-        assert!(
-            e.message.contains("unknown aggregation `mean`"),
-            "{}",
-            e.message
-        );
-        let e = parse_spec(
-            "t.lola",
-            "input a: Int64\noutput b @1Hz := a.aggregate(over: 1s, using: median)",
-        )
-        .unwrap_err();
-        assert!(
-            e.message.contains("`median` is not supported"),
-            "{}",
-            e.message
-        );
-        let e = parse_spec(
-            "t.lola",
-            "input a: Int64\noutput b @1Hz := a.aggregate(over_discrete: 1.5, using: sum)",
-        )
-        .unwrap_err();
-        assert!(
-            e.message.contains("positive number of values"),
-            "{}",
-            e.message
-        );
+        for (window, says) in [
+            ("over: 1s, using: mean", "unknown aggregation `mean`"),
+            ("over: 1s, using: median", "`median` is not supported"),
+            (
+                "over_discrete: 1.5, using: sum",
+                "positive number of values",
+            ),
+        ] {
+            let text = format!("input a: Int64\noutput b @1Hz := a.aggregate({window})");
+            let e = parse_spec("t.lola", &text).unwrap_err();
+            assert!(e.message.contains(says), "{}", e.message);
+        }
     }
 
     #[test]
