@@ -74,6 +74,20 @@ fn fleet_example_gives_rtlola_s_lines() {
         assert!(text.contains(line), "missing {line} in\n{text}");
     }
     assert_eq!(text.matches("][Trigger][").count(), 3, "{text}");
+    let (text, code) = run(&[
+        "check",
+        &example("fleet.lola"),
+        &example("fleet.csv"),
+        "--explain",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    for part in [
+        "reports: Int64 — evaluated at id; decided at its event; instances (p: UInt64) spawned at id; its close condition checked after each evaluation",
+        "rate: UInt64 — evaluated every 1s",
+        "memory grows with the live instances",
+    ] {
+        assert!(text.contains(part), "missing {part} in\n{text}");
+    }
 }
 
 /// rtlola-cli's `--offline` time formats and `--output-time-format relative-nanos`, with the

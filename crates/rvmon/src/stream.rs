@@ -10,6 +10,7 @@ use rvmon_core::event::Val;
 use rvmon_core::event::ValType as Type;
 use rvmon_core::Error;
 use rvmon_core::{MemoryLimit, StringCollection, TimePoint, Value};
+use rvmon_stream::analysis::Pace;
 use rvmon_stream::bsrv::{Bsrv, NoUniqueModel};
 use rvmon_stream::output::time_text;
 use rvmon_stream::{Program, StreamMonitor};
@@ -22,6 +23,15 @@ use crate::read_file;
 use crate::report::{self, ReportPlan};
 use crate::run::{Events, Source};
 use crate::sink::FormatSink;
+
+/// "at a ∧ b", "every 1s", "never" (a pacing of no events).
+fn pace_text(p: &Pace, names: &[String]) -> String {
+    match p {
+        Pace::Event(d) if d.0.is_empty() => "once, at the start".into(),
+        Pace::Event(_) => format!("at {}", p.describe(names)),
+        other => other.describe(names),
+    }
+}
 
 /// What `--explain` prints: the streams, their pacing, evaluation order, latency and memory.
 pub fn explain(spec: &str, p: &Program) -> String {
@@ -48,10 +58,33 @@ pub fn explain(spec: &str, p: &Program) -> String {
             Some(l) => format!("decided after {l} more value(s) of what it reads"),
             None => "may wait until the end of the trace".to_string(),
         };
-        s += &format!(
-            "  {label} — evaluated at {}; {latency}\n",
-            o.pacing.describe(&names)
-        );
+        let when = match &o.pacing {
+            Pace::Event(_) => format!("at {}", o.pacing.describe(&names)),
+            other => other.describe(&names),
+        };
+        let instances = match &o.dynamic {
+            None => String::new(),
+            Some(d) => {
+                let params: Vec<String> = d
+                    .params
+                    .iter()
+                    .map(|(n, t)| format!("{n}: {}", t.name()))
+                    .collect();
+                let close = match &d.close_pace {
+                    None => String::new(),
+                    Some(_) if d.close_after_eval => {
+                        "; its close condition checked after each evaluation".into()
+                    }
+                    Some(c) => format!("; its close condition checked {}", pace_text(c, &names)),
+                };
+                format!(
+                    "; instances ({}) spawned {}{close}",
+                    params.join(", "),
+                    pace_text(&d.spawn_pace, &names)
+                )
+            }
+        };
+        s += &format!("  {label} — evaluated {when}; {latency}{instances}\n");
     }
     let kept: Vec<String> = (0..names.len())
         .filter(|&v| p.report[v].keep_past > 0)
@@ -59,6 +92,9 @@ pub fn explain(spec: &str, p: &Program) -> String {
         .collect();
     if !kept.is_empty() {
         s += &format!("past values kept: {}\n", kept.join(", "));
+    }
+    if p.outputs.iter().any(|o| o.dynamic.is_some()) {
+        s += "instances: each holds its own past values and windows; memory grows with the live instances, not with the trace\n";
     }
     s += &match &p.unbounded_cycle {
         None => "efficiently monitorable: yes — memory does not grow with the trace\n".to_string(),
