@@ -1623,14 +1623,23 @@ pub fn analyze_within(
             }
         })
         .collect();
-    Ok(Program {
+    let program = Program {
         inputs: spec.inputs.iter().map(|i| (i.name.clone(), i.ty)).collect(),
         outputs,
         order,
         report,
         unbounded_cycle,
         memory,
-    })
+    };
+    // The periods must make a schedule (as RTLola's analysis demands).
+    if let Err(m) = crate::schedule::Schedule::new(&program) {
+        let periodic = spec
+            .outputs
+            .iter()
+            .find(|o| matches!(o.pacing, Some(Pacing::Periodic(..))));
+        return Err(err(periodic.map_or((0, 0), |o| o.span), m.to_string()));
+    }
+    Ok(program)
 }
 
 /// Whether each output's pacing guarantees a value of every stream it reads synchronously;

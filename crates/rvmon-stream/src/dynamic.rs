@@ -92,6 +92,12 @@ impl DynCode {
     }
 }
 
+/// An instance's period in nanoseconds (cut, as RTLola cuts it; at most `i64::MAX`, so that
+/// its next deadline never wraps into the past).
+fn local_period(p: crate::ast::Ratio) -> i64 {
+    i64::try_from(period_ns(p)).unwrap_or(i64::MAX)
+}
+
 /// What the current cycle is.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Cycle {
@@ -241,7 +247,7 @@ impl ImmediateEngine {
             self.store.rings[s] = Ring::new(keep, o.ty);
         }
         if let Pace::Local(p) = o.pacing {
-            let next = time.saturating_add(period_ns(p) as i64);
+            let next = time.saturating_add(local_period(p));
             self.local.push(Reverse((next, serial, k)));
         }
         Ok(())
@@ -256,7 +262,7 @@ impl ImmediateEngine {
         let result = self.evaluate_entered(k, serial, time);
         self.leave(s, serial);
         if let (Pace::Local(p), Ok(())) = (&self.prog.outputs[k].pacing, &result) {
-            let next = time.saturating_add(period_ns(*p) as i64);
+            let next = time.saturating_add(local_period(*p));
             self.local.push(Reverse((next, serial, k)));
         }
         result

@@ -42,7 +42,7 @@ impl Schedule {
     /// The schedule of `prog`'s periodic outputs; `None` when it has none. `Err` when the
     /// periods are too far apart to step through (more than RTLola's 10^7 steps in a
     /// hyper-period, or beyond 64 bits).
-    pub fn new(prog: &Program) -> Result<Option<Schedule>, String> {
+    pub fn new(prog: &Program) -> Result<Option<Schedule>, &'static str> {
         let mut periods: Vec<(Task, Ratio)> = Vec::new();
         for (k, o) in prog.outputs.iter().enumerate() {
             if let Pace::Periodic(p) = o.pacing {
@@ -74,13 +74,22 @@ impl Schedule {
             g_num = gcd(g_num, n);
             g_den = lcm;
         }
+        if periods.iter().any(|&(_, p)| {
+            let (n, d) = ns(p);
+            n < d
+        }) {
+            return Err(
+                "a period is shorter than a nanosecond (RTLola counts time in nanoseconds)",
+            );
+        }
         let mut steps = Vec::new();
         let mut hyper: u64 = 1;
         for &(k, p) in &periods {
             let (n, d) = ns(p);
             // p / g = (n / d) · (g_den / g_num)
-            let m = (n * g_den) / (d * g_num);
-            let m = u64::try_from(m).map_err(|_| "a period is too long for the schedule")?;
+            let too_long = "a period is too long for the schedule";
+            let m = n.checked_mul(g_den).ok_or(too_long)? / d.checked_mul(g_num).ok_or(too_long)?;
+            let m = u64::try_from(m).ok().filter(|&m| m > 0).ok_or(too_long)?;
             hyper = (hyper / gcd(hyper as i128, m as i128) as u64)
                 .checked_mul(m)
                 .filter(|&h| h < 10_000_000)
@@ -116,9 +125,14 @@ impl Schedule {
         let next = self
             .periods
             .iter()
-            .map(|&(_, m)| (self.step / m + 1) * m)
+            .map(|&(_, m)| (self.step / m).saturating_add(1).saturating_mul(m))
             .min()
-            .expect("a periodic stream");
+            .unwrap_or(u64::MAX);
+        if next <= self.step {
+            // Beyond 2^64 steps: no deadline any trace reaches.
+            self.time = i64::MAX;
+            return;
+        }
         let gap = i128::from(next - self.step);
         let pause = self.g_num * gap / self.g_den;
         self.time = self

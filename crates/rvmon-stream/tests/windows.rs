@@ -116,3 +116,22 @@ proptest! {
         prop_assert_eq!(got, want, "{}", spec);
     }
 }
+
+/// Periods the schedule cannot step through are errors of the specification, not a
+/// silent fall-back: under a nanosecond, or frequencies whose schedule repeats only after
+/// 10^7 steps (RTLola's limit).
+#[test]
+fn impossible_schedules_are_refused() {
+    for (pacing, says) in [
+        ("@2GHz", "shorter than a nanosecond"),
+        ("@0.9999999Hz", "too incompatible"),
+    ] {
+        let spec = format!(
+            "input a: Int64\noutput b @1Hz := a.hold(or: 0)\noutput c {pacing} := a.hold(or: 0)\n"
+        );
+        let e = compile("s.lola", &spec).unwrap_err();
+        assert!(e.message.contains(says), "{pacing}: {}", e.message);
+    }
+    let ok = "input a: Int64\noutput b @3Hz := a.hold(or: 0)\noutput c @7Hz := a.hold(or: 0)\n";
+    assert!(compile("s.lola", ok).is_ok());
+}
