@@ -125,7 +125,9 @@ def parameterized(rng, k):
     v = rng.randint(0, 6)
     lines.append(f"output h{k} @ a := {name}({v}).hold(or: -1)")
     lines.append(f"trigger @a {name}({v}).hold(or: 0) = 2 \"{name}({v}) is 2\"")
-    if rng.random() < 0.5:
+    # (Not over the counters, which close and come back: rtlola-cli deletes a respawned
+    # instance's window when the previous instance's window was due to go, see README.)
+    if kind != 0 and rng.random() < 0.5:
         w = rng.choice(["count", "sum", "max"])
         over = rng.choice(["over", "over_exactly"])
         expr = f"{name}({rng.randint(0, 6)}).aggregate({over}: {rng.choice(['1s', '2s'])}, using: {w})"

@@ -636,7 +636,15 @@ impl Checker<'_> {
             A::Min | A::Max | A::Avg | A::Last => (t, true),
         };
         let size = match w.size {
-            WindowSize::Discrete(n) => CWindowSize::Discrete(n),
+            WindowSize::Discrete(n) => {
+                // (Its slots are allocated at once: they count against the memory limit.)
+                let slot = std::mem::size_of::<crate::window::Slot>() as u128;
+                let what = || format!("`over_discrete: {n}` keeps {n} values, which");
+                self.memory
+                    .check(u128::from(n) * slot, what)
+                    .map_err(|m| self.err(span, m))?;
+                CWindowSize::Discrete(n)
+            }
             WindowSize::Time(d) => {
                 let ns = d
                     .times(Ratio::new(1_000_000_000, 1))
@@ -1102,6 +1110,21 @@ fn clause_paces(
             p => Pace::Event(explicit(p, ck)?),
         })
     };
+    let local = |p: &Pacing, what: &str| -> Result<(), Error> {
+        match p {
+            Pacing::Periodic(_, span, Clock::Local) => Err(ck.err(
+                *span,
+                format!("a {what} clause on an instance's own clock (`@Local`) is not supported: it runs on the trace's clock"),
+            )),
+            _ => Ok(()),
+        }
+    };
+    if let Some(p) = &decl.spawn_pacing {
+        local(p, "spawn")?;
+    }
+    if let Some(p) = &decl.close_pacing {
+        local(p, "close")?;
+    }
     d.spawn_pace = match &decl.spawn_pacing {
         Some(p) => explicit(p)?,
         None if decl.has_spawn() => {
@@ -1125,6 +1148,44 @@ fn clause_paces(
                 None => return Err(ck.err(decl.span, format!("the close condition of `{}` reads no stream, so it would never be evaluated; annotate it or make it read one", o.name))),
             },
         });
+    }
+    Ok(())
+}
+
+/// The windows in a stream's clauses follow the rules of windows in expressions: over time,
+/// read by a periodic clause (spawn: its spawn pacing; filter and close: its own); never
+/// over a spawned stream without parameters.
+fn clause_windows(d: &CDynamic, own: &Pace, spec: &Spec, n_in: usize) -> Result<(), String> {
+    let close = d
+        .close_pace
+        .as_ref()
+        .filter(|_| !d.close_after_eval)
+        .unwrap_or(own);
+    let clauses = d
+        .spawn_with
+        .iter()
+        .chain(&d.spawn_when)
+        .map(|e| (e, &d.spawn_pace));
+    let clauses = clauses
+        .chain(d.eval_when.iter().map(|e| (e, own)))
+        .chain(d.close_when.iter().map(|e| (e, close)));
+    for (e, pace) in clauses {
+        let mut problem = None;
+        windows_of(e, &mut |w| {
+            let target = w.target.checked_sub(n_in).map(|t| &spec.outputs[t]);
+            if target.is_some_and(|t| t.dynamic.is_some()) && w.args.is_empty() {
+                problem.get_or_insert(
+                    "windows over a spawned stream without parameters are not supported yet",
+                );
+            }
+            let over_time = matches!(w.size, CWindowSize::Time(_));
+            if over_time && matches!(pace, Pace::Event(_)) {
+                problem.get_or_insert("a window over time in a spawn, filter or close clause needs that clause to be periodic (`spawn @1Hz …`, `eval @1Hz …`, `close @1Hz …`)");
+            }
+        });
+        if let Some(p) = problem {
+            return Err(p.to_string());
+        }
     }
     Ok(())
 }
@@ -1595,6 +1656,8 @@ pub fn analyze_within(
     for (k, d) in dynamics.iter_mut().enumerate() {
         if let Some(d) = d {
             clause_paces(d, &spec.outputs[k], n_in + k, &pacing, &ck)?;
+            let own = pacing[n_in + k].as_ref().expect("inferred");
+            clause_windows(d, own, spec, n_in).map_err(|m| err(spec.outputs[k].span, m))?;
         }
     }
     let (report, unbounded_cycle) = crate::graph::report(&edges, &names, n_in);

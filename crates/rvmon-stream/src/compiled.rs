@@ -125,8 +125,10 @@ pub(crate) struct Store {
     pub now: u64,
     /// The cycle's time, in nanoseconds.
     pub time: i64,
-    /// The parameters of the instance being evaluated.
+    /// The parameters of the instance being evaluated, and its stream and handle (its ring
+    /// is the stream's meanwhile).
     pub params: Vec<Val>,
+    pub entered: Option<(Sid, u64)>,
     /// Per window over instances of a parameterized stream: each instance's, by parameters.
     pub keyed: Vec<Option<FxHashMap<Vec<KeyPart>, Keyed>>>,
     /// Per stream: its instances, for a parameterized one (the one being evaluated has its
@@ -455,8 +457,14 @@ fn instance(s: Sid, args: &[CExpr], access: InstanceAccess, cx: &mut Cx) -> Code
         for a in &args {
             vals.push(a.eval(st)?);
         }
-        let inst = st.instances[s].as_ref().and_then(|i| i.get(&vals));
-        let r = inst.map(|i| &i.ring);
+        let found = st.instances[s]
+            .as_ref()
+            .and_then(|i| i.get_with_handle(&vals));
+        // The instance being evaluated, named by values: its ring is the stream's now.
+        let r = match found {
+            Some((h, _)) if st.entered == Some((s, h)) => Some(&st.rings[s]),
+            found => found.map(|(_, i)| &i.ring),
+        };
         let fresh = r.is_some_and(|r| r.count > 0 && r.last_event == st.now);
         let Some(r) = r else {
             return match access {

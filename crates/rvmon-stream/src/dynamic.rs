@@ -147,8 +147,10 @@ impl ImmediateEngine {
             .dynamic
             .as_ref()
             .expect("a dynamic stream");
-        let spawn_now = d.spawn_with.is_empty() && d.spawn_when.is_none() && self.store.now == 1
-            || self.clause_now(&d.spawn_pace, Task::Spawn(k));
+        // Without a spawn clause (never paced), the one instance exists from the start.
+        let unspawned = matches!(&d.spawn_pace, Pace::Event(never) if never.0.is_empty());
+        let spawn_now =
+            unspawned && self.store.now == 1 || self.clause_now(&d.spawn_pace, Task::Spawn(k));
         if spawn_now {
             self.spawn(k, time)?;
         }
@@ -307,6 +309,7 @@ impl ImmediateEngine {
             st.windows[w].advance(st.time);
         }
         st.params.clone_from(&inst.params);
+        st.entered = Some((s, serial));
         true
     }
 
@@ -325,6 +328,7 @@ impl ImmediateEngine {
             }
         }
         st.params.clear();
+        st.entered = None;
     }
 
     /// The close conditions due at the end of the cycle.

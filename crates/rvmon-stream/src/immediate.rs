@@ -167,6 +167,7 @@ impl ImmediateEngine {
                 time: 0,
                 inputs: prog.inputs.len(),
                 params: Vec::new(),
+                entered: None,
                 keyed: windows
                     .iter()
                     .map(|(w, _)| (!w.args.is_empty()).then(FxHashMap::default))
@@ -265,7 +266,8 @@ impl ImmediateEngine {
         out: &mut Vec<Firing>,
     ) -> Result<(), Error> {
         while let Some(due) = self.next_deadline() {
-            if due > until || (due == until && !inclusive) {
+            // (A clock saturated at the end of time has no deadline left.)
+            if due > until || (due == until && !inclusive) || due == i64::MAX {
                 return Ok(());
             }
             self.cycle.event = false;

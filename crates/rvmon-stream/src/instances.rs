@@ -115,9 +115,10 @@ impl Instances {
         self.slot_of(params).map(|i| self.handle(i))
     }
 
-    /// The instance with these parameter values.
-    pub fn get(&self, params: &[Val]) -> Option<&Instance> {
-        self.slot_of(params).and_then(|i| self.slots[i].as_ref())
+    /// The instance with these parameter values, and its handle.
+    pub fn get_with_handle(&self, params: &[Val]) -> Option<(u64, &Instance)> {
+        let i = self.slot_of(params)?;
+        Some((self.handle(i), self.slots[i].as_ref()?))
     }
 
     /// Creates the instance unless it exists; returns its handle when created.

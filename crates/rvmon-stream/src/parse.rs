@@ -1114,7 +1114,7 @@ fn quantity(n: &str) -> Option<(Ratio, Unit)> {
             Ratio::new(1, p)
         })
     };
-    value = value.times(ten(exp - frac.len() as i32)?)?;
+    value = value.times(ten(exp.checked_sub(i32::try_from(frac.len()).ok()?)?)?)?;
     let (factor, kind) = match unit {
         "" => (Ratio::new(1, 1), Unit::None),
         "ns" => (Ratio::new(1, 1_000_000_000), Unit::Time),

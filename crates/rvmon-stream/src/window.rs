@@ -196,7 +196,7 @@ impl Acc {
                 (None, b) => Acc::Avg(b, m),
             },
             (Acc::Integral(a), Acc::Integral(b)) => Acc::Integral(either(a, b, |a, b| {
-                let dt = (b.first.0 - a.last.0) as f64 / 1e9;
+                let dt = (i128::from(b.first.0) - i128::from(a.last.0)) as f64 / 1e9;
                 Area {
                     volume: a.volume + b.volume + (a.last.1 + b.first.1) * dt / 2.0,
                     first: a.first,
@@ -245,6 +245,9 @@ fn either<T>(a: Option<T>, b: Option<T>, f: impl FnOnce(T, T) -> T) -> Option<T>
         (None, b) => b,
     }
 }
+
+/// One slot of a window over values (for memory bounds).
+pub(crate) type Slot = Acc;
 
 /// One window's state.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]

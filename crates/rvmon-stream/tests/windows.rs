@@ -135,3 +135,59 @@ fn impossible_schedules_are_refused() {
     let ok = "input a: Int64\noutput b @3Hz := a.hold(or: 0)\noutput c @7Hz := a.hold(or: 0)\n";
     assert!(compile("s.lola", ok).is_ok());
 }
+
+/// An instance read by its parameters' values from its own expression is the instance
+/// being evaluated (its ring is the stream's meanwhile).
+#[test]
+fn an_instance_reads_itself_by_value() {
+    let spec = "input a: Int64\noutput c(p: Int64) spawn with a eval when p = a \
+                with c(a).offset(by: -1).defaults(to: 0) + 1\n";
+    let got = run(spec, &[(0, 1), (5, 1), (10, 1), (15, 2)]);
+    let values: Vec<(String, String)> = got.into_iter().map(|(_, s, v)| (s, v)).collect();
+    let want = [("c(1)", "1"), ("c(1)", "2"), ("c(1)", "3"), ("c(2)", "1")];
+    assert_eq!(values, want.map(|(s, v)| (s.to_string(), v.to_string())));
+}
+
+/// Time at its end (i64::MAX nanoseconds): the clocks saturate, and the run ends.
+#[test]
+fn deadlines_at_the_end_of_time_end() {
+    let spec = "input a: Int64\noutput y @300a := a.hold(or: 0)\n";
+    let program = compile("e.lola", spec).unwrap();
+    let csv = "time,a\n0,1\n9223372036.854775807,1\n";
+    let mut events = CsvEvents::new(csv.as_bytes(), "e.csv", &program.inputs, None).unwrap();
+    let mut n = 0u64;
+    run_events(program, &mut events, true, |_| {
+        n += 1;
+        assert!(n < 100_000_000, "runaway deadlines");
+        Ok(())
+    })
+    .unwrap();
+}
+
+/// Windows the engine could not run as written are refused: over time in an event-paced
+/// clause, over a spawned stream without parameters, or keeping more values than the memory
+/// limit; and clauses on an instance's own clock where only the trace's exists.
+#[test]
+fn windows_and_clocks_it_cannot_run_are_refused() {
+    for (spec, says) in [
+        (
+            "input a: Int64\noutput x spawn when a > 0 eval with a close when x.aggregate(over_discrete: 2, using: count) >= 2\n",
+            "without parameters",
+        ),
+        (
+            "input a: Int64\noutput x(p) spawn with a when a.aggregate(over: 1s, using: count) > 2 eval with a\n",
+            "needs that clause to be periodic",
+        ),
+        (
+            "input a: Int64\noutput w := a.aggregate(over_discrete: 9223372036854775807, using: sum)\n",
+            "keeps 9223372036854775807 values",
+        ),
+        (
+            "input a: Int64\noutput x(p) spawn @Local(1Hz) with a eval with a\n",
+            "own clock (`@Local`) is not supported",
+        ),
+    ] {
+        let e = compile("r.lola", spec).unwrap_err();
+        assert!(e.message.contains(says), "{spec}: {}", e.message);
+    }
+}

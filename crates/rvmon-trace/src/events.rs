@@ -371,7 +371,7 @@ impl<R: BufRead> EventSource for CsvEvents<R> {
                 let t = match self.mode.base {
                     TimeBase::Relative => written,
                     TimeBase::Offset => self.written.saturating_add(written),
-                    TimeBase::Absolute => written - *start.get_or_insert(written),
+                    TimeBase::Absolute => written.saturating_sub(*start.get_or_insert(written)),
                 };
                 new_start = start;
                 if t < self.last_time {
