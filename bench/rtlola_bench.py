@@ -20,7 +20,7 @@ and whether both print the same lines:
 import atexit, os, random, shutil, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lola import timed  # noqa: E402  (median wall time and peak RSS of three runs)
+from lola import gen, timed  # noqa: E402  (its trace generator; median time and RSS of three runs)
 
 PERIODIC = """input x: Float64
 input y: Float64
@@ -75,16 +75,6 @@ def gen_instances(n, ids, path):
             f.write("%.3f,%d,%.3f\n" % (k / 1000, i, rnd.uniform(0, 1)))
 
 
-def gen_values(n, path):
-    rnd = random.Random(42)
-    with open(path, "w") as f:
-        f.write("time,x,y\n")
-        for k in range(n):
-            x = rnd.uniform(-1, 1)
-            y = rnd.uniform(-0.2, 1) if k % 3 == 0 else rnd.uniform(-1, 1)
-            f.write("%d,%.4f,%.4f\n" % (k, x, y))
-
-
 def compare(name, rtlola, rvmon, spec_text, trace, n, tmp, verbosity="warnings", values=False):
     spec = os.path.join(tmp, name + ".lola")
     with open(spec, "w") as f:
@@ -125,7 +115,7 @@ def main():
     gen_instances(n, ids, trace)
     compare(f"instances ({ids:,})", None, rvmon, INSTANCES, trace, n, tmp)
     trace = os.path.join(tmp, "values.csv")
-    gen_values(n, trace)
+    gen(n, trace)  # bench/lola.py's trace: the values spec is its running-mean
     compare("values (running-mean)", rtlola, rvmon, VALUES, trace, n, tmp, verbosity="outputs", values=True)
 
 

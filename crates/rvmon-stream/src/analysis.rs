@@ -1548,6 +1548,52 @@ fn check_outputs(
     Ok(compiled)
 }
 
+/// The dependency graph (an edge `x -> s` of weight `k` per read of `s` `k` values away),
+/// and per output the streams it reads, and those it reads synchronously (for pacing).
+#[allow(clippy::type_complexity)]
+fn dependencies(
+    compiled: &[Option<(CExpr, Option<CMessage>)>],
+    dynamics: &[Option<Box<CDynamic>>],
+    n: usize,
+    n_in: usize,
+) -> (Vec<Vec<(Sid, i64)>>, Vec<Vec<Sid>>, Vec<Vec<Sid>>) {
+    let mut edges: Vec<Vec<(Sid, i64)>> = vec![Vec::new(); n];
+    let mut reads: Vec<Vec<Sid>> = vec![Vec::new(); compiled.len()];
+    let mut sync_reads: Vec<Vec<Sid>> = vec![Vec::new(); compiled.len()];
+    for (k, c) in compiled.iter().enumerate() {
+        let (c, m) = c.as_ref().expect("all compiled");
+        let mut acc = Vec::new();
+        accesses(c, &mut acc);
+        if let Some(CMessage::Computed(m)) = m {
+            accesses(m, &mut acc);
+        }
+        if let Some(d) = &dynamics[k] {
+            // The filter is evaluated with the expression; the spawn clause before it.
+            if let Some(f) = &d.eval_when {
+                accesses(f, &mut acc);
+            }
+            let mut spawn = Vec::new();
+            d.spawn_with
+                .iter()
+                .chain(&d.spawn_when)
+                .for_each(|e| accesses(e, &mut spawn));
+            acc.extend(spawn.into_iter().map(|(s, w, _)| (s, w, false)));
+        }
+        for &(s, w, sync) in &acc {
+            if !edges[n_in + k].contains(&(s, w)) {
+                edges[n_in + k].push((s, w));
+            }
+            if !reads[k].contains(&s) {
+                reads[k].push(s);
+            }
+            if sync && !sync_reads[k].contains(&s) {
+                sync_reads[k].push(s);
+            }
+        }
+    }
+    (edges, reads, sync_reads)
+}
+
 /// Checks `spec` and compiles it; the past values its offsets keep ([`past_bytes`]) must fit
 /// in `memory`, each offset and all streams together, or it is an error that says what they
 /// would need (before any engine allocates them).
@@ -1598,41 +1644,7 @@ pub fn analyze_within(
         .chain(spec.outputs.iter().map(|o| o.name.clone()))
         .collect();
     let n = names.len();
-    // Dependency graph.
-    let mut edges: Vec<Vec<(Sid, i64)>> = vec![Vec::new(); n];
-    let mut reads: Vec<Vec<Sid>> = vec![Vec::new(); spec.outputs.len()];
-    let mut sync_reads: Vec<Vec<Sid>> = vec![Vec::new(); spec.outputs.len()];
-    for (k, c) in compiled.iter().enumerate() {
-        let (c, m) = c.as_ref().expect("all compiled");
-        let mut acc = Vec::new();
-        accesses(c, &mut acc);
-        if let Some(CMessage::Computed(m)) = m {
-            accesses(m, &mut acc);
-        }
-        if let Some(d) = &dynamics[k] {
-            // The filter is evaluated with the expression; the spawn clause before it.
-            if let Some(f) = &d.eval_when {
-                accesses(f, &mut acc);
-            }
-            let mut spawn = Vec::new();
-            d.spawn_with
-                .iter()
-                .chain(&d.spawn_when)
-                .for_each(|e| accesses(e, &mut spawn));
-            acc.extend(spawn.into_iter().map(|(s, w, _)| (s, w, false)));
-        }
-        for &(s, w, sync) in &acc {
-            if !edges[n_in + k].contains(&(s, w)) {
-                edges[n_in + k].push((s, w));
-            }
-            if !reads[k].contains(&s) {
-                reads[k].push(s);
-            }
-            if sync && !sync_reads[k].contains(&s) {
-                sync_reads[k].push(s);
-            }
-        }
-    }
+    let (edges, reads, sync_reads) = dependencies(&compiled, &dynamics, n, n_in);
     crate::graph::check_well_formed(&edges, &names).map_err(|(at, msg)| err(spans[at], msg))?;
     // Pacing: explicit, or the conjunction of what is read synchronously.
     let mut pacing: Vec<Option<Pace>> = (0..n)
